@@ -1,0 +1,28 @@
+#include "src/model/trace_event.h"
+
+#include <set>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+using namespace ptprof;
+
+TEST_CASE("block end names are distinct and stable") {
+  std::set<std::string> names;
+  for (int i = 0; i <= static_cast<int>(BlockEnd::kTraceStop); ++i)
+    names.insert(BlockEndName(static_cast<BlockEnd>(i)));
+  CHECK(names.size() == static_cast<size_t>(BlockEnd::kTraceStop) + 1);
+  CHECK(std::string(BlockEndName(BlockEnd::kSyscall)) == "syscall");
+  CHECK(std::string(BlockEndName(BlockEnd::kCondTaken)) == "cond_taken");
+}
+
+TEST_CASE("an event carries its header and body") {
+  TraceEvent ev{EventHeader{}, ExecBlock{0x401000, 0x401019, 5, 2, BlockEnd::kSyscall,
+                                         ExecMode::k64Bit, false, false, kUnknownTime}};
+  ev.header.cpu = 3;
+  REQUIRE(std::holds_alternative<ExecBlock>(ev.body));
+  CHECK(std::get<ExecBlock>(ev.body).insns == 5);
+  CHECK(ev.header.time_ns == kUnknownTime);
+  CHECK(std::string(ExecModeName(ExecMode::k64Bit)) == "64-bit");
+  CHECK(std::string(GapReasonName(GapReason::kOverflow)) == "overflow");
+}

@@ -1,0 +1,45 @@
+#pragma once
+// EventWriter prints the model's event stream as text (one line per block, instruction or event,
+// with symbols and disassembly) or as JSON Lines (the records documented in docs/formats.md).
+// It knows nothing about where the events came from: symbolisation and disassembly are injected.
+#include <cstdio>
+#include <functional>
+#include <string>
+
+#include "src/model/event_sink.h"
+
+namespace ptprof {
+
+enum class EventFormat { kText, kJsonl };
+
+struct EventWriterOptions {
+  EventFormat format = EventFormat::kText;
+  // "main+0x13" for an address, or "" when no symbol covers it.
+  std::function<std::string(uint64_t ip)> symbolize;
+  // Disassembly of one instruction in Intel syntax, or "" when unavailable.
+  std::function<std::string(const Instruction& insn)> disassemble;
+  bool show_cpu = false;
+};
+
+class EventWriter : public EventSink {
+ public:
+  EventWriter(std::FILE* out, EventWriterOptions options);
+  void OnEvent(const TraceEvent& event) override;
+  void OnEnd() override;
+
+ private:
+  std::string Symbol(uint64_t ip) const;
+  void WriteText(const TraceEvent& event);
+  void WriteJsonl(const TraceEvent& event);
+
+  std::FILE* out_;
+  EventWriterOptions options_;
+};
+
+// The JSONL record of one event, without the trailing newline (exposed for tests and other writers).
+std::string EventToJson(const TraceEvent& event);
+
+// JSONL's name for an instruction's effect on control flow ("call", "jump", "other", ...).
+const char* InsnClassName(BlockEnd iclass);
+
+}  // namespace ptprof

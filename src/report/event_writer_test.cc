@@ -1,0 +1,73 @@
+#include "src/report/event_writer.h"
+
+#include <cstdio>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "src/report/json_text.h"
+
+using namespace ptprof;
+
+namespace {
+std::string Capture(const EventWriterOptions& options, const TraceEvent& ev) {
+  char* buf = nullptr;
+  size_t len = 0;
+  std::FILE* mem = open_memstream(&buf, &len);
+  {
+    EventWriter w(mem, options);
+    w.OnEvent(ev);
+    w.OnEnd();
+  }
+  std::fclose(mem);
+  std::string out(buf, len);
+  free(buf);
+  return out;
+}
+}  // namespace
+
+TEST_CASE("JSONL records use the documented field names") {
+  TraceEvent block{EventHeader{}, ExecBlock{0x401000, 0x401019, 5, 2, BlockEnd::kSyscall,
+                                            ExecMode::k64Bit, false, false, kUnknownTime}};
+  block.header.cpu = 0;
+  block.header.time_ns = 123;
+  CHECK(EventToJson(block) ==
+        R"({"first_ip":"0x401000","last_ip":"0x401019","insns":5,"exit":"syscall","cpu":0,"time":123})");
+
+  Instruction insn;
+  insn.ip = 0x401000;
+  insn.size = 5;
+  insn.iclass = BlockEnd::kCall;
+  TraceEvent ie{EventHeader{}, insn};
+  ie.header.cpu = 0;
+  ie.header.time_ns = 123;
+  CHECK(EventToJson(ie) == R"({"ip":"0x401000","size":5,"iclass":"call","cpu":0,"time":123})");
+
+  TraceEvent toggle{EventHeader{}, TraceToggle{TraceToggle::Kind::kEnabled, 0x1000, true}};
+  CHECK(EventToJson(toggle) == R"({"event":"enabled","ip":"0x1000"})");
+
+  TraceGap gap;
+  gap.reason = GapReason::kDesync;
+  gap.detail = "bad \"packet\"";
+  TraceEvent ge{EventHeader{}, gap};
+  ge.header.offset = 0x23;
+  CHECK(EventToJson(ge) == R"({"event":"gap","reason":"desync","offset":35,"detail":"bad \"packet\""})");
+}
+
+TEST_CASE("text output symbolises and disassembles through the injected functions") {
+  EventWriterOptions opt;
+  opt.symbolize = [](uint64_t ip) { return ip == 0x401000 ? std::string("_start") : std::string(); };
+  opt.disassemble = [](const Instruction&) { return std::string("mov eax, 0x1"); };
+  Instruction insn;
+  insn.ip = 0x401000;
+  insn.size = 5;
+  std::string line = Capture(opt, TraceEvent{EventHeader{}, insn});
+  CHECK(line.find("0000000000401000") == 0);
+  CHECK(line.find("mov eax, 0x1") != std::string::npos);
+  CHECK(line.find("<_start>") != std::string::npos);
+}
+
+TEST_CASE("JSON strings escape control characters") {
+  CHECK(JsonString("a\tb\x01") == "\"a\\tb\\u0001\"");
+  CHECK(HexAddress(0) == "0x0");
+}
