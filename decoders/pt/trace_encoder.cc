@@ -1,0 +1,233 @@
+#include "decoders/pt/trace_encoder.h"
+
+#include <cstring>
+#include <string>
+
+#include <intel-pt.h>
+
+namespace ptprof::pt {
+
+namespace {
+
+constexpr uint8_t kMaxTnt8Bits = 6;  // a TNT-8 packet holds up to 6 branch outcomes
+
+bool IsSext48(uint64_t ip) {
+  uint64_t top = ip >> 47;
+  return top == 0 || top == 0x1ffff;
+}
+
+Status EncoderError(const char* what, int code) {
+  return Fail(std::string("PT encoder: ") + what + ": " + pt_errstr(pt_errcode(code)));
+}
+
+pt_exec_mode ToPtMode(ExecMode mode) {
+  switch (mode) {
+    case ExecMode::k16Bit: return ptem_16bit;
+    case ExecMode::k32Bit: return ptem_32bit;
+    default: return ptem_64bit;
+  }
+}
+
+}  // namespace
+
+// libipt's encoder writes into a fixed buffer; each packet is encoded into a scratch buffer and
+// appended to the growing output.
+struct TraceEncoder::Impl {
+  uint8_t scratch[64] = {};
+  pt_encoder* encoder = nullptr;
+
+  Impl() {
+    pt_config config;
+    pt_config_init(&config);
+    config.begin = scratch;
+    config.end = scratch + sizeof scratch;
+    encoder = pt_alloc_encoder(&config);
+  }
+  ~Impl() { pt_free_encoder(encoder); }
+};
+
+TraceEncoder::TraceEncoder(EncoderOptions options)
+    : options_(options), impl_(std::make_unique<Impl>()) {}
+
+TraceEncoder::~TraceEncoder() = default;
+
+Status TraceEncoder::Emit(const void* packet_ptr) {
+  auto* packet = static_cast<pt_packet*>(const_cast<void*>(packet_ptr));
+  if (!impl_->encoder) return Fail("PT encoder: allocation failed");
+  int status = pt_enc_sync_set(impl_->encoder, 0);
+  if (status < 0) return EncoderError("reset", status);
+  status = pt_enc_next(impl_->encoder, packet);
+  if (status < 0) return EncoderError("packet", status);
+  out_.insert(out_.end(), impl_->scratch, impl_->scratch + status);
+  ++stats_.packets;
+  return {};
+}
+
+Status TraceEncoder::EmitIp(int type, uint64_t ip, bool suppressed) {
+  pt_packet packet;
+  std::memset(&packet, 0, sizeof packet);
+  packet.type = static_cast<pt_packet_type>(type);
+  if (suppressed) {
+    packet.payload.ip.ipc = pt_ipc_suppressed;
+  } else {
+    // The encoder does not track the last IP: choose the compression here (FACTS.md).
+    pt_ip_compression ipc;
+    if (have_last_ip_ && (ip >> 16) == (last_ip_ >> 16)) {
+      ipc = pt_ipc_update_16;
+    } else if (have_last_ip_ && (ip >> 32) == (last_ip_ >> 32)) {
+      ipc = pt_ipc_update_32;
+    } else if (IsSext48(ip)) {
+      ipc = pt_ipc_sext_48;
+    } else if (have_last_ip_ && (ip >> 48) == (last_ip_ >> 48)) {
+      ipc = pt_ipc_update_48;
+    } else {
+      ipc = pt_ipc_full;
+    }
+    packet.payload.ip.ipc = ipc;
+    packet.payload.ip.ip = ip;
+    last_ip_ = ip;
+    have_last_ip_ = true;
+  }
+  return Emit(&packet);
+}
+
+Status TraceEncoder::FlushTnt() {
+  if (tnt_count_ == 0) return {};  // never an empty TNT: it encodes as the extended opcode
+  pt_packet packet;
+  std::memset(&packet, 0, sizeof packet);
+  packet.type = ppt_tnt_8;
+  packet.payload.tnt.bit_size = tnt_count_;
+  packet.payload.tnt.payload = tnt_bits_;
+  tnt_bits_ = 0;
+  tnt_count_ = 0;
+  return Emit(&packet);
+}
+
+Status TraceEncoder::AddTntBit(bool taken) {
+  // The oldest outcome ends up in the most significant payload bit.
+  tnt_bits_ = (tnt_bits_ << 1) | (taken ? 1 : 0);
+  ++tnt_count_;
+  ++stats_.tnt_bits;
+  if (tnt_count_ == kMaxTnt8Bits) return FlushTnt();
+  return {};
+}
+
+void TraceEncoder::PushReturn(uint64_t ip) {
+  ret_top_ = static_cast<uint8_t>((ret_top_ + 1) % 64);
+  ret_stack_[ret_top_] = ip;
+  if (ret_depth_ < 64) ++ret_depth_;
+}
+
+Status TraceEncoder::EmitPsbPlus(uint64_t ip, uint64_t tsc) {
+  if (auto s = FlushTnt(); !s) return s;
+  pt_packet packet;
+  std::memset(&packet, 0, sizeof packet);
+  packet.type = ppt_psb;
+  if (auto s = Emit(&packet); !s) return s;
+  have_last_ip_ = false;  // a PSB resets IP compression
+  // Return compression restarts at every PSB so that each PSB segment decodes on its own.
+  ret_depth_ = 0;
+  if (options_.emit_tsc) {
+    std::memset(&packet, 0, sizeof packet);
+    packet.type = ppt_tsc;
+    packet.payload.tsc.tsc = tsc;
+    if (auto s = Emit(&packet); !s) return s;
+  }
+  if (enabled_) {
+    std::memset(&packet, 0, sizeof packet);
+    packet.type = ppt_mode;
+    packet.payload.mode.leaf = pt_mol_exec;
+    packet.payload.mode.bits.exec = pt_set_exec_mode(ToPtMode(mode_));
+    if (auto s = Emit(&packet); !s) return s;
+    if (auto s = EmitIp(ppt_fup, ip, false); !s) return s;
+  }
+  std::memset(&packet, 0, sizeof packet);
+  packet.type = ppt_psbend;
+  if (auto s = Emit(&packet); !s) return s;
+  bytes_at_last_psb_ = out_.size();
+  ++stats_.psbs;
+  return {};
+}
+
+Status TraceEncoder::Begin(uint64_t ip, ExecMode mode, uint64_t tsc) {
+  mode_ = mode;
+  enabled_ = false;
+  next_ip_ = ip;
+  if (auto s = EmitPsbPlus(ip, tsc); !s) return s;
+  pt_packet packet;
+  std::memset(&packet, 0, sizeof packet);
+  packet.type = ppt_mode;
+  packet.payload.mode.leaf = pt_mol_exec;
+  packet.payload.mode.bits.exec = pt_set_exec_mode(ToPtMode(mode_));
+  if (auto s = Emit(&packet); !s) return s;
+  if (auto s = EmitIp(ppt_tip_pge, ip, false); !s) return s;
+  enabled_ = true;
+  return {};
+}
+
+Status TraceEncoder::Step(const ExecutedInsn& insn, uint64_t tsc) {
+  if (!enabled_) {
+    // Execution came back to traced code (after a syscall): tracing resumes here.
+    if (auto s = EmitIp(ppt_tip_pge, insn.ip, false); !s) return s;
+    enabled_ = true;
+  }
+  if (out_.size() - bytes_at_last_psb_ >= options_.psb_period) {
+    if (auto s = EmitPsbPlus(insn.ip, tsc); !s) return s;
+  }
+  ++stats_.insns;
+  next_ip_ = insn.next_ip;
+  uint64_t fall_through = insn.ip + insn.size;
+  switch (insn.kind) {
+    case BranchKind::kNone:
+      if (insn.next_ip != fall_through) {
+        // An asynchronous transfer (signal, fault): FUP names where execution would have gone.
+        if (auto s = FlushTnt(); !s) return s;
+        if (auto s = EmitIp(ppt_fup, fall_through, false); !s) return s;
+        if (auto s = EmitIp(ppt_tip, insn.next_ip, false); !s) return s;
+        ++stats_.async_branches;
+      }
+      return {};
+    case BranchKind::kCondJump:
+      return AddTntBit(insn.next_ip != fall_through);
+    case BranchKind::kDirectJump:
+      return {};
+    case BranchKind::kDirectCall:
+      PushReturn(fall_through);
+      return {};
+    case BranchKind::kIndirectCall:
+      PushReturn(fall_through);
+      [[fallthrough]];
+    case BranchKind::kIndirectJump:
+    case BranchKind::kFarTransfer:
+      if (auto s = FlushTnt(); !s) return s;
+      ++stats_.tips;
+      return EmitIp(ppt_tip, insn.next_ip, false);
+    case BranchKind::kReturn:
+      if (options_.return_compression && ret_depth_ > 0 && ret_stack_[ret_top_] == insn.next_ip) {
+        ret_top_ = static_cast<uint8_t>((ret_top_ + 63) % 64);
+        --ret_depth_;
+        return AddTntBit(true);
+      }
+      if (auto s = FlushTnt(); !s) return s;
+      ++stats_.tips;
+      return EmitIp(ppt_tip, insn.next_ip, false);
+    case BranchKind::kSyscall:
+      // User-only tracing: the kernel part is not traced; the decoder sees tracing disabled at the
+      // syscall and enabled again at the instruction after it.
+      if (auto s = FlushTnt(); !s) return s;
+      enabled_ = false;
+      return EmitIp(ppt_tip_pgd, 0, true);
+  }
+  return {};
+}
+
+Status TraceEncoder::End() {
+  if (auto s = FlushTnt(); !s) return s;
+  if (!enabled_) return {};
+  // Tracing stops asynchronously: FUP names the instruction that would have run next.
+  enabled_ = false;
+  if (auto s = EmitIp(ppt_fup, next_ip_, false); !s) return s;
+  return EmitIp(ppt_tip_pgd, 0, true);
+}
+
+}  // namespace ptprof::pt
