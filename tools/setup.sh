@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs what ptprof needs on Debian 12 (bookworm) and configures + builds it in ./build.
+# Idempotent: packages already present are left alone, an existing build directory is reused.
+# Usage: tools/setup.sh [BUILD_DIR]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build_dir=${1:-build}
+
+packages=(
+  # build
+  g++ meson ninja-build pkg-config python3 xz-utils
+  # libraries
+  libipt-dev libelf-dev libzstd-dev libfmt-dev catch2 libcli11-dev nlohmann-json3-dev
+  libexpected-dev libzydis-dev libopencsd-dev libcapstone-dev
+  # independent decoders used as oracles by the tests (skipped when absent)
+  linux-perf libopencsd-bin
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "setup: installing ${missing[*]}" >&2
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+
+if [ ! -f "$build_dir/build.ninja" ]; then
+  meson setup "$build_dir" >&2
+fi
+ninja -C "$build_dir" >&2
