@@ -1,0 +1,47 @@
+#pragma once
+// ImageSet answers "which bytes and which symbol are at this address?" for the code images given
+// on the command line (--raw and --elf), in the order they were given: a later image hides the
+// part of an earlier one it overlaps, as in libipt's image. It keeps every section's file, offset
+// and address so that a trace decoder can map the same files itself.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sideband/image_spec.h"
+#include "sideband/symbol_table.h"
+#include "src/model/result.h"
+
+namespace ptprof {
+
+struct ImageSection {
+  std::string file;
+  uint64_t file_offset = 0;
+  uint64_t size = 0;
+  uint64_t address = 0;
+  std::vector<uint8_t> bytes;  // the section's contents
+};
+
+class ImageSet {
+ public:
+  // Loads the bytes of a raw image. Fails (naming the file) when it cannot be read or the range
+  // lies outside it. An open-ended range stops at the end of the file.
+  Status AddRaw(const RawImageSpec& spec);
+  // Loads the PT_LOAD segments and the symbols of an ELF file.
+  Status AddElf(const ElfImageSpec& spec);
+
+  const std::vector<ImageSection>& sections() const { return sections_; }
+
+  // Copies up to `size` bytes at `address` from the image that maps it, stopping at the end of
+  // that section. Returns the number of bytes copied (0: nothing mapped there).
+  size_t Read(uint64_t address, uint8_t* out, size_t size) const;
+
+  // "symbol+0xoff" for `address`, or "" when no symbol covers it.
+  std::string Symbolize(uint64_t address) const { return symbols_.Describe(address); }
+  const SymbolTable& symbols() const { return symbols_; }
+
+ private:
+  std::vector<ImageSection> sections_;  // later sections take precedence
+  SymbolTable symbols_;
+};
+
+}  // namespace ptprof

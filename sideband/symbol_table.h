@@ -1,0 +1,36 @@
+#pragma once
+// SymbolTable answers "which named symbol covers this address, and how far into it are we?" for
+// the symbols of the images we loaded ("main+0x13").
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ptprof {
+
+struct Symbol {
+  std::string name;
+  uint64_t address = 0;
+  uint64_t size = 0;    // 0: unknown size (assembly labels); covers up to the next symbol
+  uint64_t limit = 0;   // end of the loaded segment holding the symbol; bounds unsized symbols
+};
+
+class SymbolTable {
+ public:
+  void Add(Symbol symbol);
+
+  // The symbol covering `address`, or nullptr.
+  const Symbol* Find(uint64_t address) const;
+
+  // "name" at the symbol's start, "name+0x13" inside it, "" when no symbol covers the address.
+  std::string Describe(uint64_t address) const;
+
+  size_t size() const { return symbols_.size(); }
+
+ private:
+  void Sort() const;
+
+  mutable std::vector<Symbol> symbols_;
+  mutable bool sorted_ = true;
+};
+
+}  // namespace ptprof
