@@ -46,4 +46,74 @@ const char* GapReasonName(GapReason reason) {
   return "other";
 }
 
+namespace {
+
+const char* ToggleName(TraceToggle::Kind kind) {
+  switch (kind) {
+    case TraceToggle::Kind::kEnabled: return "enabled";
+    case TraceToggle::Kind::kDisabled: return "disabled";
+    case TraceToggle::Kind::kAsyncDisabled: return "disabled";
+    case TraceToggle::Kind::kResumed: return "resumed";
+  }
+  return "enabled";
+}
+
+const char* PowerName(PowerEvent::Kind kind) {
+  switch (kind) {
+    case PowerEvent::Kind::kCoreBusRatio: return "cbr";
+    case PowerEvent::Kind::kPowerEntry: return "pwre";
+    case PowerEvent::Kind::kPowerExit: return "pwrx";
+    case PowerEvent::Kind::kExecStop: return "exstop";
+    case PowerEvent::Kind::kMwait: return "mwait";
+  }
+  return "power";
+}
+
+const char* MarkerName(Marker::Kind kind) {
+  switch (kind) {
+    case Marker::Kind::kTrigger: return "trigger";
+    case Marker::Kind::kSnapshot: return "snapshot";
+    case Marker::Kind::kTsxBegin: return "tsx_begin";
+    case Marker::Kind::kTsxCommit: return "tsx_commit";
+    case Marker::Kind::kTsxAbort: return "tsx_abort";
+    case Marker::Kind::kTraceStop: return "stop";
+    case Marker::Kind::kPtwrite: return "ptwrite";
+    case Marker::Kind::kTick: return "tick";
+    case Marker::Kind::kMaintenance: return "mnt";
+  }
+  return "marker";
+}
+
+const char* SwitchName(ContextSwitch::Kind kind) {
+  switch (kind) {
+    case ContextSwitch::Kind::kPaging: return "paging";
+    case ContextSwitch::Kind::kVmcs: return "vmcs";
+    case ContextSwitch::Kind::kSideband: return "switch";
+  }
+  return "switch";
+}
+
+template <class... Ts>
+struct Overloaded : Ts... {
+  using Ts::operator()...;
+};
+template <class... Ts>
+Overloaded(Ts...) -> Overloaded<Ts...>;
+
+}  // namespace
+
+const char* EventName(const TraceEvent& event) {
+  return std::visit(Overloaded{
+                        [](const ExecBlock&) { return "block"; },
+                        [](const Instruction&) { return "insn"; },
+                        [](const TraceGap&) { return "gap"; },
+                        [](const TraceToggle& t) { return ToggleName(t.kind); },
+                        [](const ModeChange&) { return "exec_mode"; },
+                        [](const ContextSwitch& c) { return SwitchName(c.kind); },
+                        [](const PowerEvent& p) { return PowerName(p.kind); },
+                        [](const Marker& m) { return MarkerName(m.kind); },
+                    },
+                    event.body);
+}
+
 }  // namespace ptprof

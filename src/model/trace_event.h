@@ -153,4 +153,8 @@ const char* BlockEndName(BlockEnd end);
 const char* ExecModeName(ExecMode mode);
 const char* GapReasonName(GapReason reason);
 
+// The name of an event's kind as JSONL spells it in its "event" field ("enabled", "exec_mode",
+// "gap", "cbr", "tsx_abort", ...); "block" and "insn" for ExecBlock and Instruction.
+const char* EventName(const TraceEvent& event);
+
 }  // namespace ptprof

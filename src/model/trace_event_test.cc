@@ -26,3 +26,13 @@ TEST_CASE("an event carries its header and body") {
   CHECK(std::string(ExecModeName(ExecMode::k64Bit)) == "64-bit");
   CHECK(std::string(GapReasonName(GapReason::kOverflow)) == "overflow");
 }
+
+TEST_CASE("event kinds have their JSONL names") {
+  CHECK(std::string(EventName(TraceEvent{EventHeader{}, TraceToggle{TraceToggle::Kind::kResumed, 0, false}})) == "resumed");
+  CHECK(std::string(EventName(TraceEvent{EventHeader{}, ModeChange{}})) == "exec_mode");
+  CHECK(std::string(EventName(TraceEvent{EventHeader{}, PowerEvent{}})) == "cbr");
+  CHECK(std::string(EventName(TraceEvent{EventHeader{}, ExecBlock{}})) == "block");
+  Marker abort;
+  abort.kind = Marker::Kind::kTsxAbort;
+  CHECK(std::string(EventName(TraceEvent{EventHeader{}, abort})) == "tsx_abort");
+}

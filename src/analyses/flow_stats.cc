@@ -1,0 +1,114 @@
+#include "src/analyses/flow_stats.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace ptprof {
+
+namespace {
+
+std::vector<std::pair<std::string, uint64_t>> TopEntries(const std::map<std::string, uint64_t>& m,
+                                                         size_t n) {
+  std::vector<std::pair<std::string, uint64_t>> v(m.begin(), m.end());
+  std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  if (v.size() > n) v.resize(n);
+  return v;
+}
+
+}  // namespace
+
+FlowStats::FlowStats(std::function<std::string(uint64_t)> function_of)
+    : function_of_(std::move(function_of)) {}
+
+void FlowStats::CountTime(const EventHeader& h) {
+  if (h.tsc != kUnknownTime) {
+    first_tsc_ = std::min(first_tsc_, h.tsc);
+    last_tsc_ = std::max(last_tsc_, h.tsc);
+  }
+  if (h.time_ns != kUnknownTime) {
+    first_ns_ = std::min(first_ns_, h.time_ns);
+    last_ns_ = std::max(last_ns_, h.time_ns);
+  }
+}
+
+void FlowStats::CountFunction(uint64_t ip, uint64_t insns) {
+  if (!function_of_) return;
+  std::string name = function_of_(ip);
+  by_function_[name.empty() ? "[unknown]" : name] += insns;
+}
+
+void FlowStats::OnEvent(const TraceEvent& event) {
+  CountTime(event.header);
+  if (const auto* block = std::get_if<ExecBlock>(&event.body)) {
+    ++blocks_;
+    instructions_ += block->insns;
+    ++exits_[BlockEndName(block->end)];
+    CountFunction(block->first_ip, block->insns);
+  } else if (const auto* insn = std::get_if<Instruction>(&event.body)) {
+    ++instructions_;
+    CountFunction(insn->ip, 1);
+  } else if (const auto* gap = std::get_if<TraceGap>(&event.body)) {
+    ++gaps_;
+    ++gap_reasons_[GapReasonName(gap->reason)];
+  } else {
+    ++events_[EventName(event)];
+  }
+}
+
+void FlowStats::WriteText(std::FILE* out, size_t top_functions) const {
+  std::fprintf(out, "summary:\n");
+  std::fprintf(out, "  instructions  %" PRIu64 "\n", instructions_);
+  if (blocks_) std::fprintf(out, "  blocks        %" PRIu64 "\n", blocks_);
+  std::fprintf(out, "  gaps          %" PRIu64 "\n", gaps_);
+  for (const auto& [reason, count] : gap_reasons_)
+    std::fprintf(out, "    %-12s %" PRIu64 "\n", reason.c_str(), count);
+  if (first_tsc_ != UINT64_MAX)
+    std::fprintf(out, "  tsc span      %" PRIu64 " ticks (0x%" PRIx64 "..0x%" PRIx64 ")\n",
+                 last_tsc_ - first_tsc_, first_tsc_, last_tsc_);
+  if (first_ns_ != UINT64_MAX)
+    std::fprintf(out, "  time span     %" PRIu64 " ns\n", last_ns_ - first_ns_);
+  if (!exits_.empty()) {
+    std::fprintf(out, "  block exits\n");
+    for (const auto& [name, count] : TopEntries(exits_, exits_.size()))
+      std::fprintf(out, "    %-14s %" PRIu64 "\n", name.c_str(), count);
+  }
+  if (!events_.empty()) {
+    std::fprintf(out, "  events\n");
+    for (const auto& [name, count] : TopEntries(events_, events_.size()))
+      std::fprintf(out, "    %-14s %" PRIu64 "\n", name.c_str(), count);
+  }
+  if (!by_function_.empty()) {
+    std::fprintf(out, "  top functions by instructions\n");
+    for (const auto& [name, count] : TopEntries(by_function_, top_functions))
+      std::fprintf(out, "    %10" PRIu64 "  %5.1f%%  %s\n", count,
+                   instructions_ ? 100.0 * static_cast<double>(count) / static_cast<double>(instructions_) : 0.0,
+                   name.c_str());
+  }
+}
+
+void FlowStats::WriteJson(std::FILE* out) const {
+  nlohmann::ordered_json summary;
+  summary["instructions"] = instructions_;
+  summary["blocks"] = blocks_;
+  summary["gaps"] = gaps_;
+  summary["gap_reasons"] = gap_reasons_;
+  summary["exits"] = exits_;
+  summary["events"] = events_;
+  summary["functions"] = by_function_;
+  if (first_tsc_ != UINT64_MAX) {
+    summary["first_tsc"] = first_tsc_;
+    summary["last_tsc"] = last_tsc_;
+  }
+  if (first_ns_ != UINT64_MAX) {
+    summary["first_time"] = first_ns_;
+    summary["last_time"] = last_ns_;
+  }
+  nlohmann::ordered_json root;
+  root["summary"] = std::move(summary);
+  std::fputs((root.dump() + "\n").c_str(), out);
+}
+
+}  // namespace ptprof
