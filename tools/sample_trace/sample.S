@@ -8,7 +8,7 @@
         .globl _start
 _start:
         xor     r12d, r12d              # r12: running checksum
-        mov     ebx, 40                 # outer loop count
+        mov     ebx, 12                 # outer loop count
 outer:
         mov     edi, ebx
         call    triangle                # direct call
@@ -22,7 +22,7 @@ outer:
         dec     ebx
         jnz     outer
 
-        mov     edi, 12
+        mov     edi, 8
         call    fib                     # recursion: returns unwind a deep call stack
         add     r12, rax
 
