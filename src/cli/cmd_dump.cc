@@ -8,8 +8,4 @@ Command AddDumpCommand(CLI::App& parent) {
   return {app, [] { return ReportBadInput("dump: not available in this build"); }};
 }
 
-int RunPtdumpCompat(const std::vector<std::string>&) {
-  return ReportBadInput("dump: compatibility format not available in this build");
-}
-
 }  // namespace ptprof::cli
