@@ -8,7 +8,8 @@ struct X86Decoder::Impl {
   ZydisDecoder dec16;
   ZydisDecoder dec32;
   ZydisDecoder dec64;
-  ZydisFormatter formatter;
+  ZydisFormatter intel;
+  ZydisFormatter att;
 
   const ZydisDecoder* For(ExecMode mode) const {
     switch (mode) {
@@ -62,6 +63,17 @@ X86Kind Classify(const ZydisDecodedInstruction& insn) {
   return X86Kind::kOther;
 }
 
+void ConfigureLikeXed(ZydisFormatter& f) {
+  // XED's look: "mov rsi, 0x402000", "mov eax, dword ptr [rbp-0x4]", "jmp 0x401020".
+  ZydisFormatterSetProperty(&f, ZYDIS_FORMATTER_PROP_HEX_UPPERCASE, ZYAN_FALSE);
+  ZydisFormatterSetProperty(&f, ZYDIS_FORMATTER_PROP_FORCE_SIZE, ZYAN_TRUE);
+  ZydisFormatterSetProperty(&f, ZYDIS_FORMATTER_PROP_ADDR_PADDING_ABSOLUTE, ZYDIS_PADDING_DISABLED);
+  ZydisFormatterSetProperty(&f, ZYDIS_FORMATTER_PROP_ADDR_PADDING_RELATIVE, ZYDIS_PADDING_DISABLED);
+  ZydisFormatterSetProperty(&f, ZYDIS_FORMATTER_PROP_DISP_PADDING, ZYDIS_PADDING_DISABLED);
+  ZydisFormatterSetProperty(&f, ZYDIS_FORMATTER_PROP_IMM_PADDING, ZYDIS_PADDING_DISABLED);
+  ZydisFormatterSetProperty(&f, ZYDIS_FORMATTER_PROP_IMM_SIGNEDNESS, ZYDIS_SIGNEDNESS_UNSIGNED);
+}
+
 }  // namespace
 
 BlockEnd X86KindToBlockEnd(X86Kind kind) {
@@ -108,17 +120,11 @@ X86Decoder::X86Decoder() : impl_(std::make_unique<Impl>()) {
   ZydisDecoderInit(&impl_->dec16, ZYDIS_MACHINE_MODE_LEGACY_16, ZYDIS_STACK_WIDTH_16);
   ZydisDecoderInit(&impl_->dec32, ZYDIS_MACHINE_MODE_LEGACY_32, ZYDIS_STACK_WIDTH_32);
   ZydisDecoderInit(&impl_->dec64, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
-  ZydisFormatter& f = impl_->formatter;
-  ZydisFormatterInit(&f, ZYDIS_FORMATTER_STYLE_INTEL);
-  // XED's look: "mov rsi, 0x402000", "mov eax, dword ptr [rbp-0x4]", "jmp 0x401020".
-  ZydisFormatterSetProperty(&f, ZYDIS_FORMATTER_PROP_HEX_UPPERCASE, ZYAN_FALSE);
-  ZydisFormatterSetProperty(&f, ZYDIS_FORMATTER_PROP_FORCE_SIZE, ZYAN_TRUE);
-  ZydisFormatterSetProperty(&f, ZYDIS_FORMATTER_PROP_ADDR_PADDING_ABSOLUTE, ZYDIS_PADDING_DISABLED);
-  ZydisFormatterSetProperty(&f, ZYDIS_FORMATTER_PROP_ADDR_PADDING_RELATIVE, ZYDIS_PADDING_DISABLED);
-  ZydisFormatterSetProperty(&f, ZYDIS_FORMATTER_PROP_DISP_PADDING, ZYDIS_PADDING_DISABLED);
-  ZydisFormatterSetProperty(&f, ZYDIS_FORMATTER_PROP_IMM_PADDING, ZYDIS_PADDING_DISABLED);
-  ZydisFormatterSetProperty(&f, ZYDIS_FORMATTER_PROP_IMM_SIGNEDNESS, ZYDIS_SIGNEDNESS_UNSIGNED);
+  ZydisFormatterInit(&impl_->intel, ZYDIS_FORMATTER_STYLE_INTEL);
+  ZydisFormatterInit(&impl_->att, ZYDIS_FORMATTER_STYLE_ATT);
+  for (ZydisFormatter* formatter : {&impl_->intel, &impl_->att}) ConfigureLikeXed(*formatter);
 }
+
 
 X86Decoder::~X86Decoder() = default;
 
@@ -145,7 +151,7 @@ Result<X86Insn> X86Decoder::Decode(const uint8_t* bytes, size_t size, ExecMode m
 }
 
 Result<std::string> X86Decoder::Format(const uint8_t* bytes, size_t size, ExecMode mode,
-                                       uint64_t ip) const {
+                                       uint64_t ip, bool att) const {
   const ZydisDecoder* dec = impl_->For(mode);
   if (!dec) return Fail(std::string("cannot decode x86 in mode ") + ExecModeName(mode));
   ZydisDecodedInstruction insn;
@@ -153,7 +159,7 @@ Result<std::string> X86Decoder::Format(const uint8_t* bytes, size_t size, ExecMo
   if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(dec, bytes, size, &insn, operands)))
     return Fail("undecodable instruction");
   char buf[256];
-  if (!ZYAN_SUCCESS(ZydisFormatterFormatInstruction(&impl_->formatter, &insn, operands,
+  if (!ZYAN_SUCCESS(ZydisFormatterFormatInstruction(att ? &impl_->att : &impl_->intel, &insn, operands,
                                                     insn.operand_count_visible, buf, sizeof buf,
                                                     ip, nullptr)))
     return Fail("cannot format instruction");

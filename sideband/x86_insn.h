@@ -61,8 +61,10 @@ class X86Decoder {
 
   // Intel-syntax text in the style of XED (as libipt's ptxed prints it): lower-case hex without
   // padding, explicit memory operand sizes, absolute branch targets computed from `ip`; an
-  // instruction without operands keeps XED's trailing blank ("syscall ").
-  Result<std::string> Format(const uint8_t* bytes, size_t size, ExecMode mode, uint64_t ip) const;
+  // instruction without operands keeps XED's trailing blank ("syscall "). `att` selects AT&T
+  // syntax instead.
+  Result<std::string> Format(const uint8_t* bytes, size_t size, ExecMode mode, uint64_t ip,
+                             bool att = false) const;
 
  private:
   struct Impl;

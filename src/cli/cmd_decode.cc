@@ -8,8 +8,4 @@ Command AddDecodeCommand(CLI::App& parent) {
   return {app, [] { return ReportBadInput("decode: not available in this build"); }};
 }
 
-int RunPtxedCompat(const std::vector<std::string>&) {
-  return ReportBadInput("decode: compatibility format not available in this build");
-}
-
 }  // namespace ptprof::cli

@@ -1,0 +1,45 @@
+#pragma once
+// FlowObserver is what the flow decoder reports to, in libipt's own terms (it stays inside
+// decoders/pt): every event (status updates included), every block or instruction with the trace
+// offset it was decoded at, every error with the offset and IP the decoder could name, and the
+// end of the trace. Two observers exist: FlowToModel (model TraceEvents for everything else in
+// ptprof) and PtxedPrinter (libipt ptxed's exact text).
+#include <cstdint>
+#include <optional>
+
+#include <intel-pt.h>
+
+namespace ptprof::pt {
+
+struct FlowError {
+  enum class Kind : uint8_t { kSync, kDecode };
+  Kind kind = Kind::kDecode;
+  int code = 0;                  // libipt error code (< 0)
+  std::optional<uint64_t> offset;  // trace offset, when the decoder could tell
+  int offset_error = 0;          // why it could not (libipt error code)
+  uint64_t ip = 0;               // where decoding failed (0 when not known)
+};
+
+// Where a block or instruction came from.
+struct FlowStep {
+  uint64_t offset = 0;          // decoder offset before the block/instruction was decoded
+  uint64_t decoder_offset = 0;  // decoder offset after it (where a later diagnostic points)
+  std::optional<uint64_t> tsc;  // the decoder's time after it, when known
+};
+
+class FlowObserver {
+ public:
+  virtual ~FlowObserver() = default;
+  // `offset` is where the decoder stood when the event was read.
+  virtual void OnEvent(const pt_event& event, uint64_t offset) = 0;
+  // A block (block decoder). Also called for a block cut short by an error if it holds
+  // instructions.
+  virtual void OnBlock(const pt_block& block, const FlowStep& step) = 0;
+  // An instruction (instruction decoder), also the one decoded just before an error.
+  virtual void OnInsn(const pt_insn& insn, const FlowStep& step) = 0;
+  virtual void OnError(const FlowError& error) = 0;
+  // The trace ended where the decoder still knew the IP.
+  virtual void OnEndOfTrace() {}
+};
+
+}  // namespace ptprof::pt

@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""ptxed conformance: `ptprof decode --format ptxed` against libipt 2.0.5's ptxed.
+
+Data sets from $SHARED_TESTDATA (see its INDEX.md):
+  libipt      every row of libipt/generated/MANIFEST.tsv whose ptxed_check is `pass`: the row's
+              ptxed command with `ptxed` replaced by `$PTPROF decode --format ptxed`, run in the
+              row's directory, against the row's <test>-ptxed*.exp;
+  dynamorio   the real Skylake trace test_simple.raw/pt.bin with its program `hello`, loaded as an
+              ELF and as a raw code segment, against ptxed 2.0.5's listings in
+              dynamorio/reference-libipt-2.0.5/ (with disassembly, and with --time/--stat).
+Comparison follows libipt's own test script (`diff -ub`): runs of blanks and trailing blanks are
+not significant. Prints each failing case with a short diff, then per-set and overall summaries
+`N passed, N failed, N skipped`; exits 0 only when nothing failed, 77 (skip) without test data.
+"""
+
+import difflib
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+# Cases we do not run, with the reason. Keep this list short.
+SIDEBAND_REASON = "perf sideband (--pevent:*/--sb:*) is a later issue; ptprof rejects it for now"
+
+
+def known_exception(command):
+    if any(arg.startswith(("--pevent", "--sb")) for arg in command):
+        return SIDEBAND_REASON
+    return None
+
+
+SKYLAKE_PARAMETERS = ["--cpu", "6/85/4", "--mtc-freq", "3", "--nom-freq", "37",
+                      "--cpuid-0x15.eax", "2", "--cpuid-0x15.ebx", "308"]
+# hello's only executable PT_LOAD segment: file bytes 0x1000-0x1027 at 0x401000.
+SKYLAKE_RAW_CODE = "hello:0x1000-0x1027:0x401000"
+SKYLAKE_CASES = [
+    ("pt.bin.ptxed-elf.txt", "elf", ["--elf", "hello"] + SKYLAKE_PARAMETERS + ["--pt", "pt.bin"]),
+    ("pt.bin.ptxed-raw.txt", "raw",
+     ["--raw", SKYLAKE_RAW_CODE] + SKYLAKE_PARAMETERS + ["--pt", "pt.bin"]),
+    ("pt.bin.ptxed-elf-time-stat.txt", "elf, --time --event:time --stat",
+     ["--elf", "hello"] + SKYLAKE_PARAMETERS +
+     ["--block-decoder", "--time", "--event:time", "--stat", "--stat:insn", "--stat:blocks",
+      "--pt", "pt.bin"]),
+]
+
+BLANKS = re.compile(r"[ \t]+")
+
+
+def normalise(text):
+    return [BLANKS.sub(" ", line).rstrip(" ") for line in text.splitlines()]
+
+
+def short_diff(actual, expected):
+    a, e = normalise(actual), normalise(expected)
+    if a == e:
+        return None
+    diff = [line for line in difflib.unified_diff(e, a, "expected", "ptprof", n=0, lineterm="")
+            if not line.startswith(("@@", "---", "+++"))]
+    return "\n    ".join(diff[:8]) + ("\n    ..." if len(diff) > 8 else "")
+
+
+class Tally:
+    def __init__(self):
+        self.counts = {}
+
+    def add(self, dataset, outcome):
+        self.counts.setdefault(dataset, {"passed": 0, "failed": 0, "skipped": 0})[outcome] += 1
+
+    def total(self, outcome):
+        return sum(c[outcome] for c in self.counts.values())
+
+
+def run_case(tally, dataset, name, ptprof, args, cwd, expected):
+    command = [ptprof, "decode", "--format", "ptxed"] + args
+    try:
+        result = subprocess.run(command, cwd=cwd, capture_output=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        tally.add(dataset, "failed")
+        print("FAIL %s %s: timed out" % (dataset, name))
+        return
+    output = result.stdout.decode("utf-8", errors="replace")
+    problem = short_diff(output, expected)
+    if result.returncode != 0:
+        problem = "exit status %d: %s%s" % (
+            result.returncode, result.stderr.decode("utf-8", errors="replace").strip(),
+            ("\n    " + problem) if problem else "")
+    if problem is None:
+        tally.add(dataset, "passed")
+        return
+    tally.add(dataset, "failed")
+    print("FAIL %s %s (%s):\n    %s" % (dataset, name, " ".join(shlex.quote(a) for a in args),
+                                       problem))
+
+
+def run_libipt(tally, ptprof, root):
+    base = root / "libipt"
+    manifest = base / "generated" / "MANIFEST.tsv"
+    if not manifest.exists():
+        print("SKIP libipt: %s is missing" % manifest)
+        return
+    lines = manifest.read_text().splitlines()
+    header = lines[0].split("\t")
+    for line in lines[1:]:
+        row = dict(zip(header, line.split("\t")))
+        if row.get("ptxed_check") != "pass":
+            continue
+        command = shlex.split(row["ptxed_cmd"])
+        name = "%s [%s]" % (row["test"], row["cpu"])
+        reason = known_exception(command)
+        if reason:
+            tally.add("libipt", "skipped")
+            print("SKIP libipt %s: %s" % (name, reason))
+            continue
+        directory = base / row["dir"]
+        expectations = sorted(directory.glob(row["test"] + "-ptxed*.exp"))
+        if len(expectations) != 1:
+            tally.add("libipt", "failed")
+            print("FAIL libipt %s: expected one ptxed .exp in %s, found %d"
+                  % (name, directory, len(expectations)))
+            continue
+        run_case(tally, "libipt", name, ptprof, command[1:], directory,
+                 expectations[0].read_text())
+
+
+def run_dynamorio(tally, ptprof, root):
+    trace_dir = root / "dynamorio/clients/drcachesim/drpt2trace/test_simple.raw"
+    references = root / "dynamorio/reference-libipt-2.0.5"
+    if not (trace_dir / "pt.bin").exists() or not references.is_dir():
+        print("SKIP dynamorio: %s or %s is missing" % (trace_dir / "pt.bin", references))
+        return
+    for reference, name, args in SKYLAKE_CASES:
+        expected = references / reference
+        if not expected.exists():
+            tally.add("dynamorio", "failed")
+            print("FAIL dynamorio %s: reference %s is missing" % (name, expected))
+            continue
+        run_case(tally, "dynamorio", name, ptprof, args, trace_dir, expected.read_text())
+
+
+def main():
+    ptprof = os.environ.get("PTPROF")
+    root = Path(os.environ.get("SHARED_TESTDATA", ""))
+    if not ptprof:
+        print("PTPROF is not set")
+        return 2
+    if not os.environ.get("SHARED_TESTDATA") or not root.is_dir():
+        print("SKIP: shared test data not found at '%s'" % root)
+        return 77
+    tally = Tally()
+    run_libipt(tally, ptprof, root)
+    run_dynamorio(tally, ptprof, root)
+    for dataset, counts in tally.counts.items():
+        print("%s: %d passed, %d failed, %d skipped"
+              % (dataset, counts["passed"], counts["failed"], counts["skipped"]))
+    print("%d passed, %d failed, %d skipped"
+          % (tally.total("passed"), tally.total("failed"), tally.total("skipped")))
+    return 0 if tally.total("failed") == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
