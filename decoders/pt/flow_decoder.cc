@@ -109,6 +109,7 @@ Status FlowDecoder::RunBlocks(FlowObserver& observer) {
       last_sync = now;
       continue;
     }
+    synced_ = true;
     for (;;) {
       while (status >= 0 && (status & pts_event_pending)) {
         uint64_t offset = 0;
@@ -154,6 +155,7 @@ Status FlowDecoder::RunInsns(FlowObserver& observer) {
       last_sync = now;
       continue;
     }
+    synced_ = true;
     for (;;) {
       while (status >= 0 && (status & pts_event_pending)) {
         uint64_t offset = 0;

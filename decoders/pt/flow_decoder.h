@@ -28,6 +28,9 @@ class FlowDecoder {
   // Fails only when libipt refuses the configuration (e.g. an empty buffer).
   Status Run(FlowObserver& observer);
 
+  // Whether the decoder synchronised at least once (found a PSB).
+  bool synced() const { return synced_; }
+
  private:
   Status RunBlocks(FlowObserver& observer);
   Status RunInsns(FlowObserver& observer);
@@ -40,6 +43,7 @@ class FlowDecoder {
   X86Decoder x86_;
   pt_block_decoder* blk_ = nullptr;
   pt_insn_decoder* insn_ = nullptr;
+  bool synced_ = false;
 };
 
 }  // namespace ptprof::pt

@@ -1,11 +1,154 @@
-// ptprof decode (being written; see the foundation issue).
+// ptprof decode: the instruction flow of a raw Intel PT trace, as blocks (default) or
+// instructions, in text (with symbols and disassembly) or JSON Lines. The ptxed-compatible format
+// (`--format ptxed`) has its own front end in ptxed_compat.cc.
+#include <cinttypes>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "decoders/pt/flow_session.h"
+#include "decoders/pt/pt_params.h"
+#include "sideband/file_bytes.h"
+#include "sideband/image_set.h"
+#include "sideband/x86_insn.h"
 #include "src/cli/command.h"
+#include "src/report/event_writer.h"
 
 namespace ptprof::cli {
 
+namespace {
+
+struct DecodeOptions {
+  std::string input;
+  std::string pt;
+  std::vector<std::string> raw;
+  std::vector<std::string> elf;
+  std::string cpu;
+  std::optional<uint64_t> mtc_freq;
+  std::optional<uint64_t> nom_freq;
+  std::optional<uint64_t> cpuid_0x15_eax;
+  std::optional<uint64_t> cpuid_0x15_ebx;
+  bool insn = false;
+  bool blocks = false;
+  std::string format = "text";
+};
+
+int UsageError(const std::string& message) {
+  std::fprintf(stderr, "ptprof: decode: %s\n", message.c_str());
+  return kExitUsage;
+}
+
+// Forwards to the writer and remembers the first gap, for the closing warning.
+class GapWatch : public EventSink {
+ public:
+  explicit GapWatch(EventSink& next) : next_(next) {}
+  void OnEvent(const TraceEvent& event) override {
+    if (const auto* gap = std::get_if<TraceGap>(&event.body); gap && !first_) {
+      first_ = *gap;
+      first_offset_ = event.header.offset;
+    }
+    next_.OnEvent(event);
+  }
+  void OnEnd() override { next_.OnEnd(); }
+  const std::optional<TraceGap>& first() const { return first_; }
+  uint64_t first_offset() const { return first_offset_; }
+
+ private:
+  EventSink& next_;
+  std::optional<TraceGap> first_;
+  uint64_t first_offset_ = 0;
+};
+
+int RunDecode(const DecodeOptions& options) {
+  if (options.input.empty() == options.pt.empty())
+    return UsageError("give the trace once, as an argument or with --pt");
+  const std::string& trace_file = options.pt.empty() ? options.input : options.pt;
+
+  pt::FlowRequest request;
+  request.insns = options.insn;
+  request.cpu = 0;  // a raw trace is one stream
+  if (!options.cpu.empty()) {
+    if (auto st = pt::ParseCpu(options.cpu, "--cpu", request.params); !st)
+      return UsageError(st.error().message);
+  }
+  if (options.mtc_freq) request.params.mtc_freq = static_cast<uint8_t>(*options.mtc_freq);
+  if (options.nom_freq) request.params.nom_freq = static_cast<uint8_t>(*options.nom_freq);
+  if (options.cpuid_0x15_eax)
+    request.params.cpuid_0x15_eax = static_cast<uint32_t>(*options.cpuid_0x15_eax);
+  if (options.cpuid_0x15_ebx)
+    request.params.cpuid_0x15_ebx = static_cast<uint32_t>(*options.cpuid_0x15_ebx);
+
+  ImageSet images;
+  for (const std::string& text : options.elf) {
+    auto spec = ParseElfImageSpec(text);
+    if (!spec) return UsageError(spec.error().message);
+    if (auto st = images.AddElf(*spec); !st) return ReportBadInput(st.error().message);
+  }
+  for (const std::string& text : options.raw) {
+    auto spec = ParseRawImageSpec(text);
+    if (!spec) return UsageError(spec.error().message);
+    if (auto st = images.AddRaw(*spec); !st) return ReportBadInput(st.error().message);
+  }
+
+  auto trace = ReadFileBytes(trace_file);
+  if (!trace) return ReportBadInput(trace.error().message);
+
+  X86Decoder x86;
+  EventWriterOptions writer_options;
+  writer_options.format = options.format == "jsonl" ? EventFormat::kJsonl : EventFormat::kText;
+  writer_options.symbolize = [&images](uint64_t ip) { return images.Symbolize(ip); };
+  writer_options.disassemble = [&x86](const Instruction& insn) {
+    auto text = x86.Format(insn.bytes, insn.size, insn.mode, insn.ip);
+    return text ? *text : std::string();
+  };
+  EventWriter writer(stdout, writer_options);
+  GapWatch watch(writer);
+  auto summary = pt::DecodeFlow(*trace, images, request, watch);
+  if (!summary) return ReportBadInput(trace_file + ": " + summary.error().message);
+  for (const std::string& warning : summary->warnings)
+    std::fprintf(stderr, "ptprof: warning: %s\n", warning.c_str());
+  if (!summary->synced)
+    return ReportBadInput(trace_file + ": offset 0x0: no PSB found: not an Intel PT trace");
+  if (watch.first()) {
+    const TraceGap& gap = *watch.first();
+    std::fprintf(stderr, "ptprof: warning: %s: offset 0x%" PRIx64 ": %s (%" PRIu64
+                 " gap%s in the decode)\n",
+                 trace_file.c_str(), watch.first_offset(), gap.detail.c_str(), summary->gaps,
+                 summary->gaps == 1 ? "" : "s");
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
 Command AddDecodeCommand(CLI::App& parent) {
-  CLI::App* app = parent.add_subcommand("decode", "decode a trace");
-  return {app, [] { return ReportBadInput("decode: not available in this build"); }};
+  auto options = std::make_shared<DecodeOptions>();
+  CLI::App* app = parent.add_subcommand(
+      "decode", "Decode the instruction flow of an Intel PT trace (blocks or instructions)");
+  app->add_option("input", options->input, "raw Intel PT trace file");
+  app->add_option("--pt", options->pt, "raw Intel PT trace file (instead of the argument)");
+  app->add_option("--raw", options->raw,
+                  "code image FILE:ADDR, FILE:OFFSET:ADDR or FILE:FROM-TO:ADDR (repeatable)");
+  app->add_option("--elf", options->elf,
+                  "ELF image FILE[:BASE], BASE relocates its lowest segment (repeatable)");
+  app->add_option("--cpu", options->cpu, "recording CPU FAMILY/MODEL[/STEPPING], none or auto");
+  app->add_option("--mtc-freq", options->mtc_freq, "IA32_RTIT_CTL.MTCFreq")
+      ->check(CLI::Range(0, 15));
+  app->add_option("--nom-freq", options->nom_freq, "MSR_PLATFORM_INFO[15:8]")
+      ->check(CLI::Range(0, 255));
+  app->add_option("--cpuid-0x15.eax", options->cpuid_0x15_eax, "CPUID[0x15].EAX (TSC:CTC denominator)")
+      ->check(CLI::Range(uint64_t{0}, uint64_t{UINT32_MAX}));
+  app->add_option("--cpuid-0x15.ebx", options->cpuid_0x15_ebx, "CPUID[0x15].EBX (TSC:CTC numerator)")
+      ->check(CLI::Range(uint64_t{0}, uint64_t{UINT32_MAX}));
+  auto* insn = app->add_flag("--insn", options->insn, "one record per instruction");
+  auto* blocks = app->add_flag("--blocks", options->blocks, "one record per block (default)");
+  insn->excludes(blocks);
+  app->add_option("--format", options->format,
+                  "text, jsonl, or ptxed (libipt ptxed's options and output; see docs/decode.md)")
+      ->check(CLI::IsMember({"text", "jsonl"}));
+  return {app, [options] { return RunDecode(*options); }};
 }
 
 }  // namespace ptprof::cli

@@ -1,0 +1,300 @@
+#include "decoders/pt/flow_events.h"
+
+#include <cstring>
+
+#include "decoders/pt/flow_config.h"
+
+namespace ptprof::pt {
+
+namespace {
+
+GapReason ReasonOf(int code) {
+  switch (-code) {
+    case pte_nomap: return GapReason::kNoImage;
+    case pte_bad_insn: return GapReason::kOther;
+    case pte_eos: return GapReason::kTruncated;
+    default: return GapReason::kDesync;
+  }
+}
+
+template <class T>
+T WithIp(T body, bool has_ip, uint64_t ip) {
+  body.has_ip = has_ip;
+  body.ip = has_ip ? ip : 0;
+  return body;
+}
+
+}  // namespace
+
+bool EventToModel(const pt_event& ev, EventBody& body) {
+  if (ev.status_update) return false;
+  const bool has_ip = !ev.ip_suppressed;
+  switch (ev.type) {
+    case ptev_enabled:
+      body = WithIp(TraceToggle{ev.variant.enabled.resumed ? TraceToggle::Kind::kResumed
+                                                           : TraceToggle::Kind::kEnabled},
+                    true, ev.variant.enabled.ip);
+      return true;
+    case ptev_disabled:
+      body = WithIp(TraceToggle{TraceToggle::Kind::kDisabled}, has_ip, ev.variant.disabled.ip);
+      return true;
+    case ptev_async_disabled:
+      body = WithIp(TraceToggle{TraceToggle::Kind::kAsyncDisabled}, true,
+                    ev.variant.async_disabled.at);
+      return true;
+    case ptev_async_branch: return false;
+    case ptev_paging: {
+      ContextSwitch c;
+      c.kind = ContextSwitch::Kind::kPaging;
+      c.value = ev.variant.paging.cr3;
+      c.non_root = ev.variant.paging.non_root;
+      body = c;
+      return true;
+    }
+    case ptev_async_paging: {
+      ContextSwitch c;
+      c.kind = ContextSwitch::Kind::kPaging;
+      c.value = ev.variant.async_paging.cr3;
+      c.non_root = ev.variant.async_paging.non_root;
+      body = WithIp(c, true, ev.variant.async_paging.ip);
+      return true;
+    }
+    case ptev_vmcs: {
+      ContextSwitch c;
+      c.kind = ContextSwitch::Kind::kVmcs;
+      c.value = ev.variant.vmcs.base;
+      body = c;
+      return true;
+    }
+    case ptev_async_vmcs: {
+      ContextSwitch c;
+      c.kind = ContextSwitch::Kind::kVmcs;
+      c.value = ev.variant.async_vmcs.base;
+      body = WithIp(c, true, ev.variant.async_vmcs.ip);
+      return true;
+    }
+    case ptev_overflow: {
+      TraceGap gap;
+      gap.reason = GapReason::kOverflow;
+      gap.detail = "trace overflow";
+      body = WithIp(gap, has_ip, ev.variant.overflow.ip);
+      return true;
+    }
+    case ptev_exec_mode:
+      body = WithIp(ModeChange{ToExecMode(ev.variant.exec_mode.mode)}, has_ip,
+                    ev.variant.exec_mode.ip);
+      return true;
+    case ptev_tsx: {
+      Marker m;
+      m.kind = ev.variant.tsx.aborted       ? Marker::Kind::kTsxAbort
+               : ev.variant.tsx.speculative ? Marker::Kind::kTsxBegin
+                                            : Marker::Kind::kTsxCommit;
+      body = WithIp(m, has_ip, ev.variant.tsx.ip);
+      return true;
+    }
+    case ptev_stop: {
+      Marker m;
+      m.kind = Marker::Kind::kTraceStop;
+      body = m;
+      return true;
+    }
+    case ptev_exstop: {
+      PowerEvent p;
+      p.kind = PowerEvent::Kind::kExecStop;
+      body = WithIp(p, has_ip, ev.variant.exstop.ip);
+      return true;
+    }
+    case ptev_mwait: {
+      PowerEvent p;
+      p.kind = PowerEvent::Kind::kMwait;
+      p.hints = ev.variant.mwait.hints;
+      p.ext = ev.variant.mwait.ext;
+      body = WithIp(p, has_ip, ev.variant.mwait.ip);
+      return true;
+    }
+    case ptev_pwre: {
+      PowerEvent p;
+      p.kind = PowerEvent::Kind::kPowerEntry;
+      p.value = (static_cast<uint64_t>(ev.variant.pwre.state) << 4) | ev.variant.pwre.sub_state;
+      p.ext = ev.variant.pwre.hw;  // entered autonomously by the hardware
+      body = p;
+      return true;
+    }
+    case ptev_pwrx: {
+      PowerEvent p;
+      p.kind = PowerEvent::Kind::kPowerExit;
+      p.value = (static_cast<uint64_t>(ev.variant.pwrx.last) << 4) | ev.variant.pwrx.deepest;
+      // Wake reasons: bit 0 interrupt, bit 1 store to the monitored address, bit 2 autonomous.
+      p.hints = ev.variant.pwrx.interrupt | (ev.variant.pwrx.store << 1) |
+                (ev.variant.pwrx.autonomous << 2);
+      body = p;
+      return true;
+    }
+    case ptev_ptwrite: {
+      Marker m;
+      m.kind = Marker::Kind::kPtwrite;
+      m.value = ev.variant.ptwrite.payload;
+      body = WithIp(m, has_ip, ev.variant.ptwrite.ip);
+      return true;
+    }
+    case ptev_tick: {
+      Marker m;
+      m.kind = Marker::Kind::kTick;
+      body = WithIp(m, has_ip, ev.variant.tick.ip);
+      return true;
+    }
+    case ptev_cbr: {
+      PowerEvent p;
+      p.kind = PowerEvent::Kind::kCoreBusRatio;
+      p.value = ev.variant.cbr.ratio;
+      body = p;
+      return true;
+    }
+    case ptev_mnt: {
+      Marker m;
+      m.kind = Marker::Kind::kMaintenance;
+      m.value = ev.variant.mnt.payload;
+      body = m;
+      return true;
+    }
+  }
+  return false;
+}
+
+FlowToModel::FlowToModel(EventSink& sink, const PtImageCache& images, FlowModelOptions options)
+    : sink_(sink), images_(images), options_(options) {}
+
+EventHeader FlowToModel::Header(uint64_t offset) const {
+  EventHeader h;
+  h.offset = offset;
+  h.cpu = options_.cpu;
+  return h;
+}
+
+void FlowToModel::Emit(TraceEvent event) {
+  if (held_.empty()) {
+    sink_.OnEvent(event);
+  } else {
+    held_.push_back(std::move(event));
+  }
+}
+
+void FlowToModel::Resolve(Next next, uint64_t ip) {
+  if (held_.empty()) return;
+  ExecBlock& block = std::get<ExecBlock>(held_.front().body);
+  uint64_t fall_through = block.last_ip + block.last_insn_size;
+  switch (held_kind_) {
+    case X86Kind::kOther:
+      if (next == Next::kInterrupt) {
+        block.end = BlockEnd::kInterrupt;
+      } else if (next == Next::kStop) {
+        block.end = BlockEnd::kTraceStop;
+      } else if (next == Next::kFlowAt && ip == fall_through) {
+        block.end = BlockEnd::kFallThrough;
+      } else {
+        block.end = BlockEnd::kUnknown;
+      }
+      break;
+    case X86Kind::kCondJump:
+      block.end = (next == Next::kFlowAt && ip == fall_through) ? BlockEnd::kCondNotTaken
+                                                                : BlockEnd::kCondTaken;
+      break;
+    default: block.end = X86KindToBlockEnd(held_kind_); break;
+  }
+  std::vector<TraceEvent> out;
+  out.swap(held_);
+  for (const TraceEvent& e : out) sink_.OnEvent(e);
+}
+
+bool FlowToModel::LastInsn(const pt_block& block, X86Insn& insn) const {
+  uint8_t raw[pt_max_insn_size];
+  size_t size = 0;
+  if (block.truncated) {
+    size = block.size <= sizeof raw ? block.size : 0;
+    std::memcpy(raw, block.raw, size);
+  } else {
+    int read = images_.Read(block.isid, block.end_ip, raw, sizeof raw);
+    if (read <= 0) return false;
+    size = static_cast<size_t>(read);
+  }
+  auto decoded = x86_.Decode(raw, size, ToExecMode(block.mode));
+  if (!decoded) return false;
+  insn = *decoded;
+  return true;
+}
+
+void FlowToModel::OnEvent(const pt_event& event, uint64_t offset) {
+  if (event.status_update) return;
+  if (event.type == ptev_async_branch) {
+    Resolve(Next::kInterrupt);
+    return;
+  }
+  EventBody body;
+  if (!EventToModel(event, body)) return;
+  if (event.type == ptev_disabled || event.type == ptev_async_disabled ||
+      event.type == ptev_overflow)
+    Resolve(Next::kStop);
+  if (event.type == ptev_enabled) Resolve(Next::kUnknown);
+  TraceEvent out{Header(offset), std::move(body)};
+  if (event.has_tsc) out.header.tsc = event.tsc;
+  if (std::holds_alternative<TraceGap>(out.body)) counts_.gaps += 1;
+  Emit(std::move(out));
+}
+
+void FlowToModel::OnBlock(const pt_block& block, const FlowStep& step) {
+  Resolve(Next::kFlowAt, block.ip);
+  if (block.ninsn == 0) return;
+  ExecBlock b;
+  b.first_ip = block.ip;
+  b.last_ip = block.end_ip;
+  b.insns = block.ninsn;
+  b.mode = ToExecMode(block.mode);
+  b.speculative = block.speculative;
+  b.truncated = block.truncated;
+  X86Insn last;
+  held_kind_ = X86Kind::kOther;
+  if (LastInsn(block, last)) {
+    b.last_insn_size = last.length;
+    held_kind_ = last.kind;
+  }
+  TraceEvent event{Header(step.offset), b};
+  if (step.tsc) event.header.tsc = *step.tsc;
+  counts_.blocks += 1;
+  counts_.insns += block.ninsn;
+  held_.push_back(std::move(event));
+}
+
+void FlowToModel::OnInsn(const pt_insn& insn, const FlowStep& step) {
+  Resolve(Next::kFlowAt, insn.ip);
+  Instruction i;
+  i.ip = insn.ip;
+  i.size = insn.size;
+  std::memcpy(i.bytes, insn.raw, std::min<size_t>(insn.size, sizeof i.bytes));
+  i.mode = ToExecMode(insn.mode);
+  i.speculative = insn.speculative;
+  auto decoded = x86_.Decode(insn.raw, insn.size, i.mode);
+  i.iclass = decoded ? X86KindToBlockEnd(decoded->kind) : BlockEnd::kUnknown;
+  TraceEvent event{Header(step.offset), i};
+  if (step.tsc) event.header.tsc = *step.tsc;
+  counts_.insns += 1;
+  Emit(std::move(event));
+}
+
+void FlowToModel::OnError(const FlowError& error) {
+  Resolve(Next::kStop);
+  TraceGap gap;
+  gap.reason = ReasonOf(error.code);
+  gap.code = error.code;
+  gap.detail = std::string(error.kind == FlowError::Kind::kSync ? "sync error: " : "") +
+               pt_errstr(pt_errcode(error.code));
+  gap.has_ip = error.ip != 0;
+  gap.ip = error.ip;
+  counts_.gaps += 1;
+  Emit(TraceEvent{Header(error.offset.value_or(0)), gap});
+}
+
+void FlowToModel::OnEndOfTrace() { Resolve(Next::kStop); }
+
+void FlowToModel::Finish() { Resolve(Next::kStop); }
+
+}  // namespace ptprof::pt

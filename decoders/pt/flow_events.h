@@ -1,0 +1,64 @@
+#pragma once
+// FlowToModel answers "what does this libipt decode mean in ptprof's model?": it is a FlowObserver
+// that turns blocks, instructions, events and errors into TraceEvents for an EventSink. It decides
+// how each block ended (taken or not-taken conditional branch, call, syscall, interrupt, trace
+// stop, ...) by decoding the block's last instruction and looking at where execution went next, so
+// it holds a block back until that is known.
+#include <cstdint>
+#include <vector>
+
+#include "decoders/pt/flow_observer.h"
+#include "decoders/pt/image_cache.h"
+#include "sideband/x86_insn.h"
+#include "src/model/event_sink.h"
+
+namespace ptprof::pt {
+
+struct FlowModelOptions {
+  int32_t cpu = kUnknownId;  // written into every event header
+};
+
+struct FlowCounts {
+  uint64_t blocks = 0;
+  uint64_t insns = 0;
+  uint64_t gaps = 0;
+};
+
+class FlowToModel : public FlowObserver {
+ public:
+  FlowToModel(EventSink& sink, const PtImageCache& images, FlowModelOptions options);
+
+  void OnEvent(const pt_event& event, uint64_t offset) override;
+  void OnBlock(const pt_block& block, const FlowStep& step) override;
+  void OnInsn(const pt_insn& insn, const FlowStep& step) override;
+  void OnError(const FlowError& error) override;
+  void OnEndOfTrace() override;
+
+  // Sends what is still held back. Call once after the decode.
+  void Finish();
+
+  const FlowCounts& counts() const { return counts_; }
+
+ private:
+  // How the held-back block ended, given what came next.
+  enum class Next : uint8_t { kFlowAt, kInterrupt, kStop, kUnknown };
+  void Resolve(Next next, uint64_t ip = 0);
+  void Emit(TraceEvent event);
+  EventHeader Header(uint64_t offset) const;
+  bool LastInsn(const pt_block& block, X86Insn& insn) const;
+
+  EventSink& sink_;
+  const PtImageCache& images_;
+  FlowModelOptions options_;
+  X86Decoder x86_;
+  FlowCounts counts_;
+  // The block whose end is not known yet, followed by events that came after it.
+  std::vector<TraceEvent> held_;
+  X86Kind held_kind_ = X86Kind::kOther;
+};
+
+// Converts one libipt event; returns false for events the model does not carry on their own
+// (status updates, asynchronous branches, which end the previous block instead).
+bool EventToModel(const pt_event& event, EventBody& body);
+
+}  // namespace ptprof::pt
