@@ -1,0 +1,174 @@
+#include "decoders/pt/packet_listing.h"
+
+#include <fmt/format.h>
+
+#include "decoders/pt/packet_last_ip.h"
+#include "decoders/pt/packet_reader.h"
+#include "decoders/pt/pt_time.h"
+#include "decoders/pt/pt_time_cal.h"
+
+namespace ptprof::pt {
+
+namespace {
+
+// Packet payloads and libipt messages are plain ASCII; escape what JSON requires anyway.
+std::string Quoted(std::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+// Follows the last IP and the time across packets, the state a reader of a listing lacks.
+class Tracking {
+ public:
+  explicit Tracking(const PtParams& params)
+      : calibration_(TimingParamsFor(params)), time_(TimingParamsFor(params)) {}
+
+  void Reset() {
+    last_ip_.Reset();
+    calibration_.Reset();
+    time_.Reset();
+    in_psb_ = false;
+  }
+
+  void Annotate(ListedPacket& listed) {
+    const Packet& packet = listed.packet;
+    bool timing = true;
+    switch (packet.kind) {
+      case PacketKind::kPsb:
+        calibration_.OnPsb();
+        in_psb_ = true;
+        timing = false;
+        break;
+      case PacketKind::kPsbEnd:
+        in_psb_ = false;
+        timing = false;
+        break;
+      case PacketKind::kTsc:
+        calibration_.OnTsc(packet.tsc, in_psb_);
+        time_.OnTsc(packet.tsc);
+        break;
+      case PacketKind::kCbr:
+        calibration_.OnCbr(packet.cbr_ratio, in_psb_);
+        time_.OnCbr(packet.cbr_ratio);
+        break;
+      case PacketKind::kTma: time_.OnTma(packet.tma_ctc, packet.tma_fc); break;
+      case PacketKind::kMtc:
+        calibration_.OnMtc(packet.mtc_ctc);
+        time_.OnMtc(packet.mtc_ctc);
+        break;
+      case PacketKind::kCyc: {
+        uint64_t fcr = 0;
+        calibration_.Fcr(fcr);
+        calibration_.OnCyc(packet.cyc);
+        time_.OnCyc(packet.cyc, fcr);
+        break;
+      }
+      default: timing = false; break;
+    }
+    if (timing && packet.kind != PacketKind::kCbr)
+      listed.has_tsc = time_.Query(listed.tsc) == TimeStatus::kOk;
+    if (HasIpPayload(packet.kind) &&
+        last_ip_.Update(packet.ip) == LastIp::State::kValid) {
+      listed.has_ip = true;
+      listed.ip = last_ip_.Ip();
+    }
+  }
+
+ private:
+  LastIp last_ip_;
+  TimeCalibration calibration_;
+  TimeTracker time_;
+  bool in_psb_ = false;
+};
+
+}  // namespace
+
+std::string PacketJson(const ListedPacket& listed) {
+  std::string out = fmt::format("{{\"offset\":{},\"size\":{},\"packet\":{},\"payload\":{}",
+                                listed.offset, listed.packet.size,
+                                Quoted(PacketName(listed.packet)),
+                                Quoted(PacketPayloadText(listed.packet)));
+  if (listed.has_ip) out += fmt::format(",\"ip\":\"{:#x}\"", listed.ip);
+  if (listed.has_tsc) out += fmt::format(",\"tsc\":{}", listed.tsc);
+  return out + "}";
+}
+
+std::string GapJson(uint64_t offset, std::string_view reason, std::string_view detail) {
+  return fmt::format("{{\"offset\":{},\"event\":\"gap\",\"reason\":{},\"detail\":{}}}", offset,
+                     Quoted(reason), Quoted(detail));
+}
+
+std::string PacketTextLine(const ListedPacket& listed) {
+  const std::string payload = PacketPayloadText(listed.packet);
+  std::string line = fmt::format("{:016x}  {:<9}", listed.offset, PacketName(listed.packet));
+  if (!payload.empty() || listed.has_ip || listed.has_tsc) line += fmt::format("  {:<24}", payload);
+  if (listed.has_ip) line += fmt::format("  ip  {:016x}", listed.ip);
+  if (listed.has_tsc) line += fmt::format("  tsc {:016x}", listed.tsc);
+  while (!line.empty() && line.back() == ' ') line.pop_back();
+  return line;
+}
+
+std::string GapTextLine(uint64_t offset, std::string_view reason, std::string_view detail) {
+  return fmt::format("{:016x}  [gap: {}: {}]", offset, reason, detail);
+}
+
+PacketListing::PacketListing(const PtParams& params, ListingFormat format, Emit emit)
+    : params_(params), format_(format), emit_(std::move(emit)) {}
+
+Result<ListingSummary> PacketListing::List(std::span<const uint8_t> trace) {
+  auto reader = PacketReader::Create(trace, params_);
+  if (!reader) return Fail(reader.error().message);
+  ListingSummary summary;
+  DecodeError error;
+  ReadStatus status = reader->SyncForward(error);
+  if (status == ReadStatus::kEnd) return Fail("offset 0x0: no PSB found");
+  if (status == ReadStatus::kError)
+    return Fail(fmt::format("offset {:#x}: {}", error.offset, error.message));
+  summary.skipped_bytes = reader->Offset();
+
+  Tracking tracking(params_);
+  auto gap = [&](uint64_t offset, std::string_view detail) {
+    ++summary.gaps;
+    const std::string line = format_ == ListingFormat::kJsonl
+                                 ? GapJson(offset, "desync", detail)
+                                 : GapTextLine(offset, "desync", detail);
+    emit_(line + "\n");
+  };
+  for (;;) {
+    ListedPacket listed;
+    status = reader->Next(listed.packet, listed.offset, error);
+    if (status == ReadStatus::kEnd) break;
+    if (status == ReadStatus::kError) {
+      gap(error.offset, error.message);
+      const uint64_t failed_at = error.offset;
+      status = reader->SyncForward(error);
+      if (status == ReadStatus::kError) {
+        gap(error.offset, error.message);
+        break;
+      }
+      const uint64_t resumed_at = status == ReadStatus::kEnd ? trace.size() : reader->Offset();
+      summary.skipped_bytes += resumed_at > failed_at ? resumed_at - failed_at : 0;
+      if (status == ReadStatus::kEnd) break;
+      tracking.Reset();
+      continue;
+    }
+    ++summary.packets;
+    tracking.Annotate(listed);
+    const std::string line = format_ == ListingFormat::kJsonl ? PacketJson(listed)
+                                                              : PacketTextLine(listed);
+    emit_(line + "\n");
+  }
+  return summary;
+}
+
+}  // namespace ptprof::pt
