@@ -116,6 +116,32 @@ bool ParseNumber(const std::vector<std::string>& args, size_t& i, uint64_t max, 
   return true;
 }
 
+// ptdump's "--cpu f/m[/s]": each part in C notation (so "0x6/0x4e" works too), stepping optional.
+bool ParsePtdumpCpu(const std::string& text, pt::PtParams& params) {
+  if (text == "none" || text == "auto") return static_cast<bool>(pt::ParseCpu(text, "--cpu", params));
+  unsigned long parts[3] = {0, 0, 0};
+  const char* p = text.c_str();
+  for (int i = 0; i < 3; ++i) {
+    char* end = nullptr;
+    errno = 0;
+    const long value = std::strtol(p, &end, 0);
+    const bool last = *end == '\0';
+    if (errno != 0 || value < 0 || (end == p && !(i == 2 && last))) return false;
+    parts[i] = static_cast<unsigned long>(value);
+    if (last) {
+      if (i == 0) return false;  // the model is required
+      break;
+    }
+    if (*end != '/' || i == 2) return false;
+    p = end + 1;
+  }
+  if (parts[0] > UINT16_MAX || parts[1] > UINT8_MAX || parts[2] > UINT8_MAX) return false;
+  params.cpu = pt::PtCpu{static_cast<uint16_t>(parts[0]), static_cast<uint8_t>(parts[1]),
+                         static_cast<uint8_t>(parts[2])};
+  params.cpu_auto = false;
+  return true;
+}
+
 bool IsSidebandOption(const std::string& arg) {
   return arg == "--sb" || arg.rfind("--sb:", 0) == 0 || arg == "--pevent" ||
          arg.rfind("--pevent:", 0) == 0;
@@ -181,8 +207,8 @@ int RunPtdumpCompat(const std::vector<std::string>& args) {
                         ": perf sideband dumping (--sb:*, --pevent:*) is not supported yet");
     } else if (arg == "--cpu") {
       if (i + 1 >= args.size()) return UsageError("--cpu: missing argument");
-      if (auto status = pt::ParseCpu(args[++i], "--cpu", params); !status)
-        return UsageError(status.error().message);
+      if (!ParsePtdumpCpu(args[++i], params))
+        return UsageError("--cpu: expected f/m[/s], 'none' or 'auto', got '" + args[i] + "'");
     } else if (arg == "--mtc-freq" || arg == "--nom-freq") {
       if (!ParseNumber(args, i, UINT8_MAX, value, error)) return UsageError(error);
       (arg == "--mtc-freq" ? params.mtc_freq : params.nom_freq) = static_cast<uint8_t>(value);
