@@ -1,0 +1,184 @@
+#include "decoders/pt/flow_events.h"
+
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "decoders/pt/flow_session.h"
+#include "decoders/pt/flow_testing.h"
+
+using namespace ptprof;
+using namespace ptprof::pt;
+using namespace ptprof::pt::testing;
+
+namespace {
+
+class Collect : public EventSink {
+ public:
+  void OnEvent(const TraceEvent& event) override { events.push_back(event); }
+  void OnEnd() override { ended = true; }
+  std::vector<TraceEvent> events;
+  bool ended = false;
+
+  std::vector<ExecBlock> Blocks() const {
+    std::vector<ExecBlock> out;
+    for (const auto& e : events)
+      if (auto* b = std::get_if<ExecBlock>(&e.body)) out.push_back(*b);
+    return out;
+  }
+};
+
+Collect Decode(const std::vector<uint8_t>& trace, bool insns) {
+  TempFile code(SampleProgram());
+  ImageSet images;
+  REQUIRE(images.AddRaw(RawImageSpec{code.path(), 0, UINT64_MAX, kSampleBase}));
+  FlowRequest request;
+  request.insns = insns;
+  request.cpu = 3;
+  Collect sink;
+  auto summary = DecodeFlow(trace, images, request, sink);
+  REQUIRE(summary);
+  CHECK(summary->synced);
+  CHECK(sink.ended);
+  return sink;
+}
+
+}  // namespace
+
+TEST_CASE("blocks are contiguous runs and say how they ended") {
+  Collect sink = Decode(SampleTrace(0x1234), false);
+  auto blocks = sink.Blocks();
+  REQUIRE(blocks.size() == 4);
+  CHECK(blocks[0].first_ip == 0x1000);
+  CHECK(blocks[0].last_ip == 0x1001);
+  CHECK(blocks[0].insns == 2);
+  CHECK(blocks[0].last_insn_size == 2);
+  CHECK(blocks[0].end == BlockEnd::kCondTaken);  // the next block starts at 1005, not 1003
+  CHECK(blocks[1].first_ip == 0x1005);
+  CHECK(blocks[1].end == BlockEnd::kCall);
+  CHECK(blocks[2].first_ip == 0x1010);
+  CHECK(blocks[2].last_ip == 0x1011);
+  CHECK(blocks[2].end == BlockEnd::kReturn);
+  CHECK(blocks[3].first_ip == 0x100a);
+  CHECK(blocks[3].end == BlockEnd::kSyscall);
+  CHECK(blocks[3].mode == ExecMode::k64Bit);
+
+  // Around the blocks: enabled first, disabled last; headers carry the cpu and the raw TSC.
+  REQUIRE(sink.events.size() >= 6);
+  auto* enabled = std::get_if<TraceToggle>(&sink.events.front().body);
+  REQUIRE(enabled);
+  CHECK(enabled->kind == TraceToggle::Kind::kEnabled);
+  CHECK(enabled->ip == 0x1000);
+  auto* disabled = std::get_if<TraceToggle>(&sink.events.back().body);
+  REQUIRE(disabled);
+  CHECK(disabled->kind == TraceToggle::Kind::kDisabled);
+  CHECK_FALSE(disabled->has_ip);
+  for (const auto& e : sink.events) {
+    CHECK(e.header.cpu == 3);
+    CHECK(e.header.time_ns == kUnknownTime);  // no conversion without sideband
+  }
+  CHECK(sink.events[1].header.tsc == 0x1234);
+}
+
+TEST_CASE("a not-taken conditional branch") {
+  PacketWriter w;
+  w.Psb().ModeExec(ptem_64bit).PsbEnd().TipPge(kSampleBase);
+  w.Tnt(0b01, 2);  // je not taken; nops; call; ret compressed
+  w.TipPgdSuppressed();
+  auto blocks = Decode(w.bytes(), false).Blocks();
+  REQUIRE(blocks.size() >= 2);
+  CHECK(blocks[0].end == BlockEnd::kCondNotTaken);
+  CHECK(blocks[1].first_ip == 0x1003);
+}
+
+TEST_CASE("instructions carry their bytes and class") {
+  Collect sink = Decode(SampleTrace(), true);
+  std::vector<Instruction> insns;
+  for (const auto& e : sink.events)
+    if (auto* i = std::get_if<Instruction>(&e.body)) insns.push_back(*i);
+  REQUIRE(insns.size() == 6);
+  CHECK(insns[1].ip == 0x1001);
+  CHECK(insns[1].iclass == BlockEnd::kCondTaken);
+  CHECK(insns[2].iclass == BlockEnd::kCall);
+  CHECK(insns[2].size == 5);
+  CHECK(insns[2].bytes[0] == 0xe8);
+  CHECK(insns[4].iclass == BlockEnd::kReturn);
+  CHECK(insns[5].iclass == BlockEnd::kSyscall);
+  CHECK(insns[0].iclass == BlockEnd::kFallThrough);
+}
+
+TEST_CASE("errors become gaps with libipt's words, offset and IP") {
+  PacketWriter bad;
+  bad.Psb().ModeExec(ptem_64bit).PsbEnd().TipPge(0x5000).TipPgdSuppressed();
+  std::vector<uint8_t> trace = bad.bytes();
+  auto good = SampleTrace();
+  for (int i = 0; i < 2; ++i) trace.insert(trace.end(), good.begin(), good.end());
+  Collect sink = Decode(trace, false);
+  const TraceGap* gap = nullptr;
+  uint64_t offset = 0;
+  for (const auto& e : sink.events) {
+    if (auto* g = std::get_if<TraceGap>(&e.body); g && !gap) {
+      gap = g;
+      offset = e.header.offset;
+    }
+  }
+  REQUIRE(gap);
+  CHECK(gap->reason == GapReason::kNoImage);
+  CHECK(gap->detail == "no memory mapped at this address");
+  CHECK(gap->has_ip);
+  CHECK(gap->ip == 0x5000);
+  CHECK(offset > 0);
+  CHECK(sink.Blocks().size() == 4);  // the last segment decodes
+}
+
+TEST_CASE("libipt events map onto the model") {
+  pt_event ev{};
+  EventBody body;
+  ev.type = ptev_overflow;
+  ev.variant.overflow.ip = 0x42;
+  REQUIRE(EventToModel(ev, body));
+  REQUIRE(std::holds_alternative<TraceGap>(body));
+  CHECK(std::get<TraceGap>(body).reason == GapReason::kOverflow);
+  CHECK(std::get<TraceGap>(body).ip == 0x42);
+
+  ev = pt_event{};
+  ev.type = ptev_cbr;
+  ev.variant.cbr.ratio = 0x1f;
+  REQUIRE(EventToModel(ev, body));
+  CHECK(std::get<PowerEvent>(body).kind == PowerEvent::Kind::kCoreBusRatio);
+  CHECK(std::get<PowerEvent>(body).value == 0x1f);
+
+  ev = pt_event{};
+  ev.type = ptev_ptwrite;
+  ev.variant.ptwrite.payload = 0xabcd;
+  ev.ip_suppressed = 1;
+  REQUIRE(EventToModel(ev, body));
+  CHECK(std::get<Marker>(body).kind == Marker::Kind::kPtwrite);
+  CHECK(std::get<Marker>(body).value == 0xabcd);
+  CHECK_FALSE(std::get<Marker>(body).has_ip);
+
+  ev = pt_event{};
+  ev.type = ptev_async_paging;
+  ev.variant.async_paging.cr3 = 0x1000;
+  ev.variant.async_paging.non_root = 1;
+  ev.variant.async_paging.ip = 0x2000;
+  REQUIRE(EventToModel(ev, body));
+  CHECK(std::get<ContextSwitch>(body).kind == ContextSwitch::Kind::kPaging);
+  CHECK(std::get<ContextSwitch>(body).non_root);
+  CHECK(std::get<ContextSwitch>(body).ip == 0x2000);
+
+  ev = pt_event{};
+  ev.type = ptev_tsx;
+  ev.variant.tsx.aborted = 1;
+  REQUIRE(EventToModel(ev, body));
+  CHECK(std::get<Marker>(body).kind == Marker::Kind::kTsxAbort);
+
+  ev = pt_event{};
+  ev.type = ptev_exec_mode;
+  ev.status_update = 1;
+  CHECK_FALSE(EventToModel(ev, body));  // status updates only confirm what is known
+
+  ev = pt_event{};
+  ev.type = ptev_async_branch;
+  CHECK_FALSE(EventToModel(ev, body));  // it ends the previous block instead
+}
