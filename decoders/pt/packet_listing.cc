@@ -99,6 +99,10 @@ std::string PacketJson(const ListedPacket& listed) {
                                 Quoted(PacketName(listed.packet)),
                                 Quoted(PacketPayloadText(listed.packet)));
   if (listed.has_ip) out += fmt::format(",\"ip\":\"{:#x}\"", listed.ip);
+  if (listed.packet.kind == PacketKind::kPip)
+    out += fmt::format(",\"cr3\":\"{:#x}\"", listed.packet.cr3);
+  if (listed.packet.kind == PacketKind::kVmcs)
+    out += fmt::format(",\"vmcs\":\"{:#x}\"", listed.packet.vmcs_base);
   if (listed.has_tsc) out += fmt::format(",\"tsc\":{}", listed.tsc);
   return out + "}";
 }

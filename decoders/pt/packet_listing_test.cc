@@ -70,6 +70,16 @@ TEST_CASE("text lines show the payload and what tracking adds") {
         "0000000000000010  fup        3: 0000000000401000       ip  0000000000401000");
 }
 
+TEST_CASE("PIP and VMCS records carry their value as a field") {
+  ListedPacket listed;
+  listed.offset = 38;
+  listed.packet.kind = PacketKind::kPip;
+  listed.packet.size = 8;
+  listed.packet.cr3 = 0x3fd434000;
+  CHECK(PacketJson(listed) ==
+        R"({"offset":38,"size":8,"packet":"pip","payload":"3fd434000","cr3":"0x3fd434000"})");
+}
+
 TEST_CASE("a trace without PSB is an error naming the offset") {
   PacketListing listing(PtParams{}, ListingFormat::kText, [](std::string_view) {});
   const std::vector<uint8_t> zeros(32, 0);

@@ -6,13 +6,17 @@ Runs three data sets from $SHARED_TESTDATA (see its INDEX.md):
               `ptdump` replaced by `$PTPROF dump --format ptdump`, run in the row's directory,
               against the row's <test>-ptdump*.exp;
   dynamorio   the real Skylake trace test_simple.raw/pt.bin against ptdump 2.0.5's listing;
-  perf        the AUX streams cut out of perf.data.intel_pt-4.14 against ptdump 2.0.5's listings.
+  perf        the AUX streams cut out of perf.data.intel_pt-4.14 against ptdump 2.0.5's listings;
+  jsonl       ptprof's own `dump --format jsonl` on the same inputs (plain listings only): the
+              offset, name and payload of every packet, and every gap record, must agree with the
+              ptdump reference line for line.
 Outputs are compared the way libipt's test script compares them (`diff -ub`): runs of blanks and
 trailing blanks do not matter. Prints one line per failing case with the first differences, then a
 summary; exits 0 only when every case passes, 77 (skip) when the test data is absent.
 """
 
 import difflib
+import json
 import lzma
 import os
 import re
@@ -92,6 +96,61 @@ def check(tally, dataset, name, ptprof, args, cwd, expected):
     print("FAIL %s %s: %s" % (dataset, name, difference))
 
 
+def jsonl_as_ptdump(output):
+    """The JSONL listing rewritten as the plain ptdump lines it must agree with."""
+    lines = []
+    for line in output.splitlines():
+        record = json.loads(line)
+        if record.get("event") == "gap":
+            lines.append("[%x: error decoding packet: %s]" % (record["offset"], record["detail"]))
+        else:
+            text = "%016x %s %s" % (record["offset"], record["packet"], record["payload"])
+            # ptdump's tracking column for PIP and VMCS.
+            if "cr3" in record:
+                text += " cr3 %016x" % int(record["cr3"], 16)
+            if "vmcs" in record:
+                text += " vmcs %016x" % int(record["vmcs"], 16)
+            lines.append(text)
+    return "\n".join(lines)
+
+
+def check_jsonl(tally, name, ptprof, args, cwd, expected):
+    """ptprof's JSONL listing against a plain ptdump listing (errata notes left out)."""
+    command = [ptprof, "dump", "--format", "jsonl"] + args
+    result = subprocess.run(command, cwd=cwd, capture_output=True, timeout=120)
+    expected = "\n".join(line for line in expected.splitlines()
+                         if not line.startswith("[0: failed to determine errata"))
+    if result.returncode != 0:
+        # Without any PSB ptdump lists nothing; ptprof reports bad input.
+        if not expected.strip() and result.returncode == 1:
+            tally.add("jsonl", "passed")
+            return
+        tally.add("jsonl", "failed")
+        print("FAIL jsonl %s: exit status %d: %s" % (name, result.returncode,
+                                                   result.stderr.decode(errors="replace").strip()))
+        return
+    try:
+        actual = jsonl_as_ptdump(result.stdout.decode("utf-8"))
+    except (ValueError, KeyError) as error:
+        tally.add("jsonl", "failed")
+        print("FAIL jsonl %s: bad JSONL: %s" % (name, error))
+        return
+    difference = compare(actual, expected)
+    if difference is None:
+        tally.add("jsonl", "passed")
+    else:
+        tally.add("jsonl", "failed")
+        print("FAIL jsonl %s: %s" % (name, difference))
+
+
+def is_plain_listing(args):
+    """True when ptdump's options only select the CPU, which leaves the listing plain."""
+    rest = list(args)
+    while rest[:1] == ["--cpu"]:
+        rest = rest[2:]
+    return len(rest) == 1
+
+
 def run_libipt(tally, ptprof, root):
     base = root / "libipt"
     manifest = base / "generated" / "MANIFEST.tsv"
@@ -116,8 +175,10 @@ def run_libipt(tally, ptprof, root):
             print("FAIL libipt %s: expected one ptdump .exp in %s, found %d"
                   % (name, directory, len(expectations)))
             continue
-        check(tally, "libipt", name, ptprof, command[1:], directory,
-              expectations[0].read_text())
+        expected = expectations[0].read_text()
+        check(tally, "libipt", name, ptprof, command[1:], directory, expected)
+        if is_plain_listing(command[1:]):
+            check_jsonl(tally, "libipt " + name, ptprof, command[1:], directory, expected)
 
 
 def run_dynamorio(tally, ptprof, root):
@@ -133,6 +194,8 @@ def run_dynamorio(tally, ptprof, root):
           DYNAMORIO_OPTIONS + [str(trace)], trace.parent, expected)
     check(tally, "dynamorio", "pt.bin (no parameters)", ptprof, [str(trace)], trace.parent,
           expected)
+    check_jsonl(tally, "dynamorio pt.bin", ptprof, DYNAMORIO_OPTIONS + [str(trace)], trace.parent,
+                expected)
 
 
 def run_perf(tally, ptprof, root):
@@ -150,6 +213,8 @@ def run_perf(tally, ptprof, root):
         expected = lzma.decompress(reference.read_bytes()).decode("utf-8", errors="replace")
         check(tally, "perf", stream.name, ptprof, PERF_OPTIONS + [str(stream)], stream.parent,
               expected)
+        check_jsonl(tally, "perf " + stream.name, ptprof, PERF_OPTIONS + [str(stream)],
+                    stream.parent, expected)
 
 
 def main():
