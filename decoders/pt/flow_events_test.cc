@@ -38,7 +38,7 @@ Collect Decode(const std::vector<uint8_t>& trace, bool insns) {
   Collect sink;
   auto summary = DecodeFlow(trace, images, request, sink);
   REQUIRE(summary);
-  CHECK(summary->synced);
+  CHECK(summary->has_psb);
   CHECK(sink.ended);
   return sink;
 }

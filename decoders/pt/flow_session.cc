@@ -1,11 +1,25 @@
 #include "decoders/pt/flow_session.h"
 
+#include <algorithm>
+
 #include "decoders/pt/flow_config.h"
 #include "decoders/pt/flow_decoder.h"
 #include "decoders/pt/flow_events.h"
 #include "decoders/pt/image_cache.h"
 
 namespace ptprof::pt {
+
+namespace {
+
+// A PSB may sit in a trace that holds nothing to decode after it (the decoder then reports the
+// end of the stream instead of a sync): look for the packet's bytes themselves.
+bool HasPsb(const std::vector<uint8_t>& trace) {
+  static const uint8_t kPsb[] = {0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+                                 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82};
+  return std::search(trace.begin(), trace.end(), std::begin(kPsb), std::end(kPsb)) != trace.end();
+}
+
+}  // namespace
 
 Result<FlowSummary> DecodeFlow(const std::vector<uint8_t>& trace, const ImageSet& images,
                                const FlowRequest& request, EventSink& sink) {
@@ -34,7 +48,7 @@ Result<FlowSummary> DecodeFlow(const std::vector<uint8_t>& trace, const ImageSet
   summary.blocks = model.counts().blocks;
   summary.insns = model.counts().insns;
   summary.gaps = model.counts().gaps;
-  summary.synced = decoder.synced();
+  summary.has_psb = decoder.synced() || HasPsb(trace);
   return summary;
 }
 

@@ -24,7 +24,7 @@ struct FlowSummary {
   uint64_t blocks = 0;
   uint64_t insns = 0;
   uint64_t gaps = 0;
-  bool synced = false;  // the decoder found at least one PSB
+  bool has_psb = false;  // the trace holds at least one PSB (else it is not Intel PT at all)
   std::vector<std::string> warnings;  // e.g. a CPU libipt knows no errata for
 };
 

@@ -25,6 +25,7 @@ struct DecodeOptions {
   std::string pt;
   std::vector<std::string> raw;
   std::vector<std::string> elf;
+  std::vector<std::string> addr_filters;
   std::string cpu;
   std::optional<uint64_t> mtc_freq;
   std::optional<uint64_t> nom_freq;
@@ -38,6 +39,26 @@ struct DecodeOptions {
 int UsageError(const std::string& message) {
   std::fprintf(stderr, "ptprof: decode: %s\n", message.c_str());
   return kExitUsage;
+}
+
+// "N:CFG:FROM-TO" (IA32_RTIT_CTL.ADDRn_CFG and IA32_RTIT_ADDRn_A/B, C notation) into `params`.
+Status ParseAddrFilter(const std::string& text, pt::PtParams& params) {
+  auto bad = [&] {
+    return Fail("--addr-filter " + text + ": expected N:CFG:FROM-TO (N 0-3, CFG 0-15)");
+  };
+  size_t first = text.find(':');
+  size_t second = first == std::string::npos ? first : text.find(':', first + 1);
+  if (second == std::string::npos) return bad();
+  size_t dash = text.find('-', second + 1);
+  if (dash == std::string::npos) return bad();
+  auto n = pt::ParseUnsigned(text.substr(0, first), "--addr-filter", 3);
+  auto cfg = pt::ParseUnsigned(text.substr(first + 1, second - first - 1), "--addr-filter", 15);
+  auto from = pt::ParseUnsigned(text.substr(second + 1, dash - second - 1), "--addr-filter",
+                                UINT64_MAX);
+  auto to = pt::ParseUnsigned(text.substr(dash + 1), "--addr-filter", UINT64_MAX);
+  if (!n || !cfg || !from || !to) return bad();
+  params.filter[*n] = pt::AddrFilter{static_cast<uint8_t>(*cfg), *from, *to};
+  return {};
 }
 
 // Forwards to the writer and remembers the first gap, for the closing warning.
@@ -72,6 +93,9 @@ int RunDecode(const DecodeOptions& options) {
   if (!options.cpu.empty()) {
     if (auto st = pt::ParseCpu(options.cpu, "--cpu", request.params); !st)
       return UsageError(st.error().message);
+  }
+  for (const std::string& text : options.addr_filters) {
+    if (auto st = ParseAddrFilter(text, request.params); !st) return UsageError(st.error().message);
   }
   if (options.mtc_freq) request.params.mtc_freq = static_cast<uint8_t>(*options.mtc_freq);
   if (options.nom_freq) request.params.nom_freq = static_cast<uint8_t>(*options.nom_freq);
@@ -109,7 +133,7 @@ int RunDecode(const DecodeOptions& options) {
   if (!summary) return ReportBadInput(trace_file + ": " + summary.error().message);
   for (const std::string& warning : summary->warnings)
     std::fprintf(stderr, "ptprof: warning: %s\n", warning.c_str());
-  if (!summary->synced)
+  if (!summary->has_psb)
     return ReportBadInput(trace_file + ": offset 0x0: no PSB found: not an Intel PT trace");
   if (watch.first()) {
     const TraceGap& gap = *watch.first();
@@ -142,6 +166,8 @@ Command AddDecodeCommand(CLI::App& parent) {
       ->check(CLI::Range(uint64_t{0}, uint64_t{UINT32_MAX}));
   app->add_option("--cpuid-0x15.ebx", options->cpuid_0x15_ebx, "CPUID[0x15].EBX (TSC:CTC numerator)")
       ->check(CLI::Range(uint64_t{0}, uint64_t{UINT32_MAX}));
+  app->add_option("--addr-filter", options->addr_filters,
+                  "address filter N:CFG:FROM-TO as configured when recording (repeatable)");
   auto* insn = app->add_flag("--insn", options->insn, "one record per instruction");
   auto* blocks = app->add_flag("--blocks", options->blocks, "one record per block (default)");
   insn->excludes(blocks);

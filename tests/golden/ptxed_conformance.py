@@ -5,6 +5,10 @@ Data sets from $SHARED_TESTDATA (see its INDEX.md):
   libipt      every row of libipt/generated/MANIFEST.tsv whose ptxed_check is `pass`: the row's
               ptxed command with `ptxed` replaced by `$PTPROF decode --format ptxed`, run in the
               row's directory, against the row's <test>-ptxed*.exp;
+  model       the same rows decoded natively (`ptprof decode --insn` and `--blocks`, JSONL, i.e.
+              through the model's Instruction and ExecBlock events): the instruction addresses,
+              in order, must be those ptxed lists (blocks expanded with the instruction sizes);
+              for rows run with --quiet, the instruction count must match ptxed's `insn:` line;
   dynamorio   the real Skylake trace test_simple.raw/pt.bin with its program `hello`, loaded as an
               ELF and as a raw code segment, against ptxed 2.0.5's listings in
               dynamorio/reference-libipt-2.0.5/ (with disassembly, and with --time/--stat).
@@ -14,6 +18,7 @@ not significant. Prints each failing case with a short diff, then per-set and ov
 """
 
 import difflib
+import json
 import os
 import re
 import shlex
@@ -124,6 +129,110 @@ def run_libipt(tally, ptprof, root):
                  expectations[0].read_text())
 
 
+# ptxed options that carry over to the native command, with the number of values they take.
+NATIVE_OPTIONS = {"--raw": 1, "--elf": 1, "--cpu": 1, "--pt": 1, "--mtc-freq": 1, "--nom-freq": 1,
+                  "--cpuid-0x15.eax": 1, "--cpuid-0x15.ebx": 1}
+FILTER_OPTION = re.compile(r"--filter:addr([0-3])_(cfg|a|b)$")
+LISTED_INSN = re.compile(r"^(\? )?([0-9a-f]{16})$")
+INSN_STAT = re.compile(r"^insn:\s+(\d+)\.$", re.M)
+
+
+def native_args(command):
+    """The native `ptprof decode` arguments equivalent to a ptxed command line."""
+    args, filters, i = [], {}, 1
+    while i < len(command):
+        arg = command[i]
+        match = FILTER_OPTION.match(arg)
+        if match:
+            filters.setdefault(int(match.group(1)), {})[match.group(2)] = command[i + 1]
+            i += 2
+        elif arg in NATIVE_OPTIONS:
+            args += command[i:i + 1 + NATIVE_OPTIONS[arg]]
+            i += 1 + NATIVE_OPTIONS[arg]
+        else:
+            i += 1
+    for n, f in sorted(filters.items()):
+        args += ["--addr-filter", "%d:%s:%s-%s" % (n, f.get("cfg", "0"), f.get("a", "0"),
+                                                   f.get("b", "0"))]
+    return args
+
+
+def model_insns(ptprof, args, cwd):
+    """Instruction addresses from --insn and from expanded --blocks, or an error string."""
+    def decode(extra):
+        result = subprocess.run([ptprof, "decode", "--format", "jsonl"] + extra + args, cwd=cwd,
+                                capture_output=True, timeout=120)
+        if result.returncode != 0:
+            raise RuntimeError("exit status %d: %s" % (
+                result.returncode, result.stderr.decode("utf-8", "replace").strip()))
+        return [json.loads(line) for line in result.stdout.decode().splitlines()]
+    insns = [r for r in decode(["--insn"]) if "iclass" in r]
+    from_insns = [int(r["ip"], 16) for r in insns]
+    sizes = {int(r["ip"], 16): r["size"] for r in insns}
+    from_blocks = []
+    for block in decode(["--blocks"]):
+        if "first_ip" not in block:
+            continue
+        ip = int(block["first_ip"], 16)
+        for k in range(block["insns"]):
+            from_blocks.append(ip)
+            if k + 1 < block["insns"]:
+                ip += sizes.get(ip, 0)
+        if ip != int(block["last_ip"], 16):
+            from_blocks.append("block not contiguous: %s" % block)
+    return from_insns, from_blocks
+
+
+def run_model(tally, ptprof, root):
+    base = root / "libipt"
+    manifest = base / "generated" / "MANIFEST.tsv"
+    if not manifest.exists():
+        return
+    lines = manifest.read_text().splitlines()
+    header = lines[0].split("\t")
+    for line in lines[1:]:
+        row = dict(zip(header, line.split("\t")))
+        if row.get("ptxed_check") != "pass":
+            continue
+        command = shlex.split(row["ptxed_cmd"])
+        name = "%s [%s]" % (row["test"], row["cpu"])
+        reason = known_exception(command)
+        if reason:
+            tally.add("model", "skipped")
+            continue
+        directory = base / row["dir"]
+        expectations = sorted(directory.glob(row["test"] + "-ptxed*.exp"))
+        if len(expectations) != 1:
+            continue  # reported by run_libipt
+        expected = expectations[0].read_text()
+        args = native_args(command)
+        try:
+            from_insns, from_blocks = model_insns(ptprof, args, directory)
+        except (RuntimeError, subprocess.TimeoutExpired) as error:
+            tally.add("model", "failed")
+            print("FAIL model %s (%s): %s" % (name, " ".join(args), error))
+            continue
+        if "--quiet" in command or "-q" in command:
+            stat = INSN_STAT.search(expected)
+            want = int(stat.group(1)) if stat else None
+            problems = [] if want is None else [
+                "%s: %d instructions, ptxed counted %d" % (how, len(got), want)
+                for how, got in (("--insn", from_insns), ("--blocks", from_blocks))
+                if len(got) != want]
+        else:
+            want = [int(m.group(2), 16) for m in
+                    (LISTED_INSN.match(l.strip()) for l in expected.splitlines()) if m]
+            problems = ["%s: %s" % (how, short_diff("\n".join(map(str, got)),
+                                                      "\n".join(map(str, want))))
+                        for how, got in (("--insn", from_insns), ("--blocks", from_blocks))
+                        if got != want]
+        if problems:
+            tally.add("model", "failed")
+            print("FAIL model %s (%s):\n    %s" % (name, " ".join(args), "\n    ".join(problems)))
+        else:
+            tally.add("model", "passed")
+
+
 def run_dynamorio(tally, ptprof, root):
     trace_dir = root / "dynamorio/clients/drcachesim/drpt2trace/test_simple.raw"
     references = root / "dynamorio/reference-libipt-2.0.5"
@@ -150,6 +259,7 @@ def main():
         return 77
     tally = Tally()
     run_libipt(tally, ptprof, root)
+    run_model(tally, ptprof, root)
     run_dynamorio(tally, ptprof, root)
     for dataset, counts in tally.counts.items():
         print("%s: %d passed, %d failed, %d skipped"
