@@ -199,14 +199,74 @@ void EventWriter::WriteText(const TraceEvent& event) {
             if (!g.detail.empty()) std::fprintf(out_, ": %s", g.detail.c_str());
             std::fprintf(out_, "]\n");
           },
-          [&](const auto& other) {
-            (void)other;
-            // Every other event prints as its JSON body in brackets: compact and unambiguous.
-            std::string json = EventToJson(event);
-            std::fprintf(out_, "%s[%s]\n", prefix.c_str(), json.c_str());
+          [&](const auto&) {
+            std::fprintf(out_, "%s[%s]\n", prefix.c_str(), EventText(event).c_str());
           },
       },
       event.body);
+}
+
+std::string EventWriter::EventText(const TraceEvent& event) const {
+  // The event's JSONL name, what it carries, then where it happened.
+  std::string text = EventName(event);
+  char buf[96];
+  bool has_ip = false;
+  uint64_t ip = 0;
+  std::visit(
+      Overloaded{
+          [&](const TraceToggle& t) {
+            has_ip = t.has_ip;
+            ip = t.ip;
+          },
+          [&](const ModeChange& m) {
+            text += std::string(" ") + ExecModeName(m.mode);
+            has_ip = m.has_ip;
+            ip = m.ip;
+          },
+          [&](const ContextSwitch& c) {
+            if (c.kind == ContextSwitch::Kind::kPaging) {
+              std::snprintf(buf, sizeof buf, " cr3 0x%" PRIx64 "%s", c.value, c.non_root ? " nr" : "");
+              text += buf;
+            } else if (c.kind == ContextSwitch::Kind::kVmcs) {
+              std::snprintf(buf, sizeof buf, " base 0x%" PRIx64, c.value);
+              text += buf;
+            }
+            if (c.next_pid != kUnknownId) text += " pid " + std::to_string(c.next_pid);
+            if (c.next_tid != kUnknownId) text += " tid " + std::to_string(c.next_tid);
+            has_ip = c.has_ip;
+            ip = c.ip;
+          },
+          [&](const PowerEvent& p) {
+            if (p.kind == PowerEvent::Kind::kMwait) {
+              std::snprintf(buf, sizeof buf, " hints 0x%x ext 0x%x", p.hints, p.ext);
+            } else if (p.kind == PowerEvent::Kind::kExecStop) {
+              buf[0] = '\0';
+            } else {
+              std::snprintf(buf, sizeof buf, " 0x%" PRIx64, p.value);
+            }
+            text += buf;
+            has_ip = p.has_ip;
+            ip = p.ip;
+          },
+          [&](const Marker& m) {
+            if (m.kind == Marker::Kind::kPtwrite || m.kind == Marker::Kind::kMaintenance) {
+              std::snprintf(buf, sizeof buf, " 0x%" PRIx64, m.value);
+              text += buf;
+            }
+            if (!m.label.empty()) text += " " + m.label;
+            has_ip = m.has_ip;
+            ip = m.ip;
+          },
+          [&](const auto&) {},
+      },
+      event.body);
+  if (has_ip) {
+    std::snprintf(buf, sizeof buf, " ip 0x%" PRIx64, ip);
+    text += buf;
+    std::string sym = Symbol(ip);
+    if (!sym.empty()) text += " " + sym;
+  }
+  return text;
 }
 
 void EventWriter::OnEnd() { std::fflush(out_); }

@@ -29,6 +29,8 @@ class EventWriter : public EventSink {
 
  private:
   std::string Symbol(uint64_t ip) const;
+  // "enabled ip 0x401000 <_start>", "exec_mode 64-bit", "paging cr3 0x1000": a non-flow event.
+  std::string EventText(const TraceEvent& event) const;
   void WriteText(const TraceEvent& event);
   void WriteJsonl(const TraceEvent& event);
 

@@ -71,3 +71,26 @@ TEST_CASE("JSON strings escape control characters") {
   CHECK(JsonString("a\tb\x01") == "\"a\\tb\\u0001\"");
   CHECK(HexAddress(0) == "0x0");
 }
+
+TEST_CASE("text output names other events with their payload, IP and symbol") {
+  EventWriterOptions opt;
+  opt.symbolize = [](uint64_t ip) { return ip == 0x401000 ? std::string("_start") : std::string(); };
+  TraceEvent enabled{EventHeader{}, TraceToggle{TraceToggle::Kind::kEnabled, 0x401000, true}};
+  CHECK(Capture(opt, enabled) == "[enabled ip 0x401000 <_start>]\n");
+  TraceEvent disabled{EventHeader{}, TraceToggle{TraceToggle::Kind::kDisabled, 0, false}};
+  CHECK(Capture(opt, disabled) == "[disabled]\n");
+  ModeChange mode;
+  mode.mode = ExecMode::k64Bit;
+  CHECK(Capture(opt, TraceEvent{EventHeader{}, mode}) == "[exec_mode 64-bit]\n");
+  ContextSwitch paging;
+  paging.kind = ContextSwitch::Kind::kPaging;
+  paging.value = 0x1000;
+  CHECK(Capture(opt, TraceEvent{EventHeader{}, paging}) == "[paging cr3 0x1000]\n");
+  Marker ptw;
+  ptw.kind = Marker::Kind::kPtwrite;
+  ptw.value = 0xabcd;
+  CHECK(Capture(opt, TraceEvent{EventHeader{}, ptw}) == "[ptwrite 0xabcd]\n");
+  PowerEvent cbr;
+  cbr.value = 0x1f;
+  CHECK(Capture(opt, TraceEvent{EventHeader{}, cbr}) == "[cbr 0x1f]\n");
+}
