@@ -1,9 +1,11 @@
 // ptprof dump: the Intel PT packets of a raw trace, as text or JSON Lines. The ptdump-compatible
 // format (`--format ptdump`) has its own front end in ptdump_compat.cc.
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -11,6 +13,7 @@
 #include "decoders/pt/pt_params.h"
 #include "sideband/file_bytes.h"
 #include "src/cli/command.h"
+#include "src/pipeline/input_kind.h"
 
 namespace ptprof::cli {
 
@@ -71,6 +74,13 @@ int RunDump(const DumpOptions& options) {
   auto bytes = ReadFileBytes(options.input);
   if (!bytes) return ReportBadInput(bytes.error().message);
   if (bytes->empty()) return ReportBadInput(options.input + ": offset 0x0: empty file");
+  // Containers that `dump` cannot open yet get a clearer message than "no PSB found".
+  const std::vector<uint8_t> head(bytes->begin(),
+                                  bytes->begin() + std::min<size_t>(bytes->size(), 4096));
+  const InputKind kind = ClassifyBytes(head);
+  if (kind != InputKind::kRawPt && kind != InputKind::kUnknown)
+    return ReportBadInput(options.input + ": offset 0x0: this is " + InputKindName(kind) +
+                          ", not a raw Intel PT stream (dump reads raw PT only for now)");
 
   std::string pending;
   auto flush = [&pending] {
