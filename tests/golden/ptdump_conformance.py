@@ -10,6 +10,8 @@ Runs three data sets from $SHARED_TESTDATA (see its INDEX.md):
   jsonl       ptprof's own `dump --format jsonl` on the same inputs (plain listings only): the
               offset, name and payload of every packet, and every gap record, must agree with the
               ptdump reference line for line.
+It also checks the command-line contract of `ptprof dump` on tiny made-up inputs (exit status
+and the one-line error of empty, missing, PSB-less and damaged traces, usage errors).
 Outputs are compared the way libipt's test script compares them (`diff -ub`): runs of blanks and
 trailing blanks do not matter. Prints one line per failing case with the first differences, then a
 summary; exits 0 only when every case passes, 77 (skip) when the test data is absent.
@@ -23,6 +25,7 @@ import re
 import shlex
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 # Known exceptions: cases not run, with the reason. Keep this list short.
@@ -217,24 +220,87 @@ def run_perf(tally, ptprof, root):
                     stream.parent, expected)
 
 
+PSB = bytes([0x02, 0x82] * 8)
+PSBEND = bytes([0x02, 0x23])
+BAD_OPCODE = bytes([0x02, 0x00])
+
+
+def run_cli(tally, ptprof):
+    """Exit status, stderr and gap records of `ptprof dump` on small inputs."""
+    with tempfile.TemporaryDirectory() as scratch:
+        scratch = Path(scratch)
+        files = {
+            "empty": b"",
+            "zeros": bytes(64),
+            "damaged": PSB + PSBEND + BAD_OPCODE + PSB + PSBEND,
+        }
+        for name, data in files.items():
+            (scratch / name).write_bytes(data)
+        cases = [
+            # (name, arguments, exit status, text expected in stderr, text expected in stdout)
+            ("empty file", ["dump", "empty"], 1, "empty: offset 0x0: empty file", ""),
+            ("missing file", ["dump", "missing"], 1, "ptprof: missing: cannot open", ""),
+            ("no PSB", ["dump", "zeros"], 1, "zeros: offset 0x0: no PSB found", ""),
+            ("damaged, jsonl", ["dump", "--format", "jsonl", "damaged"], 0, "1 decode error",
+             '{"offset":18,"event":"gap","reason":"desync","detail":"unknown opcode"}'),
+            ("damaged, text", ["dump", "damaged"], 0, "1 decode error",
+             "0000000000000012  [gap: desync: unknown opcode]"),
+            ("damaged, ptdump", ["dump", "--format", "ptdump", "damaged"], 0, "",
+             "[12: error decoding packet: unknown opcode]"),
+            ("bad format", ["dump", "--format", "xml", "damaged"], 2, "xml", ""),
+            ("bad mtc-freq", ["dump", "--mtc-freq", "99", "damaged"], 2, "--mtc-freq", ""),
+            ("sideband option", ["dump", "--format", "ptdump", "--sb:compact", "damaged"], 2,
+             "--sb:compact", ""),
+            ("time and tcal", ["dump", "--format", "ptdump", "--time", "--tcal", "damaged"], 2,
+             "--time or --tcal", ""),
+            ("ptdump help", ["dump", "--format", "ptdump", "--help"], 0, "", "--no-wall-clock"),
+        ]
+        for name, args, status, stderr_text, stdout_text in cases:
+            result = subprocess.run([ptprof] + args, cwd=scratch, capture_output=True, timeout=60)
+            stderr = result.stderr.decode(errors="replace")
+            stdout = result.stdout.decode(errors="replace")
+            problems = []
+            if result.returncode != status:
+                problems.append("exit status %d, expected %d" % (result.returncode, status))
+            if stderr_text not in stderr:
+                problems.append("stderr %r lacks %r" % (stderr.strip(), stderr_text))
+            if stdout_text not in stdout:
+                problems.append("stdout lacks %r" % stdout_text)
+            if status == 1 and len(stderr.strip().splitlines()) != 1:
+                problems.append("expected one line on stderr, got %r" % stderr.strip())
+            if problems:
+                tally.add("cli", "failed")
+                print("FAIL cli %s: %s" % (name, "; ".join(problems)))
+            else:
+                tally.add("cli", "passed")
+
+
+def summarise(tally):
+    for dataset, counts in tally.counts.items():
+        print("%s: %d passed, %d failed, %d skipped"
+              % (dataset, counts["passed"], counts["failed"], counts["skipped"]))
+    print("%d passed, %d failed, %d skipped"
+          % (tally.total("passed"), tally.total("failed"), tally.total("skipped")))
+
+
 def main():
     ptprof = os.environ.get("PTPROF")
     root = Path(os.environ.get("SHARED_TESTDATA", ""))
     if not ptprof:
         print("PTPROF is not set")
         return 2
+    tally = Tally()
+    run_cli(tally, ptprof)
     if not os.environ.get("SHARED_TESTDATA") or not root.is_dir():
+        summarise(tally)
+        if tally.total("failed"):
+            return 1
         print("SKIP: shared test data not found at '%s'" % root)
         return 77
-    tally = Tally()
     run_libipt(tally, ptprof, root)
     run_dynamorio(tally, ptprof, root)
     run_perf(tally, ptprof, root)
-    for dataset, counts in tally.counts.items():
-        print("%s: %d passed, %d failed, %d skipped"
-              % (dataset, counts["passed"], counts["failed"], counts["skipped"]))
-    print("%d passed, %d failed, %d skipped"
-          % (tally.total("passed"), tally.total("failed"), tally.total("skipped")))
+    summarise(tally)
     return 0 if tally.total("failed") == 0 else 1
 
 
