@@ -118,3 +118,13 @@ TEST_CASE("an unknown CPU is reported and decoded without errata") {
   REQUIRE(known);
   CHECK(known->ErrataError() == 0);
 }
+
+TEST_CASE("--cpu auto reads this machine's CPU") {
+  const auto trace = Encode({Psb(), PsbEnd()});
+  PtParams params;
+  params.cpu_auto = true;
+  auto reader = PacketReader::Create(trace, params);
+  REQUIRE(reader);
+  DecodeError error;
+  CHECK(reader->SyncForward(error) == ReadStatus::kOk);
+}

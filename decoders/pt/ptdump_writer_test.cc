@@ -125,3 +125,14 @@ TEST_CASE("--no-cyc hides CYC and --no-pad hides PAD") {
         "0000000000000000  psb\n"
         "0000000000000010  psbend\n");
 }
+
+TEST_CASE("tracking values are cut to ptdump's 16-character column") {
+  // TMA places the TSC 0x1ff ticks after a CTC edge, but the TSC was 0: the estimate wraps below
+  // zero and the delta needs 17 characters, of which ptdump shows 16.
+  const auto trace = Encode({Psb(), PsbEnd(), Tsc(0), Tma(0, 0x1ff), Mtc(1)});
+  PtdumpOptions options;
+  options.track_time = options.show_time = options.time_as_delta = true;
+  const std::string listing = Dump(trace, Timing(0, 1, 1), options);
+  CHECK(listing.find("mtc        1                         tsc  +fffffffffffffe0\n") !=
+        std::string::npos);
+}
