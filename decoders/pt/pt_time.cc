@@ -139,7 +139,7 @@ TimeStatus TimeTracker::TrimCycToPeriod(uint64_t& cycles, uint64_t fcr) const {
   status = CtcToTsc(delta, params_, ticks);
   if (status != TimeStatus::kOk) return status;
   // The cycles that belong to the earlier MTC periods, at the calibrated rate. If the payload is
-  // smaller, give all of it to the earlier periods: running slow is better than running fast.
+  // smaller, the earlier periods take all of it: an estimate that lags is the lesser evil.
   const uint64_t earlier = (ticks << kFcrShift) / fcr;
   cycles = cycles < earlier ? 0 : cycles - earlier;
   return TimeStatus::kOk;

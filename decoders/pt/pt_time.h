@@ -58,6 +58,8 @@ class TimeTracker {
   // The estimated TSC; kNoTime (with `tsc` still set to the relative estimate) before any TSC.
   TimeStatus Query(uint64_t& tsc) const;
 
+  // The last core:bus ratio (CBR packet), 0 before the first.
+  uint8_t core_bus_ratio() const { return have_cbr_ ? cbr_ : 0; }
   uint32_t lost_mtc() const { return lost_mtc_; }
   uint32_t lost_cyc() const { return lost_cyc_; }
 

@@ -76,6 +76,9 @@ TEST_CASE("misplaced TMAs and a missing CTC ratio are errors") {
   unconfigured.OnTma(0x18, 0x8);
   CHECK(unconfigured.OnMtc(0x2) == TimeStatus::kBadConfig);
   CHECK(unconfigured.OnCbr(0) == TimeStatus::kBadPacket);
+  CHECK(unconfigured.core_bus_ratio() == 0);
+  CHECK(unconfigured.OnCbr(0x24) == TimeStatus::kOk);
+  CHECK(unconfigured.core_bus_ratio() == 0x24);
 }
 
 TEST_CASE("CYC adds calibrated cycles, and is lost without calibration") {
