@@ -45,6 +45,10 @@ int Main(int argc, char** argv) {
   app.name("ptprof");
   app.set_version_flag("--version", std::string("ptprof ") + PTPROF_VERSION);
   app.require_subcommand(1);
+  // Usage errors are one line, like every other error.
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return std::string("ptprof: ") + e.what() + " (see --help)\n";
+  });
   std::vector<Command> commands = {AddInfoCommand(app), AddDumpCommand(app), AddDecodeCommand(app)};
   try {
     app.parse(argc, argv);
