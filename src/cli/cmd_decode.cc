@@ -25,6 +25,8 @@ struct DecodeOptions {
   std::string pt;
   std::vector<std::string> raw;
   std::vector<std::string> elf;
+  // Each image as given: true for --elf, in command-line order (later images hide earlier ones).
+  std::vector<bool> image_order;
   std::vector<std::string> addr_filters;
   std::string cpu;
   std::optional<uint64_t> mtc_freq;
@@ -105,15 +107,19 @@ int RunDecode(const DecodeOptions& options) {
     request.params.cpuid_0x15_ebx = static_cast<uint32_t>(*options.cpuid_0x15_ebx);
 
   ImageSet images;
-  for (const std::string& text : options.elf) {
-    auto spec = ParseElfImageSpec(text);
-    if (!spec) return UsageError(spec.error().message);
-    if (auto st = images.AddElf(*spec); !st) return ReportBadInput(st.error().message);
-  }
-  for (const std::string& text : options.raw) {
-    auto spec = ParseRawImageSpec(text);
-    if (!spec) return UsageError(spec.error().message);
-    if (auto st = images.AddRaw(*spec); !st) return ReportBadInput(st.error().message);
+  size_t next_elf = 0, next_raw = 0;
+  for (bool elf : options.image_order) {
+    if (elf) {
+      if (next_elf >= options.elf.size()) break;
+      auto spec = ParseElfImageSpec(options.elf[next_elf++]);
+      if (!spec) return UsageError(spec.error().message);
+      if (auto st = images.AddElf(*spec); !st) return ReportBadInput(st.error().message);
+    } else {
+      if (next_raw >= options.raw.size()) break;
+      auto spec = ParseRawImageSpec(options.raw[next_raw++]);
+      if (!spec) return UsageError(spec.error().message);
+      if (auto st = images.AddRaw(*spec); !st) return ReportBadInput(st.error().message);
+    }
   }
 
   auto trace = ReadFileBytes(trace_file);
@@ -153,9 +159,9 @@ Command AddDecodeCommand(CLI::App& parent) {
       "decode", "Decode the instruction flow of an Intel PT trace (blocks or instructions)");
   app->add_option("input", options->input, "raw Intel PT trace file");
   app->add_option("--pt", options->pt, "raw Intel PT trace file (instead of the argument)");
-  app->add_option("--raw", options->raw,
+  CLI::Option* raw = app->add_option("--raw", options->raw,
                   "code image FILE:ADDR, FILE:OFFSET:ADDR or FILE:FROM-TO:ADDR (repeatable)");
-  app->add_option("--elf", options->elf,
+  CLI::Option* elf = app->add_option("--elf", options->elf,
                   "ELF image FILE[:BASE], BASE relocates its lowest segment (repeatable)");
   app->add_option("--cpu", options->cpu, "recording CPU FAMILY/MODEL[/STEPPING], none or auto");
   app->add_option("--mtc-freq", options->mtc_freq, "IA32_RTIT_CTL.MTCFreq")
@@ -174,7 +180,15 @@ Command AddDecodeCommand(CLI::App& parent) {
   app->add_option("--format", options->format,
                   "text, jsonl, or ptxed (libipt ptxed's options and output; see docs/decode.md)")
       ->check(CLI::IsMember({"text", "jsonl"}));
-  return {app, [options] { return RunDecode(*options); }};
+  return {app, [options, app, raw, elf] {
+            // CLI11 keeps each option's values apart; its parse order restores how --raw and
+            // --elf interleave, which decides which image wins where they overlap.
+            for (const CLI::Option* option : app->parse_order()) {
+              if (option == raw) options->image_order.push_back(false);
+              if (option == elf) options->image_order.push_back(true);
+            }
+            return RunDecode(*options);
+          }};
 }
 
 }  // namespace ptprof::cli

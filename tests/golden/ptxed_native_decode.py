@@ -92,6 +92,21 @@ def main():
     c.check("text output has symbols and disassembly",
             status == 0 and "mov rsi, 0x402000" in out and "<_start+0xa>" in out, out)
 
+    # Images overlap in command-line order: the later one wins.
+    with tempfile.NamedTemporaryFile(suffix=".bin") as junk:
+        junk.write(b"\xcc" * 64)
+        junk.flush()
+        ips = {}
+        for order, args in (("raw first", ["--raw", junk.name + ":0x401000", "--elf", "hello"]),
+                            ("elf first", ["--elf", "hello", "--raw", junk.name + ":0x401000"])):
+            status, out, err = run(ptprof, ["pt.bin"] + args + PARAMETERS +
+                                   ["--insn", "--format", "jsonl"], trace_dir)
+            ips[order] = [int(r["ip"], 16) for r in jsonl(out) if "iclass" in r]
+        c.check("image order: an ELF given after a raw image hides it", ips["raw first"] == ptxed_ips,
+                str(ips["raw first"]))
+        c.check("image order: a raw image given after an ELF hides it",
+                ips["elf first"] != ptxed_ips, str(ips["elf first"]))
+
     # Error contract.
     status, out, err = run(ptprof, ["pt.bin", "--elf", "no-such-file"], trace_dir)
     c.check("missing image: exit 1, one line naming it",
