@@ -182,3 +182,21 @@ TEST_CASE("libipt events map onto the model") {
   ev.type = ptev_async_branch;
   CHECK_FALSE(EventToModel(ev, body));  // it ends the previous block instead
 }
+
+TEST_CASE("a trace cut in the middle of a packet ends with a truncation gap") {
+  std::vector<uint8_t> trace = SampleTrace();
+  size_t cut_at = trace.size();
+  PacketWriter psb;
+  psb.Psb();
+  trace.insert(trace.end(), psb.bytes().begin(), psb.bytes().begin() + 7);
+  Collect sink = Decode(trace, false);
+  REQUIRE_FALSE(sink.events.empty());
+  auto* gap = std::get_if<TraceGap>(&sink.events.back().body);
+  REQUIRE(gap);
+  CHECK(gap->reason == GapReason::kTruncated);
+  CHECK(sink.events.back().header.offset == cut_at);
+  CHECK(sink.Blocks().size() == 4);
+
+  Collect whole = Decode(SampleTrace(), false);
+  for (const auto& e : whole.events) CHECK_FALSE(std::holds_alternative<TraceGap>(e.body));
+}

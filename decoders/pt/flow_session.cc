@@ -1,6 +1,7 @@
 #include "decoders/pt/flow_session.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "decoders/pt/flow_config.h"
 #include "decoders/pt/flow_decoder.h"
@@ -17,6 +18,32 @@ bool HasPsb(const std::vector<uint8_t>& trace) {
   static const uint8_t kPsb[] = {0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
                                  0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82};
   return std::search(trace.begin(), trace.end(), std::begin(kPsb), std::end(kPsb)) != trace.end();
+}
+
+// Where the trace ends in the middle of a packet (the start of that packet), if it does. The flow
+// decoders just stop there; the model reports it as a truncation gap.
+std::optional<uint64_t> TruncatedPacketAt(const std::vector<uint8_t>& trace) {
+  pt_config config;
+  pt_config_init(&config);
+  config.begin = const_cast<uint8_t*>(trace.data());
+  config.end = config.begin + trace.size();
+  pt_packet_decoder* decoder = pt_pkt_alloc_decoder(&config);
+  if (!decoder) return std::nullopt;
+  std::optional<uint64_t> truncated;
+  // Packets before the last PSB were read by the flow decoder: start there.
+  if (pt_pkt_sync_backward(decoder) >= 0) {
+    for (;;) {
+      uint64_t offset = 0;
+      pt_pkt_get_offset(decoder, &offset);
+      pt_packet packet;
+      int status = pt_pkt_next(decoder, &packet, sizeof packet);
+      if (status >= 0) continue;
+      if (status == -pte_eos && offset < trace.size()) truncated = offset;
+      break;  // other damage was reported by the flow decoder
+    }
+  }
+  pt_pkt_free_decoder(decoder);
+  return truncated;
 }
 
 }  // namespace
@@ -44,10 +71,21 @@ Result<FlowSummary> DecodeFlow(const std::vector<uint8_t>& trace, const ImageSet
   FlowDecoder decoder(config, flow, trace, cache);
   if (auto st = decoder.Run(model); !st) return tl::unexpected(st.error());
   model.Finish();
+  if (auto at = TruncatedPacketAt(trace)) {
+    TraceGap gap;
+    gap.reason = GapReason::kTruncated;
+    gap.code = -pte_eos;
+    gap.detail = "the trace ends in the middle of a packet";
+    TraceEvent event{EventHeader{}, gap};
+    event.header.offset = *at;
+    event.header.cpu = request.cpu;
+    sink.OnEvent(event);
+    summary.gaps += 1;
+  }
   sink.OnEnd();
   summary.blocks = model.counts().blocks;
   summary.insns = model.counts().insns;
-  summary.gaps = model.counts().gaps;
+  summary.gaps += model.counts().gaps;
   summary.has_psb = decoder.synced() || HasPsb(trace);
   return summary;
 }

@@ -160,9 +160,11 @@ Command AddDecodeCommand(CLI::App& parent) {
   app->add_option("input", options->input, "raw Intel PT trace file");
   app->add_option("--pt", options->pt, "raw Intel PT trace file (instead of the argument)");
   CLI::Option* raw = app->add_option("--raw", options->raw,
-                  "code image FILE:ADDR, FILE:OFFSET:ADDR or FILE:FROM-TO:ADDR (repeatable)");
+                  "code image FILE:ADDR, FILE:OFFSET:ADDR or FILE:FROM-TO:ADDR (repeatable)")
+      ->allow_extra_args(false);
   CLI::Option* elf = app->add_option("--elf", options->elf,
-                  "ELF image FILE[:BASE], BASE relocates its lowest segment (repeatable)");
+                  "ELF image FILE[:BASE], BASE relocates its lowest segment (repeatable)")
+      ->allow_extra_args(false);
   app->add_option("--cpu", options->cpu, "recording CPU FAMILY/MODEL[/STEPPING], none or auto");
   app->add_option("--mtc-freq", options->mtc_freq, "IA32_RTIT_CTL.MTCFreq")
       ->check(CLI::Range(0, 15));
@@ -173,7 +175,8 @@ Command AddDecodeCommand(CLI::App& parent) {
   app->add_option("--cpuid-0x15.ebx", options->cpuid_0x15_ebx, "CPUID[0x15].EBX (TSC:CTC numerator)")
       ->check(CLI::Range(uint64_t{0}, uint64_t{UINT32_MAX}));
   app->add_option("--addr-filter", options->addr_filters,
-                  "address filter N:CFG:FROM-TO as configured when recording (repeatable)");
+                  "address filter N:CFG:FROM-TO as configured when recording (repeatable)")
+      ->allow_extra_args(false);
   auto* insn = app->add_flag("--insn", options->insn, "one record per instruction");
   auto* blocks = app->add_flag("--blocks", options->blocks, "one record per block (default)");
   insn->excludes(blocks);
