@@ -67,6 +67,7 @@ void ConfigureLikeXed(ZydisFormatter& f) {
   // XED's look: "mov rsi, 0x402000", "mov eax, dword ptr [rbp-0x4]", "jmp 0x401020".
   ZydisFormatterSetProperty(&f, ZYDIS_FORMATTER_PROP_HEX_UPPERCASE, ZYAN_FALSE);
   ZydisFormatterSetProperty(&f, ZYDIS_FORMATTER_PROP_FORCE_SIZE, ZYAN_TRUE);
+  ZydisFormatterSetProperty(&f, ZYDIS_FORMATTER_PROP_FORCE_RELATIVE_RIPREL, ZYAN_TRUE);
   ZydisFormatterSetProperty(&f, ZYDIS_FORMATTER_PROP_ADDR_PADDING_ABSOLUTE, ZYDIS_PADDING_DISABLED);
   ZydisFormatterSetProperty(&f, ZYDIS_FORMATTER_PROP_ADDR_PADDING_RELATIVE, ZYDIS_PADDING_DISABLED);
   ZydisFormatterSetProperty(&f, ZYDIS_FORMATTER_PROP_DISP_PADDING, ZYDIS_PADDING_DISABLED);
@@ -165,6 +166,11 @@ Result<std::string> X86Decoder::Format(const uint8_t* bytes, size_t size, ExecMo
     return Fail("cannot format instruction");
   std::string text(buf);
   if (insn.operand_count_visible == 0) text += ' ';
+  // XED writes an address computation without a size: "lea rsi, ptr [rip+0x2d5e]".
+  if (!att && insn.mnemonic == ZYDIS_MNEMONIC_LEA) {
+    size_t bracket = text.find(", [");
+    if (bracket != std::string::npos) text.insert(bracket + 2, "ptr ");
+  }
   return text;
 }
 
