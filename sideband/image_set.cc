@@ -1,49 +1,50 @@
 #include "sideband/image_set.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
+
+#include <sys/stat.h>
 
 #include "sideband/elf_image.h"
 #include "sideband/file_bytes.h"
 
 namespace ptprof {
 
+namespace {
+
+Result<uint64_t> FileSize(const std::string& file) {
+  struct stat st {};
+  if (stat(file.c_str(), &st) != 0) return Fail(file + ": cannot open: " + std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) return Fail(file + ": is a directory, expected a file");
+  return static_cast<uint64_t>(st.st_size);
+}
+
+}  // namespace
+
 Status ImageSet::AddRaw(const RawImageSpec& spec) {
-  auto whole = ReadFileBytes(spec.file);
-  if (!whole) return tl::unexpected(whole.error());
-  uint64_t file_size = whole->size();
-  if (spec.file_offset >= file_size)
+  auto file_size = FileSize(spec.file);
+  if (!file_size) return tl::unexpected(file_size.error());
+  if (spec.file_offset >= *file_size)
     return Fail(spec.file + ": offset " + std::to_string(spec.file_offset) +
-                " is not inside the file (" + std::to_string(file_size) + " bytes)");
-  uint64_t size = std::min<uint64_t>(spec.size, file_size - spec.file_offset);
-  ImageSection section;
-  section.file = spec.file;
-  section.file_offset = spec.file_offset;
-  section.size = size;
-  section.address = spec.address;
-  section.bytes.assign(whole->begin() + static_cast<long>(spec.file_offset),
-                       whole->begin() + static_cast<long>(spec.file_offset + size));
-  sections_.push_back(std::move(section));
+                " is not inside the file (" + std::to_string(*file_size) + " bytes)");
+  // A range reaching past the end of the file stops there, as libipt's image sections do.
+  uint64_t size = std::min<uint64_t>(spec.size, *file_size - spec.file_offset);
+  auto bytes = ReadFileRange(spec.file, spec.file_offset, size);
+  if (!bytes) return tl::unexpected(bytes.error());
+  sections_.push_back(ImageSection{spec.file, spec.file_offset, size, spec.address,
+                                   std::move(*bytes)});
   return {};
 }
 
 Status ImageSet::AddElf(const ElfImageSpec& spec) {
   auto elf = LoadElfImage(spec.file, spec.base);
   if (!elf) return tl::unexpected(elf.error());
-  auto whole = ReadFileBytes(spec.file);
-  if (!whole) return tl::unexpected(whole.error());
   for (const ElfSegment& seg : elf->segments) {
-    if (seg.file_offset > whole->size() || seg.file_size > whole->size() - seg.file_offset)
-      return Fail(spec.file + ": segment at file offset " + std::to_string(seg.file_offset) +
-                  " extends past the end of the file");
-    ImageSection section;
-    section.file = spec.file;
-    section.file_offset = seg.file_offset;
-    section.size = seg.file_size;
-    section.address = seg.address;
-    section.bytes.assign(whole->begin() + static_cast<long>(seg.file_offset),
-                         whole->begin() + static_cast<long>(seg.file_offset + seg.file_size));
-    sections_.push_back(std::move(section));
+    auto bytes = ReadFileRange(spec.file, seg.file_offset, seg.file_size);
+    if (!bytes) return tl::unexpected(bytes.error());
+    sections_.push_back(ImageSection{spec.file, seg.file_offset, seg.file_size, seg.address,
+                                     std::move(*bytes)});
   }
   for (Symbol& s : elf->symbols) symbols_.Add(std::move(s));
   return {};
