@@ -39,6 +39,10 @@ TEST_CASE("raw images map file ranges; later images hide earlier ones") {
   CHECK(set.Read(0x1040, buf, 1) == 0);
   CHECK(set.Read(0xfff, buf, 1) == 0);
   CHECK_FALSE(set.AddRaw(RawImageSpec{file, 64, UINT64_MAX, 0}));
+  REQUIRE(set.AddRaw(RawImageSpec{file, 0x30, 0x100, 0x9000}));  // stops at the end of the file
+  CHECK(set.sections().back().size == 0x10);
+  CHECK(set.Read(0x900f, buf, 4) == 1);
+  CHECK(buf[0] == 0x3f);
   auto missing = set.AddRaw(RawImageSpec{"/nonexistent.bin", 0, UINT64_MAX, 0});
   REQUIRE_FALSE(missing);
   CHECK(missing.error().message.find("/nonexistent.bin") == 0);
