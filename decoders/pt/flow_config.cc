@@ -5,20 +5,19 @@
 
 namespace ptprof::pt {
 
-Result<PtCpu> ReadHostCpu() {
+std::optional<PtCpu> ReadHostCpu() {
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-  if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx)) return Fail("--cpu auto: cpuid is not available");
+  if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx)) return std::nullopt;
   char vendor[13] = {};
   std::memcpy(vendor, &ebx, 4);
   std::memcpy(vendor + 4, &edx, 4);
   std::memcpy(vendor + 8, &ecx, 4);
-  if (std::strcmp(vendor, "GenuineIntel") != 0)
-    return Fail(std::string("--cpu auto: this is not an Intel CPU (") + vendor + ")");
+  if (std::strcmp(vendor, "GenuineIntel") != 0) return std::nullopt;
   __get_cpuid(1, &eax, &ebx, &ecx, &edx);
   PtCpu cpu;
   unsigned family = (eax >> 8) & 0xf;
   unsigned model = (eax >> 4) & 0xf;
-  if (family == 0xf) family += (eax >> 20) & 0xff;
+  if (family == 0xf) family += (eax >> 20) & 0xff;  // extended family
   if (family == 0x6 || family == 0xf) model += ((eax >> 16) & 0xf) << 4;
   cpu.family = static_cast<uint16_t>(family);
   cpu.model = static_cast<uint8_t>(model);
@@ -31,11 +30,7 @@ Status FillPtConfig(const PtParams& params, const FlowOptions& options, pt_confi
   errata_status = 0;
   pt_config_init(&config);
   std::optional<PtCpu> cpu = params.cpu;
-  if (params.cpu_auto) {
-    auto host = ReadHostCpu();
-    if (!host) return tl::unexpected(host.error());
-    cpu = *host;
-  }
+  if (params.cpu_auto) cpu = ReadHostCpu();
   if (cpu) {
     config.cpu.vendor = pcv_intel;
     config.cpu.family = cpu->family;

@@ -2,6 +2,7 @@
 // FlowConfig answers "how do we set up libipt's flow decoders for this trace?": it turns PtParams
 // (CPU, timing, address filters) and the decoder choices into a pt_config. Only decoders/pt sees it.
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include <intel-pt.h>
@@ -15,12 +16,13 @@ namespace ptprof::pt {
 
 // Fills `config` (everything but the trace buffer). Errata come from the CPU; when libipt does
 // not know the CPU, `errata_status` receives its negative error code and decoding goes on without
-// workarounds (as ptxed does). Fails only when "--cpu auto" cannot read the host CPU.
+// workarounds (as ptxed does). "--cpu auto" on a CPU that is not Intel's applies none either.
 Status FillPtConfig(const PtParams& params, const FlowOptions& options, pt_config& config,
                     int& errata_status);
 
-// The CPU this program runs on (what "--cpu auto" means), or an error on non-Intel hosts.
-Result<PtCpu> ReadHostCpu();
+// The CPU this program runs on (what "--cpu auto" means); nothing on other vendors' CPUs, for
+// which libipt knows no errata.
+std::optional<PtCpu> ReadHostCpu();
 
 }  // namespace ptprof::pt
 

@@ -16,6 +16,32 @@ tl::unexpected<PtxedParseError> BadInput(std::string message) {
   return tl::unexpected<PtxedParseError>(PtxedParseError{false, std::move(message)});
 }
 
+// ptxed's "--cpu": none, auto, or family/model[/stepping] with each part in C notation.
+Status ParsePtxedCpu(const std::string& text, PtParams& params) {
+  if (text == "none" || text == "auto") return ParseCpu(text, "--cpu", params);
+  const char* p = text.c_str();
+  long parts[3] = {0, 0, 0};
+  const long limits[3] = {UINT16_MAX, UINT8_MAX, UINT8_MAX};
+  int count = 0;
+  for (; count < 3; ++count) {
+    char* end = nullptr;
+    errno = 0;
+    parts[count] = std::strtol(p, &end, 0);
+    if (end == p || errno != 0 || parts[count] < 0 || parts[count] > limits[count]) break;
+    p = end;
+    if (*p != '/') {
+      ++count;
+      break;
+    }
+    ++p;
+  }
+  if (*p != '\0' || count < 2) return Fail("--cpu: cpu must be specified as f/m[/s]");
+  params.cpu = PtCpu{static_cast<uint16_t>(parts[0]), static_cast<uint8_t>(parts[1]),
+                     static_cast<uint8_t>(parts[2])};
+  params.cpu_auto = false;
+  return {};
+}
+
 // Reads left to right, keeping ptxed's rules about what may follow --pt.
 class PtxedArgParser {
  public:
@@ -128,7 +154,7 @@ class PtxedArgParser {
       if (auto st = BeforePt("--cpu"); !st) return st;
       auto value = Value(arg);
       if (!value) return tl::unexpected(value.error());
-      if (auto st = ParseCpu(*value, "--cpu", params_); !st)
+      if (auto st = ParsePtxedCpu(*value, params_); !st)
         return Usage("--cpu: cpu must be specified as f/m[/s], none or auto");
       return {};
     }

@@ -82,3 +82,19 @@ TEST_CASE("usage errors: unknown options, missing values, sideband") {
   CHECK(help->help);
   CHECK(PtxedHelp().find("--block:show-blocks") != std::string::npos);
 }
+
+TEST_CASE("--cpu takes C notation like ptxed") {
+  auto hex = Parse({"--cpu", "0x6/0x55/4", "--pt", "t.pt"});
+  REQUIRE(hex);
+  REQUIRE(hex->params.cpu);
+  CHECK(hex->params.cpu->family == 6);
+  CHECK(hex->params.cpu->model == 85);
+  CHECK(hex->params.cpu->stepping == 4);
+  auto none = Parse({"--cpu", "none", "--pt", "t.pt"});
+  REQUIRE(none);
+  CHECK_FALSE(none->params.cpu);
+  CHECK_FALSE(Parse({"--cpu", "6", "--pt", "t.pt"}));
+  CHECK_FALSE(Parse({"--cpu", "6/256", "--pt", "t.pt"}));
+  CHECK(Parse({"--cpu", "6/85/", "--pt", "t.pt"}));  // libipt takes an empty stepping as 0
+  CHECK_FALSE(Parse({"--cpu", "6/85/4/1", "--pt", "t.pt"}));
+}
