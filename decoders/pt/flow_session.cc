@@ -53,6 +53,7 @@ Result<FlowSummary> DecodeFlow(const std::vector<uint8_t>& trace, const ImageSet
   if (trace.empty()) return Fail("offset 0x0: the trace is empty");
   FlowOptions flow;
   flow.insn_decoder = request.insns;
+  flow.tick_events = request.ticks;
   // Ending blocks at every call and jump keeps each block one contiguous run of instructions,
   // which is what the model's ExecBlock promises.
   flow.end_on_call = true;

@@ -17,6 +17,7 @@ namespace ptprof::pt {
 struct FlowRequest {
   PtParams params;
   bool insns = false;        // instructions (libipt's instruction decoder) instead of blocks
+  bool ticks = false;        // a tick event at each timing packet
   int32_t cpu = kUnknownId;  // the CPU the trace was recorded on, for event headers
 };
 

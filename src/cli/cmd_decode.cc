@@ -35,6 +35,7 @@ struct DecodeOptions {
   std::optional<uint64_t> cpuid_0x15_ebx;
   bool insn = false;
   bool blocks = false;
+  bool ticks = false;
   std::string format = "text";
 };
 
@@ -91,6 +92,7 @@ int RunDecode(const DecodeOptions& options) {
 
   pt::FlowRequest request;
   request.insns = options.insn;
+  request.ticks = options.ticks;
   request.cpu = 0;  // a raw trace is one stream
   if (!options.cpu.empty()) {
     if (auto st = pt::ParseCpu(options.cpu, "--cpu", request.params); !st)
@@ -180,6 +182,7 @@ Command AddDecodeCommand(CLI::App& parent) {
   auto* insn = app->add_flag("--insn", options->insn, "one record per instruction");
   auto* blocks = app->add_flag("--blocks", options->blocks, "one record per block (default)");
   insn->excludes(blocks);
+  app->add_flag("--ticks", options->ticks, "report timing packets as tick events (at the IP)");
   app->add_option("--format", options->format,
                   "text, jsonl, or ptxed (libipt ptxed's options and output; see docs/decode.md)")
       ->check(CLI::IsMember({"text", "jsonl"}));

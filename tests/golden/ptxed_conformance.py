@@ -6,9 +6,11 @@ Data sets from $SHARED_TESTDATA (see its INDEX.md):
               ptxed command with `ptxed` replaced by `$PTPROF decode --format ptxed`, run in the
               row's directory, against the row's <test>-ptxed*.exp;
   model       the same rows decoded natively (`ptprof decode --insn` and `--blocks`, JSONL, i.e.
-              through the model's Instruction and ExecBlock events): the instruction addresses,
-              in order, must be those ptxed lists (blocks expanded with the instruction sizes);
-              for rows run with --quiet, the instruction count must match ptxed's `insn:` line;
+              through the model's events): with --insn, the sequence of instructions, events and
+              gaps must be the one ptxed lists (ptxed's `[interrupt]` is no event in the model: it
+              ends the interrupted block); with --blocks, the blocks expanded with the
+              instruction sizes must give ptxed's instruction addresses; for rows run with
+              --quiet, the instruction count must match ptxed's `insn:` line;
   dynamorio   the real Skylake trace test_simple.raw/pt.bin with its program `hello`, loaded as an
               ELF and as a raw code segment, against ptxed 2.0.5's listings in
               dynamorio/reference-libipt-2.0.5/ (with disassembly, and with --time/--stat).
@@ -130,7 +132,7 @@ def run_libipt(tally, ptprof, root):
 
 
 # ptxed options that carry over to the native command, with the number of values they take.
-NATIVE_OPTIONS = {"--raw": 1, "--elf": 1, "--cpu": 1, "--pt": 1, "--mtc-freq": 1, "--nom-freq": 1,
+NATIVE_OPTIONS = {"--event:tick": 0, "--raw": 1, "--elf": 1, "--cpu": 1, "--pt": 1, "--mtc-freq": 1, "--nom-freq": 1,
                   "--cpuid-0x15.eax": 1, "--cpuid-0x15.ebx": 1}
 FILTER_OPTION = re.compile(r"--filter:addr([0-3])_(cfg|a|b)$")
 LISTED_INSN = re.compile(r"^(\? )?([0-9a-f]{16})$")
@@ -146,6 +148,9 @@ def native_args(command):
         if match:
             filters.setdefault(int(match.group(1)), {})[match.group(2)] = command[i + 1]
             i += 2
+        elif arg == "--event:tick":
+            args.append("--ticks")
+            i += 1
         elif arg in NATIVE_OPTIONS:
             args += command[i:i + 1 + NATIVE_OPTIONS[arg]]
             i += 1 + NATIVE_OPTIONS[arg]
@@ -157,8 +162,49 @@ def native_args(command):
     return args
 
 
+# ptxed's event lines (after the optional time stamp) and the model's JSONL event names.
+PTXED_EVENTS = [("enabled", "enabled"), ("resumed", "resumed"), ("disabled", "disabled"),
+                ("overflow", "overflow"), ("aborted", "tsx_abort"),
+                ("begin transaction", "tsx_begin"), ("committed", "tsx_commit"),
+                ("paging", "paging"), ("vmcs", "vmcs"), ("exec mode", "exec_mode"),
+                ("stopped", "stop"), ("ptwrite", "ptwrite"), ("mnt", "mnt"), ("exstop", "exstop"),
+                ("mwait", "mwait"), ("pwre", "pwre"), ("pwrx", "pwrx"), ("tick", "tick"),
+                ("cbr", "cbr")]
+PTXED_ERROR = re.compile(r"^\[[0-9a-f?]+, [0-9a-f]+: (error|sync error): ")
+PTXED_EVENT = re.compile(r"^\[(?:[0-9a-f]{16}  )*(.*)\]$")
+
+
+def ptxed_sequence(text):
+    """ptxed's listing as tokens: 'insn ADDR', event names, 'gap'."""
+    tokens = []
+    for line in text.splitlines():
+        line = line.strip()
+        insn = LISTED_INSN.match(line)
+        if insn:
+            tokens.append("insn %x" % int(insn.group(2), 16))
+        elif PTXED_ERROR.match(line):
+            tokens.append("gap")
+        elif PTXED_EVENT.match(line):
+            body = PTXED_EVENT.match(line).group(1)
+            tokens += [name for text, name in PTXED_EVENTS if body.startswith(text)][:1]
+    return tokens
+
+
+def model_sequence(records):
+    """The model's JSONL records as the same tokens."""
+    tokens = []
+    for r in records:
+        if "iclass" in r:
+            tokens.append("insn %x" % int(r["ip"], 16))
+        elif r.get("event") == "gap":
+            tokens.append("overflow" if r.get("reason") == "overflow" else "gap")
+        elif "event" in r:
+            tokens.append(r["event"])
+    return tokens
+
+
 def model_insns(ptprof, args, cwd):
-    """Instruction addresses from --insn and from expanded --blocks, or an error string."""
+    """(token sequence from --insn, instruction addresses from --insn, from expanded --blocks)."""
     def decode(extra):
         result = subprocess.run([ptprof, "decode", "--format", "jsonl"] + extra + args, cwd=cwd,
                                 capture_output=True, timeout=120)
@@ -166,7 +212,9 @@ def model_insns(ptprof, args, cwd):
             raise RuntimeError("exit status %d: %s" % (
                 result.returncode, result.stderr.decode("utf-8", "replace").strip()))
         return [json.loads(line) for line in result.stdout.decode().splitlines()]
-    insns = [r for r in decode(["--insn"]) if "iclass" in r]
+    insn_records = decode(["--insn"])
+    sequence = model_sequence(insn_records)
+    insns = [r for r in insn_records if "iclass" in r]
     from_insns = [int(r["ip"], 16) for r in insns]
     sizes = {int(r["ip"], 16): r["size"] for r in insns}
     from_blocks = []
@@ -180,7 +228,7 @@ def model_insns(ptprof, args, cwd):
                 ip += sizes.get(ip, 0)
         if ip != int(block["last_ip"], 16):
             from_blocks.append("block not contiguous: %s" % block)
-    return from_insns, from_blocks
+    return sequence, from_insns, from_blocks
 
 
 def run_model(tally, ptprof, root):
@@ -207,7 +255,7 @@ def run_model(tally, ptprof, root):
         expected = expectations[0].read_text()
         args = native_args(command)
         try:
-            from_insns, from_blocks = model_insns(ptprof, args, directory)
+            sequence, from_insns, from_blocks = model_insns(ptprof, args, directory)
         except (RuntimeError, subprocess.TimeoutExpired) as error:
             tally.add("model", "failed")
             print("FAIL model %s (%s): %s" % (name, " ".join(args), error))
@@ -220,12 +268,15 @@ def run_model(tally, ptprof, root):
                 for how, got in (("--insn", from_insns), ("--blocks", from_blocks))
                 if len(got) != want]
         else:
-            want = [int(m.group(2), 16) for m in
-                    (LISTED_INSN.match(l.strip()) for l in expected.splitlines()) if m]
-            problems = ["%s: %s" % (how, short_diff("\n".join(map(str, got)),
-                                                      "\n".join(map(str, want))))
-                        for how, got in (("--insn", from_insns), ("--blocks", from_blocks))
-                        if got != want]
+            want_sequence = ptxed_sequence(expected)
+            want = [int(t[5:], 16) for t in want_sequence if t.startswith("insn ")]
+            problems = []
+            if sequence != want_sequence:
+                problems.append("--insn: " + short_diff("\n".join(sequence),
+                                                        "\n".join(want_sequence)))
+            if from_blocks != want:
+                problems.append("--blocks: " + short_diff("\n".join(map(str, from_blocks)),
+                                                          "\n".join(map(str, want))))
         if problems:
             tally.add("model", "failed")
             print("FAIL model %s (%s):\n    %s" % (name, " ".join(args), "\n    ".join(problems)))
