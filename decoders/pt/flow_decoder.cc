@@ -17,6 +17,7 @@ FlowDecoder::~FlowDecoder() {
 }
 
 Status FlowDecoder::Run(FlowObserver& observer) {
+  if (blk_ || insn_) return Fail("a flow decoder runs once");
   if (config_.begin == config_.end) return Fail("the trace is empty");
   if (options_.insn_decoder) {
     insn_ = pt_insn_alloc_decoder(&config_);
