@@ -132,9 +132,9 @@ X86Decoder::~X86Decoder() = default;
 Result<X86Insn> X86Decoder::Decode(const uint8_t* bytes, size_t size, ExecMode mode) const {
   const ZydisDecoder* dec = impl_->For(mode);
   if (!dec) return Fail(std::string("cannot decode x86 in mode ") + ExecModeName(mode));
+  // Length, class and branch displacement need no operand decoding, which is most of the cost.
   ZydisDecodedInstruction insn;
-  ZydisDecodedOperand operands[ZYDIS_MAX_OPERAND_COUNT];
-  ZyanStatus status = ZydisDecoderDecodeFull(dec, bytes, size, &insn, operands);
+  ZyanStatus status = ZydisDecoderDecodeInstruction(dec, nullptr, bytes, size, &insn);
   if (!ZYAN_SUCCESS(status)) return Fail("undecodable instruction");
   X86Insn out;
   out.length = insn.length;

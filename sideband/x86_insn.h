@@ -35,7 +35,7 @@ struct X86Insn {
   X86Kind kind = X86Kind::kOther;
   bool has_branch_disp = false;  // a relative branch: the target is ip + length + disp
   int64_t branch_disp = 0;
-  std::string mnemonic;          // lower-case, e.g. "call"
+  const char* mnemonic = "";     // lower-case, e.g. "call" (static storage)
 
   // The address of the next instruction when the branch (if any) is taken: ip + length (+ disp).
   uint64_t NextIp(uint64_t ip) const {

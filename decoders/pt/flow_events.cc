@@ -201,23 +201,50 @@ void FlowToModel::Resolve(Next next, uint64_t ip) {
       break;
     default: block.end = X86KindToBlockEnd(held_kind_); break;
   }
-  std::vector<TraceEvent> out;
-  out.swap(held_);
-  for (const TraceEvent& e : out) sink_.OnEvent(e);
+  for (const TraceEvent& e : held_) sink_.OnEvent(e);
+  held_.clear();
 }
 
-bool FlowToModel::LastInsn(const pt_block& block, X86Insn& insn) const {
-  uint8_t raw[pt_max_insn_size];
-  size_t size = 0;
-  if (block.truncated) {
-    size = block.size <= sizeof raw ? block.size : 0;
-    std::memcpy(raw, block.raw, size);
-  } else {
-    int read = images_.Read(block.isid, block.end_ip, raw, sizeof raw);
-    if (read <= 0) return false;
-    size = static_cast<size_t>(read);
+FlowToModel::CacheEntry* FlowToModel::Lookup(int isid, uint64_t ip, ExecMode mode) {
+  auto it = insn_cache_.find(ip);
+  if (it == insn_cache_.end() || it->second.isid != isid || it->second.mode != mode) return nullptr;
+  return &it->second;
+}
+
+const X86Insn* FlowToModel::CachedInsn(int isid, uint64_t ip, const uint8_t* raw, size_t size,
+                                       ExecMode mode) {
+  CacheEntry* entry = Lookup(isid, ip, mode);
+  if (!entry) {
+    entry = &insn_cache_[ip];
+    auto decoded = x86_.Decode(raw, size, mode);
+    entry->isid = isid;
+    entry->mode = mode;
+    entry->valid = static_cast<bool>(decoded);
+    entry->insn = decoded ? *decoded : X86Insn{};
   }
-  auto decoded = x86_.Decode(raw, size, ToExecMode(block.mode));
+  return entry->valid ? &entry->insn : nullptr;
+}
+
+bool FlowToModel::LastInsn(const pt_block& block, X86Insn& insn) {
+  uint8_t raw[pt_max_insn_size];
+  ExecMode mode = ToExecMode(block.mode);
+  if (block.truncated) {
+    // The bytes come from more than one section: decode them every time.
+    size_t size = block.size <= sizeof raw ? block.size : 0;
+    std::memcpy(raw, block.raw, size);
+    auto decoded = x86_.Decode(raw, size, mode);
+    if (!decoded) return false;
+    insn = *decoded;
+    return true;
+  }
+  if (const CacheEntry* entry = Lookup(block.isid, block.end_ip, mode)) {
+    if (!entry->valid) return false;
+    insn = entry->insn;
+    return true;
+  }
+  int read = images_.Read(block.isid, block.end_ip, raw, sizeof raw);
+  const X86Insn* decoded =
+      CachedInsn(block.isid, block.end_ip, raw, read > 0 ? static_cast<size_t>(read) : 0, mode);
   if (!decoded) return false;
   insn = *decoded;
   return true;
@@ -272,7 +299,7 @@ void FlowToModel::OnInsn(const pt_insn& insn, const FlowStep& step) {
   std::memcpy(i.bytes, insn.raw, std::min<size_t>(insn.size, sizeof i.bytes));
   i.mode = ToExecMode(insn.mode);
   i.speculative = insn.speculative;
-  auto decoded = x86_.Decode(insn.raw, insn.size, i.mode);
+  const X86Insn* decoded = CachedInsn(insn.isid, insn.ip, insn.raw, insn.size, i.mode);
   i.iclass = decoded ? X86KindToBlockEnd(decoded->kind) : BlockEnd::kUnknown;
   TraceEvent event{Header(step.offset), i};
   if (step.tsc) event.header.tsc = *step.tsc;

@@ -5,6 +5,7 @@
 // stop, ...) by decoding the block's last instruction and looking at where execution went next, so
 // it holds a block back until that is known.
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "decoders/pt/flow_observer.h"
@@ -45,7 +46,18 @@ class FlowToModel : public FlowObserver {
   void Resolve(Next next, uint64_t ip = 0);
   void Emit(TraceEvent event);
   EventHeader Header(uint64_t offset) const;
-  bool LastInsn(const pt_block& block, X86Insn& insn) const;
+  bool LastInsn(const pt_block& block, X86Insn& insn);
+  // The decoded instruction at `ip` of section `isid` (traces run the same code over and over).
+  const X86Insn* CachedInsn(int isid, uint64_t ip, const uint8_t* raw, size_t size, ExecMode mode);
+
+  struct CacheEntry {
+    int isid = 0;
+    ExecMode mode = ExecMode::kUnknown;
+    bool valid = false;  // the bytes decoded
+    X86Insn insn;
+  };
+  // The cache entry for `ip`, or nullptr when it holds nothing for this section and mode.
+  CacheEntry* Lookup(int isid, uint64_t ip, ExecMode mode);
 
   EventSink& sink_;
   const PtImageCache& images_;
@@ -55,6 +67,7 @@ class FlowToModel : public FlowObserver {
   // The block whose end is not known yet, followed by events that came after it.
   std::vector<TraceEvent> held_;
   X86Kind held_kind_ = X86Kind::kOther;
+  std::unordered_map<uint64_t, CacheEntry> insn_cache_;
 };
 
 // Converts one libipt event; returns false for events the model does not carry on their own

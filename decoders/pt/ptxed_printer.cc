@@ -295,7 +295,7 @@ void PtxedPrinter::CheckClass(pt_insn_class iclass, const X86Insn& insn, uint64_
   std::fprintf(out_,
                "[%" PRIx64 ", %" PRIx64 ": iclass error: iclass: %s, xed iclass: %s, "
                "category: %s]\n",
-               offset, ip, IclassText(iclass), insn.mnemonic.c_str(), X86KindName(insn.kind));
+               offset, ip, IclassText(iclass), insn.mnemonic, X86KindName(insn.kind));
 }
 
 void PtxedPrinter::CheckInsn(const pt_insn& insn, uint64_t offset) {
