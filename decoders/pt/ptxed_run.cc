@@ -7,6 +7,7 @@
 #include "decoders/pt/image_cache.h"
 #include "decoders/pt/ptxed_options.h"
 #include "decoders/pt/ptxed_printer.h"
+#include "sideband/elf_image.h"
 #include "sideband/file_bytes.h"
 #include "sideband/image_set.h"
 
@@ -60,10 +61,13 @@ int RunPtxed(const std::vector<std::string>& args, std::FILE* out, std::FILE* er
     Status st = image.elf ? images.AddElf(image.elf_spec) : images.AddRaw(image.raw);
     if (!st) return Report(err, 1, st.error().message);
     if (request->verbose && image.elf) {
+      // ptxed names each loaded segment with its link-time address.
+      auto elf = LoadElfImage(image.elf_spec.file, image.elf_spec.base);
+      uint64_t bias = elf ? elf->bias : 0;
       for (size_t i = before; i < images.sections().size(); ++i) {
         const ImageSection& s = images.sections()[i];
         std::fprintf(out, "%s: offset=0x%" PRIx64 " size=0x%" PRIx64 " vaddr=0x%" PRIx64 ".\n",
-                     s.file.c_str(), s.file_offset, s.size, s.address);
+                     s.file.c_str(), s.file_offset, s.size, s.address - bias);
       }
     }
   }
