@@ -9,6 +9,7 @@
 #include "decoders/pt/trace_census.h"
 #include "sideband/file_bytes.h"
 #include "src/cli/command.h"
+#include "src/cli/info_perf_data.h"
 #include "src/pipeline/input_kind.h"
 
 namespace ptprof::cli {
@@ -18,6 +19,7 @@ namespace {
 struct InfoOptions {
   std::string input;
   std::string format = "text";
+  std::string extract_aux_dir;
 };
 
 std::string Hex(uint64_t v) {
@@ -75,6 +77,10 @@ void PrintJson(const std::string& input, const pt::TraceCensus& c) {
 int RunInfo(const InfoOptions& options) {
   auto kind = ClassifyPath(options.input);
   if (!kind) return ReportBadInput(kind.error().message);
+  if (*kind == InputKind::kPerfData || *kind == InputKind::kPerfDataPipe)
+    return RunPerfDataInfo({options.input, options.format, options.extract_aux_dir});
+  if (!options.extract_aux_dir.empty())
+    return ReportBadInput(options.input + ": --extract-aux needs a perf.data input");
   if (*kind != InputKind::kRawPt) {
     if (*kind == InputKind::kUnknown)
       return ReportBadInput(options.input + ": offset 0x0: not a trace ptprof can read (no PSB, no known magic)");
@@ -100,6 +106,8 @@ Command AddInfoCommand(CLI::App& parent) {
   app->add_option("input", options->input, "trace input (raw Intel PT today)")->required();
   app->add_option("--format", options->format, "text or json")
       ->check(CLI::IsMember({"text", "json"}));
+  // perf.data: write each AUX stream to DIR/<stream>.bin (for tests and external decoders).
+  app->add_option("--extract-aux", options->extract_aux_dir, "")->group("");
   return {app, [options] { return RunInfo(*options); }};
 }
 

@@ -1,0 +1,3 @@
+#include "sideband/perf/perf_attr.h"
+
+#include <catch2/catch.hpp>

@@ -1,0 +1,3 @@
+#include "sideband/perf/perf_features.h"
+
+#include <catch2/catch.hpp>

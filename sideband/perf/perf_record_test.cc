@@ -1,0 +1,3 @@
+#include "sideband/perf/perf_record.h"
+
+#include <catch2/catch.hpp>

@@ -1,0 +1,3 @@
+#include "sideband/perf/perf_sample.h"
+
+#include <catch2/catch.hpp>

@@ -1,0 +1,16 @@
+#pragma once
+// `ptprof info` for perf.data inputs (file and pipe mode).
+#include <string>
+
+namespace ptprof::cli {
+
+struct PerfDataInfoOptions {
+  std::string input;
+  std::string format = "text";  // text or json
+  std::string extract_aux_dir;  // when set: write each AUX stream to <dir>/<stream>.bin
+};
+
+// Prints what the perf.data holds; returns the exit status (1 with one line on bad input).
+int RunPerfDataInfo(const PerfDataInfoOptions& options);
+
+}  // namespace ptprof::cli
