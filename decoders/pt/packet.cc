@@ -14,16 +14,6 @@ ExecMode ExecModeOf(const ModePayload& mode) {
   return mode.csd ? ExecMode::k32Bit : ExecMode::k16Bit;
 }
 
-const char* ExecModeName(ExecMode mode) {
-  switch (mode) {
-    case ExecMode::k64Bit: return "64-bit";
-    case ExecMode::k32Bit: return "32-bit";
-    case ExecMode::k16Bit: return "16-bit";
-    case ExecMode::kUnknown: break;
-  }
-  return "unknown";
-}
-
 uint64_t SignExtend(uint64_t value, unsigned bits) {
   if (bits == 0 || bits >= 64) return value;
   const uint64_t sign = uint64_t{1} << (bits - 1);

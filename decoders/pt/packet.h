@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "src/model/trace_event.h"
+
 namespace ptprof::pt {
 
 enum class PacketKind : uint8_t {
@@ -46,8 +48,6 @@ enum class IpCompression : uint8_t {
   kUpdate48 = 4,
   kFull = 6,
 };
-
-enum class ExecMode : uint8_t { kUnknown, k16Bit, k32Bit, k64Bit };
 
 // The MODE packet's leaf selector (bits 7:5 of its payload byte).
 inline constexpr uint8_t kModeLeafExec = 0x00;
@@ -119,10 +119,8 @@ struct Packet {
 bool HasIpPayload(PacketKind kind);
 
 // The execution mode a MODE.Exec packet announces (CS.L and CS.D both set is reserved: unknown).
+// The model's ExecModeName spells the x86 modes the way ptdump does ("64-bit", ..., "unknown").
 ExecMode ExecModeOf(const ModePayload& mode);
-
-// "64-bit", "32-bit", "16-bit" or "unknown".
-const char* ExecModeName(ExecMode mode);
 
 // The packet's name as ptdump spells it ("tip.pge", "mode.exec", "tnt.8", ...).
 std::string PacketName(const Packet& packet);

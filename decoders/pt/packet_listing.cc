@@ -141,23 +141,37 @@ Result<ListingSummary> PacketListing::List(std::span<const uint8_t> trace) {
   summary.skipped_bytes = reader->Offset();
 
   Tracking tracking(params_);
-  auto gap = [&](uint64_t offset, std::string_view detail) {
+  auto gap = [&](uint64_t offset, std::string_view reason, std::string_view detail) {
     ++summary.gaps;
     const std::string line = format_ == ListingFormat::kJsonl
-                                 ? GapJson(offset, "desync", detail)
-                                 : GapTextLine(offset, "desync", detail);
+                                 ? GapJson(offset, reason, detail)
+                                 : GapTextLine(offset, reason, detail);
     emit_(line + "\n");
   };
   for (;;) {
     ListedPacket listed;
     status = reader->Next(listed.packet, listed.offset, error);
-    if (status == ReadStatus::kEnd) break;
+    if (status == ReadStatus::kEnd) {
+      // libipt reports a packet cut off by the end of the buffer as the end of the trace; the
+      // bytes left over are that packet's beginning.
+      const uint64_t cut = reader->Offset();
+      if (cut < trace.size()) {
+        const uint64_t present = trace.size() - cut;
+        summary.truncated = true;
+        summary.truncated_at = cut;
+        summary.skipped_bytes += present;
+        gap(cut, "truncated",
+            fmt::format("the trace ends inside this packet ({} byte{} of it present)", present,
+                        present == 1 ? "" : "s"));
+      }
+      break;
+    }
     if (status == ReadStatus::kError) {
-      gap(error.offset, error.message);
+      gap(error.offset, "desync", error.message);
       const uint64_t failed_at = error.offset;
       status = reader->SyncForward(error);
       if (status == ReadStatus::kError) {
-        gap(error.offset, error.message);
+        gap(error.offset, "desync", error.message);
         break;
       }
       const uint64_t resumed_at = status == ReadStatus::kEnd ? trace.size() : reader->Offset();

@@ -3,7 +3,8 @@
 // own formats: a ptdump-like text listing or one JSON object per line. Unlike the ptdump
 // compatibility writer it adds what a reader usually wants next to each packet (the full IP an IP
 // packet stands for, the estimated TSC at timing packets) and reports damage as gap records:
-// decoding continues at the next PSB.
+// decoding continues at the next PSB, and a packet cut off by the end of the trace is a
+// "truncated" gap after the last complete packet.
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -20,8 +21,12 @@ enum class ListingFormat { kText, kJsonl };
 
 struct ListingSummary {
   uint64_t packets = 0;
-  uint64_t gaps = 0;          // decode errors (each followed by a resync at the next PSB)
-  uint64_t skipped_bytes = 0; // bytes before the first PSB and between a gap and the next PSB
+  uint64_t gaps = 0;          // decode errors (each followed by a resync at the next PSB) and
+                              // a packet cut off by the end of the trace
+  bool truncated = false;     // the trace ends inside a packet (also counted in gaps) ...
+  uint64_t truncated_at = 0;  // ... that starts here
+  uint64_t skipped_bytes = 0; // bytes before the first PSB, between a gap and the next PSB,
+                              // and of a truncated last packet
 };
 
 // One packet as PacketListing writes it, with what tracking adds.

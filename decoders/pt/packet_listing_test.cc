@@ -61,6 +61,36 @@ TEST_CASE("damage becomes a gap record and listing resumes at the next PSB") {
   CHECK(text[2] == "0000000000000012  [gap: desync: unknown opcode]");
 }
 
+TEST_CASE("a packet cut off by the end of the trace is a truncated gap after the last packet") {
+  auto trace = Encode({Psb(), PsbEnd(), Tsc(0xa0000)});
+  trace.resize(trace.size() - 3);  // the TSC packet (8 bytes) loses its last 3
+  ListingSummary summary;
+  const auto lines = Lines(trace, ListingFormat::kJsonl, &summary);
+  REQUIRE(lines.size() == 3);
+  CHECK(lines[1] == R"({"offset":16,"size":2,"packet":"psbend","payload":""})");
+  CHECK(lines[2] == R"({"offset":18,"event":"gap","reason":"truncated",)"
+                    R"x("detail":"the trace ends inside this packet (5 bytes of it present)"})x");
+  CHECK(summary.packets == 2);
+  CHECK(summary.gaps == 1);
+  CHECK(summary.truncated);
+  CHECK(summary.truncated_at == 18);
+  CHECK(summary.skipped_bytes == 5);
+
+  const auto text = Lines(trace, ListingFormat::kText);
+  CHECK(text.back() ==
+        "0000000000000012  [gap: truncated: the trace ends inside this packet (5 bytes of it "
+        "present)]");
+}
+
+TEST_CASE("a trace that ends on a packet boundary has no truncation gap") {
+  const auto trace = Encode({Psb(), PsbEnd(), Tsc(0xa0000)});
+  ListingSummary summary;
+  const auto lines = Lines(trace, ListingFormat::kJsonl, &summary);
+  CHECK(lines.size() == 3);
+  CHECK(summary.gaps == 0);
+  CHECK_FALSE(summary.truncated);
+}
+
 TEST_CASE("text lines show the payload and what tracking adds") {
   const auto trace = Encode({Psb(), Ip(ppt_fup, pt_ipc_sext_48, 0x401000), PsbEnd()});
   const auto lines = Lines(trace, ListingFormat::kText);

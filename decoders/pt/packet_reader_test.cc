@@ -5,6 +5,7 @@
 #include "decoders/pt/packet_test_encoder.h"
 
 using namespace ptprof::pt;
+using ptprof::ExecMode;
 using namespace ptprof::pt::testing;
 
 TEST_CASE("packets come back with their offsets and payloads") {

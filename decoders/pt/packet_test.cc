@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 using namespace ptprof::pt;
+using ptprof::ExecMode;
 
 namespace {
 Packet IpPacket(PacketKind kind, IpCompression ipc, uint64_t ip) {

@@ -95,11 +95,15 @@ int RunDump(const DumpOptions& options) {
   flush();
   std::fflush(stdout);
   if (!summary) return ReportBadInput(options.input + ": " + summary.error().message);
-  if (summary->gaps != 0)
+  const uint64_t errors = summary->gaps - (summary->truncated ? 1 : 0);
+  if (errors != 0)
     std::fprintf(stderr,
                  "ptprof: warning: %s: %llu decode error(s); %llu byte(s) skipped to resynchronise\n",
-                 options.input.c_str(), static_cast<unsigned long long>(summary->gaps),
+                 options.input.c_str(), static_cast<unsigned long long>(errors),
                  static_cast<unsigned long long>(summary->skipped_bytes));
+  if (summary->truncated)
+    std::fprintf(stderr, "ptprof: warning: %s: offset %#llx: the trace ends inside a packet\n",
+                 options.input.c_str(), static_cast<unsigned long long>(summary->truncated_at));
   return kExitOk;
 }
 
