@@ -1,3 +1,155 @@
 #include "sideband/perf/perf_data.h"
 
 #include <catch2/catch.hpp>
+
+#include "sideband/file_bytes.h"
+#include "sideband/perf/perf_abi.h"
+#include "sideband/perf/perf_test_bytes.h"
+
+using namespace ptprof;
+using namespace ptprof::perf;
+using namespace ptprof::perf::testing;
+
+namespace {
+
+std::string Testdata(const std::string& path) { return std::string(SHARED_TESTDATA) + "/" + path; }
+
+bool Present(const std::string& path) {
+  if (ReadFileRange(path, 0, 0)) return true;
+  WARN("SKIP: " << path << " is absent");
+  return false;
+}
+
+uint64_t Count(const PerfData& d, uint32_t type) {
+  auto it = d.record_counts.find(type);
+  return it == d.record_counts.end() ? 0 : it->second;
+}
+
+}  // namespace
+
+TEST_CASE("a small made-up perf.data: streams, sideband order, counts, bad records") {
+  const uint64_t st = kSampleTid | kSampleTime | kSampleCpu;
+  Bytes comm;  // time 300 on cpu 1
+  comm.U32(7).U32(7).Str("prog", 8).U32(7).U32(7).U64(300).U32(1).U32(0);
+  Bytes itrace;  // time 200
+  itrace.U32(7).U32(7).U32(7).U32(7).U64(200).U32(1).U32(0);
+  Bytes aux;
+  aux.U64(0).U64(8).U64(kAuxFlagTruncated).U32(7).U32(7).U64(250).U32(1).U32(0);
+  Bytes bad;  // an EXIT too short for its fields (the trailer fits)
+  bad.U32(1).U64(400).U32(1).U32(0).U32(7).U32(7);
+  Bytes rebuilt;  // two 8-byte AUXTRACE buffers on cpu 1, then a bad EXIT and an unknown type
+  rebuilt.Append(Record(kRecordComm, 0, comm.data)).Append(Record(kRecordItraceStart, 0, itrace.data));
+  rebuilt.Append(Record(kRecordAux, 0, aux.data));
+  for (uint64_t i = 0; i < 2; ++i) {
+    Bytes at;
+    at.U64(8).U64(i * 8).U64(0).U32(1).U32(0xffffffff).U32(1).U32(0);
+    rebuilt.Append(Record(kRecordAuxtrace, 0, at.data)).U64(0x1111111111111111ULL * (i + 1));
+  }
+  rebuilt.Append(Record(kRecordExit, 0, bad.data)).Append(Record(250, 0, {}));
+  auto file = FileMode({Attr(1, 9, st, true), {1}, rebuilt.data, {}});
+  auto d = ParsePerfData(file, "made-up.data");
+  REQUIRE(d);
+  CHECK(d->records == 7);
+  CHECK(d->unknown_records == 1);
+  CHECK(d->bad_records == 1);
+  REQUIRE(d->problems.size() == 1);
+  CHECK(d->problems[0].find("made-up.data: offset 0x") == 0);
+  CHECK(Count(*d, kRecordAuxtrace) == 2);
+  REQUIRE(d->aux_streams.size() == 1);
+  const AuxStream& s = d->aux_streams[0];
+  CHECK(s.name == "cpu1");
+  CHECK(s.bytes == 16);
+  auto bytes = d->StreamBytes(s);
+  REQUIRE(bytes.size() == 16);
+  CHECK(bytes[0] == 0x11);
+  CHECK(bytes[8] == 0x22);
+  CHECK(d->aux_truncated == 1);
+  REQUIRE(d->sideband.size() == 2);
+  CHECK(d->sideband[0].header.type == kRecordItraceStart);  // time 200 before time 300
+  CHECK(*d->first_time == 200);
+  CHECK(*d->last_time == 300);
+  CHECK(d->cpus == std::vector<uint32_t>{1});
+}
+
+TEST_CASE("perf.data.intel_pt-4.14: record counts agree with perf report -D, AUX streams with aux-extracted") {
+  std::string path = Testdata("perf_data_converter/src/quipper/testdata/perf.data.intel_pt-4.14");
+  if (!Present(path)) return;
+  auto d = ReadPerfData(path);
+  REQUIRE(d);
+  // perf 6.1 `perf report -D` "Aggregated stats".
+  CHECK(d->records == 257);
+  CHECK(Count(*d, kRecordMmap) == 56);
+  CHECK(Count(*d, kRecordComm) == 3);
+  CHECK(Count(*d, kRecordExit) == 1);
+  CHECK(Count(*d, kRecordSample) == 15);
+  CHECK(Count(*d, kRecordMmap2) == 10);
+  CHECK(Count(*d, kRecordAux) == 10);
+  CHECK(Count(*d, kRecordItraceStart) == 2);
+  CHECK(Count(*d, kRecordSwitchCpuWide) == 152);
+  CHECK(Count(*d, kRecordFinishedRound) == 4);
+  CHECK(Count(*d, kRecordAuxtraceInfo) == 1);
+  CHECK(Count(*d, kRecordAuxtrace) == 2);
+  CHECK(Count(*d, kRecordTimeConv) == 1);
+  CHECK(d->bad_records == 0);
+  CHECK(d->problems.empty());
+  REQUIRE(d->intel_pt);
+  CHECK(d->intel_pt->max_non_turbo_ratio == 12);
+  CHECK(d->features.cpuid == "GenuineIntel,6,78,3");
+  const PerfAttr* pt = d->AuxAttr();
+  REQUIRE(pt);
+  CHECK(pt->attr.config == 0x300e601);
+  CHECK(pt->name == "intel_pt//");
+  REQUIRE(d->aux_streams.size() == 2);
+  for (const char* name : {"cpu0", "cpu3"}) {
+    const AuxStream* s = d->FindStream(name);
+    REQUIRE(s);
+    std::string idx = std::string(name).substr(3);
+    auto expected = ReadFileBytes(Testdata("perf_data_converter/aux-extracted/perf.data.intel_pt-4.14.idx" + idx +
+                                           ".cpu" + idx + ".bin"));
+    if (!expected) continue;
+    CHECK(d->StreamBytes(*s) == *expected);
+  }
+}
+
+TEST_CASE("the other real perf.data files parse") {
+  struct Case {
+    const char* path;
+    uint64_t records, samples;
+  };
+  // Counts from perf 6.1 `perf report -D` (minus the ATTR events perf synthesizes for cs_etm).
+  for (const Case& c : {Case{"perf_data_converter/src/quipper/testdata/perf.data.branch-4.14", 50, 13},
+                        Case{"simpleperf/testdata/etm/perf_etm.data", 70, 0},
+                        Case{"simpleperf/testdata/etm/perf_with_missing_aux_data.data", 156, 0},
+                        Case{"simpleperf/testdata/etm/perf_with_unformatted_trace.data", 141, 0},
+                        Case{"autofdo/testdata/test.lbr", 9269, 9232},
+                        Case{"autofdo/testdata/ro_sample.perf", 24, 13}}) {
+    std::string path = Testdata(c.path);
+    if (!Present(path)) continue;
+    PerfDataOptions options;
+    options.keep_samples = true;
+    auto d = ReadPerfData(path, options);
+    INFO(c.path);
+    REQUIRE(d);
+    CHECK(d->records == c.records);
+    CHECK(d->sample_count == c.samples);
+    CHECK(d->bad_records == 0);
+    CHECK(d->problems.empty());
+  }
+  auto lbr = ReadPerfData(Testdata("autofdo/testdata/test.lbr"), PerfDataOptions{true});
+  if (lbr) {
+    REQUIRE(!lbr->samples.empty());
+    CHECK(lbr->samples[0].branch_stack.size() == 16);
+  }
+  auto etm = ReadPerfData(Testdata("simpleperf/testdata/etm/perf_etm.data"));
+  if (etm) {
+    REQUIRE(etm->cs_etm);
+    CHECK(etm->cs_etm->cpus.size() == 8);
+    REQUIRE(etm->aux_streams.size() == 1);
+    CHECK(etm->aux_streams[0].bytes == 384);
+  }
+  auto missing = ReadPerfData(Testdata("simpleperf/testdata/etm/perf_with_missing_aux_data.data"));
+  if (missing) {
+    CHECK(missing->aux_streams.empty());
+    CHECK(missing->aux_notices.size() == 6);
+  }
+}
