@@ -1,0 +1,198 @@
+#include "src/archive/archive_reader.h"
+
+#include <algorithm>
+#include <set>
+
+#include <zstd.h>
+
+#include <fmt/format.h>
+
+#include "sideband/file_bytes.h"
+
+namespace ptprof::archive {
+
+namespace {
+
+constexpr size_t kChunk = 1 << 17;
+
+// Reads a JSON number that must be a non-negative integer.
+bool GetU64(const nlohmann::ordered_json& object, const char* key, uint64_t& out) {
+  auto it = object.find(key);
+  if (it == object.end() || !it->is_number_unsigned()) return false;
+  out = it->get<uint64_t>();
+  return true;
+}
+
+}  // namespace
+
+Result<std::vector<uint8_t>> DecompressFrame(std::span<const uint8_t> frame, uint64_t limit) {
+  const unsigned long long declared = ZSTD_getFrameContentSize(frame.data(), frame.size());
+  if (declared == ZSTD_CONTENTSIZE_ERROR) return Fail("not a zstd frame");
+  if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared > limit)
+    return Fail(fmt::format("the frame says {} bytes, {} expected", declared, limit));
+  ZSTD_DCtx* dctx = ZSTD_createDCtx();
+  if (!dctx) return Fail("out of memory for the zstd decompressor");
+  std::vector<uint8_t> out;
+  ZSTD_inBuffer in{frame.data(), frame.size(), 0};
+  size_t status = 1;
+  std::string error;
+  // The output grows with what the frame really produces, never with what a size field claims.
+  while (status != 0) {
+    // One byte more than the limit allows tells an overlong frame from an exact one.
+    const uint64_t left = limit - out.size();
+    const size_t room = left >= kChunk ? kChunk : static_cast<size_t>(left) + 1;
+    const size_t before = out.size();
+    out.resize(before + room);
+    ZSTD_outBuffer outbuf{out.data() + before, room, 0};
+    status = ZSTD_decompressStream(dctx, &outbuf, &in);
+    out.resize(before + outbuf.pos);
+    if (ZSTD_isError(status)) {
+      error = std::string("zstd: ") + ZSTD_getErrorName(status);
+      break;
+    }
+    if (out.size() > limit) {
+      error = fmt::format("the frame holds more than the {} bytes expected", limit);
+      break;
+    }
+    if (status != 0 && in.pos == in.size && outbuf.pos < room) {
+      error = "the frame is cut short";
+      break;
+    }
+  }
+  ZSTD_freeDCtx(dctx);
+  if (!error.empty()) return Fail(error);
+  if (in.pos != in.size) return Fail("bytes after the end of the frame");
+  return out;
+}
+
+Result<ArchiveReader> ArchiveReader::Open(const std::string& path) {
+  auto bytes = ReadFileBytes(path);
+  if (!bytes) return tl::unexpected(bytes.error());
+  return FromBytes(path, std::move(*bytes));
+}
+
+Result<ArchiveReader> ArchiveReader::FromBytes(std::string label, std::vector<uint8_t> bytes) {
+  ArchiveReader reader;
+  reader.label_ = std::move(label);
+  reader.bytes_ = std::move(bytes);
+  if (auto st = reader.ParseLayout(); !st) return tl::unexpected(st.error());
+  return reader;
+}
+
+std::string ArchiveReader::Where(uint64_t offset, std::string_view member) const {
+  return fmt::format("{}: offset {:#x}: member '{}'", label_, offset, member);
+}
+
+Status ArchiveReader::ParseLayout() {
+  if (bytes_.empty()) return Fail(label_ + ": offset 0x0: empty file");
+  const size_t first_size = ZSTD_findFrameCompressedSize(bytes_.data(), bytes_.size());
+  if (ZSTD_isError(first_size))
+    return Fail(fmt::format("{}: not a zstd frame ({})", Where(0, "manifest"),
+                            ZSTD_getErrorName(first_size)));
+  auto first = DecompressFrame(std::span<const uint8_t>(bytes_.data(), first_size),
+                               kHeaderSize + 4096 + kMaxManifestSize);
+  if (!first) return Fail(Where(0, "manifest") + ": " + first.error().message);
+  auto header = DecodeHeader(*first);
+  if (!header) return Fail(label_ + ": manifest frame: " + header.error().message);
+  header_ = *header;
+  if (first->size() != header_.header_size + header_.manifest_size)
+    return Fail(fmt::format("{}: the header frame holds {} bytes, the header says {}",
+                            Where(0, "manifest"), first->size(),
+                            header_.header_size + header_.manifest_size));
+  const std::span<const uint8_t> text(first->data() + header_.header_size, header_.manifest_size);
+  if (Sha256::Of(text) != header_.manifest_sha256)
+    return Fail(Where(0, "manifest") + ": checksum mismatch (the manifest is damaged)");
+  manifest_ = nlohmann::ordered_json::parse(text.begin(), text.end(), nullptr, false);
+  if (manifest_.is_discarded() || !manifest_.is_object())
+    return Fail(Where(0, "manifest") + ": not a JSON object");
+  return ParseMembersTable(first_size);
+}
+
+Status ArchiveReader::ParseMembersTable(uint64_t offset) {
+  auto table = manifest_.find("members");
+  if (table == manifest_.end() || !table->is_array())
+    return Fail(Where(0, "manifest") + ": field 'members': expected an array");
+  std::set<std::string> names;
+  for (size_t i = 0; i < table->size(); ++i) {
+    const auto& entry = (*table)[i];
+    const std::string field = fmt::format("field 'members[{}]", i);
+    MemberInfo member;
+    if (!entry.is_object() || !entry.contains("name") || !entry["name"].is_string())
+      return Fail(fmt::format("{}: {}.name': expected a string", Where(0, "manifest"), field));
+    member.name = entry["name"].get<std::string>();
+    if (auto st = CheckMemberName(member.name); !st)
+      return Fail(fmt::format("{}: {}.name': {}", Where(0, "manifest"), field,
+                              st.error().message));
+    if (!names.insert(member.name).second)
+      return Fail(fmt::format("{}: {}.name': '{}' appears twice", Where(0, "manifest"), field,
+                              member.name));
+    if (!GetU64(entry, "size", member.size) || !GetU64(entry, "packed_size", member.packed_size))
+      return Fail(fmt::format("{}: {}.size' and 'packed_size' must be unsigned integers",
+                              Where(0, "manifest"), field));
+    if (!entry.contains("sha256") || !entry["sha256"].is_string() ||
+        !ParseDigest(entry["sha256"].get<std::string>(), member.sha256))
+      return Fail(fmt::format("{}: {}.sha256': expected 64 lower-case hex digits",
+                              Where(0, "manifest"), field));
+    member.offset = offset;
+    if (member.packed_size > bytes_.size() - std::min<uint64_t>(offset, bytes_.size()))
+      return Fail(fmt::format("{}: truncated: its {} bytes would end at offset {:#x}, the file "
+                              "ends at {:#x}",
+                              Where(offset, member.name), member.packed_size,
+                              offset + member.packed_size, bytes_.size()));
+    const size_t frame_size =
+        ZSTD_findFrameCompressedSize(bytes_.data() + offset, member.packed_size);
+    if (ZSTD_isError(frame_size) || frame_size != member.packed_size)
+      return Fail(fmt::format("{}: damaged: no zstd frame of {} bytes here", Where(offset, member.name),
+                              member.packed_size));
+    const unsigned long long content =
+        ZSTD_getFrameContentSize(bytes_.data() + offset, member.packed_size);
+    if (content != member.size)
+      return Fail(fmt::format("{}: damaged: its frame says {} bytes, the manifest {}",
+                              Where(offset, member.name),
+                              content == ZSTD_CONTENTSIZE_UNKNOWN ||
+                                      content == ZSTD_CONTENTSIZE_ERROR
+                                  ? std::string("no")
+                                  : std::to_string(content),
+                              member.size));
+    offset += member.packed_size;
+    members_.push_back(std::move(member));
+  }
+  if (offset != bytes_.size())
+    return Fail(fmt::format("{}: offset {:#x}: {} bytes after the last member", label_, offset,
+                            bytes_.size() - offset));
+  return {};
+}
+
+const MemberInfo* ArchiveReader::Find(std::string_view name) const {
+  for (const MemberInfo& member : members_)
+    if (member.name == name) return &member;
+  return nullptr;
+}
+
+Result<std::vector<uint8_t>> ArchiveReader::Read(std::string_view name) const {
+  const MemberInfo* member = Find(name);
+  if (!member) return Fail(fmt::format("{}: member '{}' is not in the archive", label_, name));
+  return Read(*member);
+}
+
+Result<std::vector<uint8_t>> ArchiveReader::Read(const MemberInfo& member) const {
+  auto bytes = DecompressFrame(
+      std::span<const uint8_t>(bytes_.data() + member.offset, member.packed_size), member.size);
+  if (!bytes) return Fail(Where(member.offset, member.name) + ": damaged: " + bytes.error().message);
+  if (bytes->size() != member.size)
+    return Fail(fmt::format("{}: damaged: {} bytes, the manifest says {}",
+                            Where(member.offset, member.name), bytes->size(), member.size));
+  if (Sha256::Of(*bytes) != member.sha256)
+    return Fail(Where(member.offset, member.name) + ": checksum mismatch (the member is damaged)");
+  return bytes;
+}
+
+Status ArchiveReader::VerifyAll() const {
+  for (const MemberInfo& member : members_) {
+    auto bytes = Read(member);
+    if (!bytes) return tl::unexpected(bytes.error());
+  }
+  return {};
+}
+
+}  // namespace ptprof::archive

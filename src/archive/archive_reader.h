@@ -1,0 +1,58 @@
+#pragma once
+// ArchiveReader answers "what does this .ptar hold, and are its bytes the ones that were
+// written?". Opening checks the layout: the header frame, the manifest's digest and JSON, and that
+// every member's zstd frame lies where the members table says, with the size it says. Reading a
+// member decompresses its frame (never producing more than the recorded size, whatever the frame
+// headers claim) and checks its SHA-256. Every error is one line naming the archive, the file
+// offset and the member.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "src/archive/ptar_format.h"
+#include "src/model/result.h"
+
+namespace ptprof::archive {
+
+class ArchiveReader {
+ public:
+  static Result<ArchiveReader> Open(const std::string& path);
+  // The same over bytes already in memory; `label` names them in errors.
+  static Result<ArchiveReader> FromBytes(std::string label, std::vector<uint8_t> bytes);
+
+  const std::string& label() const { return label_; }
+  uint64_t file_size() const { return bytes_.size(); }
+  const PtarHeader& header() const { return header_; }
+  // The whole manifest, "members" table included.
+  const nlohmann::ordered_json& manifest() const { return manifest_; }
+  const std::vector<MemberInfo>& members() const { return members_; }
+  const MemberInfo* Find(std::string_view name) const;
+
+  // The member's bytes, checked against its size and SHA-256.
+  Result<std::vector<uint8_t>> Read(std::string_view name) const;
+  Result<std::vector<uint8_t>> Read(const MemberInfo& member) const;
+  // Reads every member (the first damaged one is the error).
+  Status VerifyAll() const;
+
+ private:
+  ArchiveReader() = default;
+  Status ParseLayout();
+  Status ParseMembersTable(uint64_t first_member_offset);
+  std::string Where(uint64_t offset, std::string_view member) const;
+
+  std::string label_;
+  std::vector<uint8_t> bytes_;
+  PtarHeader header_;
+  nlohmann::ordered_json manifest_;
+  std::vector<MemberInfo> members_;
+};
+
+// Decompresses the zstd frame `frame` (exactly one frame) into at most `limit` bytes. The error
+// says what went wrong without naming anything (the caller knows what the frame is).
+Result<std::vector<uint8_t>> DecompressFrame(std::span<const uint8_t> frame, uint64_t limit);
+
+}  // namespace ptprof::archive

@@ -1,0 +1,141 @@
+#include "src/archive/archive_reader.h"
+
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include "src/archive/archive_test_util.h"
+#include "src/archive/archive_writer.h"
+
+using namespace ptprof;
+using namespace ptprof::archive;
+using namespace ptprof::archive::testing;
+
+namespace {
+
+// A small archive with two members; returns its bytes.
+std::vector<uint8_t> SmallArchive(const TempDir& dir) {
+  const std::string path = dir / "small.ptar";
+  auto writer = ArchiveWriter::Create(path, true);
+  REQUIRE(writer);
+  std::vector<uint8_t> image(3000);
+  for (size_t i = 0; i < image.size(); ++i) image[i] = static_cast<uint8_t>(i * 7 + (i >> 5));
+  REQUIRE(writer->Add("streams/raw.pt", Bytes("\x02\x82\x02\x82 some trace")));
+  REQUIRE(writer->Add("images/x/prog", image));
+  REQUIRE(writer->Finish({{"tool", "test"}}));
+  return ReadAll(path);
+}
+
+// True when every member of `bytes` reads back as in `original`.
+bool SameContent(const ArchiveReader& reader, const ArchiveReader& original) {
+  if (reader.members().size() != original.members().size()) return false;
+  for (const MemberInfo& member : original.members()) {
+    auto a = reader.Read(member.name);
+    if (!a || *a != *original.Read(member.name)) return false;
+  }
+  return reader.manifest() == original.manifest();
+}
+
+}  // namespace
+
+TEST_CASE("every truncation of an archive is an error naming the member or the manifest") {
+  TempDir dir;
+  const auto bytes = SmallArchive(dir);
+  auto whole = ArchiveReader::FromBytes("a.ptar", bytes);
+  REQUIRE(whole);
+  REQUIRE(whole->VerifyAll());
+  const MemberInfo& image = whole->members()[1];
+  for (size_t size = 0; size < bytes.size(); ++size) {
+    auto reader = ArchiveReader::FromBytes(
+        "a.ptar", std::vector<uint8_t>(bytes.begin(), bytes.begin() + static_cast<long>(size)));
+    INFO("size " << size);
+    REQUIRE_FALSE(reader);
+    const std::string& message = reader.error().message;
+    CHECK(message.rfind("a.ptar: ", 0) == 0);
+    if (size > image.offset) {
+      CHECK(message.find("member 'images/x/prog'") != std::string::npos);
+      CHECK(message.find("truncated") != std::string::npos);
+    } else if (size == image.offset) {
+      CHECK(message.find("member 'images/x/prog'") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("every bit flip is caught, or changes nothing that is read") {
+  TempDir dir;
+  const auto bytes = SmallArchive(dir);
+  auto original = ArchiveReader::FromBytes("a.ptar", bytes);
+  REQUIRE(original);
+  size_t caught = 0, harmless = 0;
+  for (size_t at = 0; at < bytes.size(); ++at) {
+    auto damaged = bytes;
+    damaged[at] ^= static_cast<uint8_t>(1u << (at % 8));
+    auto reader = ArchiveReader::FromBytes("a.ptar", damaged);
+    Status status = reader ? reader->VerifyAll() : Status(tl::unexpected(reader.error()));
+    INFO("flip at " << at);
+    if (!status) {
+      ++caught;
+      const std::string& message = status.error().message;
+      CHECK(message.find('\n') == std::string::npos);
+      // The damaged frame is named: the header frame is "manifest", the others their member.
+      const char* expected = at < original->members()[0].offset        ? "manifest"
+                             : at < original->members()[1].offset      ? "streams/raw.pt"
+                                                                       : "images/x/prog";
+      const bool names_it = message.find(std::string("member '") + expected + "'") !=
+                            std::string::npos;
+      // A flip in a frame's size fields may make an earlier frame look wrong at the next one.
+      CHECK((names_it || message.find("member '") != std::string::npos));
+    } else {
+      CHECK(SameContent(*reader, *original));
+      ++harmless;
+    }
+  }
+  CHECK(caught > bytes.size() * 9 / 10);
+}
+
+TEST_CASE("a damaged member is named with its offset") {
+  TempDir dir;
+  auto bytes = SmallArchive(dir);
+  auto original = ArchiveReader::FromBytes("a.ptar", bytes);
+  REQUIRE(original);
+  const MemberInfo image = original->members()[1];
+  // The last 4 bytes of the frame are its XXH64-based checksum; the byte before them is data.
+  bytes[image.offset + image.packed_size - 6] ^= 0x40;
+  auto reader = ArchiveReader::FromBytes("a.ptar", bytes);
+  REQUIRE(reader);
+  auto read = reader->Read("images/x/prog");
+  REQUIRE_FALSE(read);
+  CHECK(read.error().message.rfind(
+            fmt::format("a.ptar: offset {:#x}: member 'images/x/prog': damaged", image.offset),
+            0) == 0);
+  CHECK(reader->Read("streams/raw.pt"));
+}
+
+TEST_CASE("not an archive: empty, not zstd, zstd without the header, trailing bytes") {
+  CHECK(ArchiveReader::FromBytes("e", {}).error().message == "e: offset 0x0: empty file");
+  CHECK(ArchiveReader::FromBytes("t", Bytes("hello world")).error().message.find(
+            "not a zstd frame") != std::string::npos);
+  auto plain = CompressFrame(Bytes("just some text compressed with zstd"));
+  REQUIRE(plain);
+  CHECK(ArchiveReader::FromBytes("z", *plain).error().message ==
+        "z: manifest frame: offset 0x0: a zstd file, but not a ptprof archive (no PTAR header)");
+  TempDir dir;
+  auto bytes = SmallArchive(dir);
+  bytes.push_back(0);
+  auto trailing = ArchiveReader::FromBytes("x", bytes);
+  REQUIRE_FALSE(trailing);
+  CHECK(trailing.error().message.find("1 bytes after the last member") != std::string::npos);
+  CHECK(ArchiveReader::Open(dir / "missing.ptar").error().message.rfind(dir / "missing.ptar", 0) ==
+        0);
+}
+
+TEST_CASE("decompression never produces more than the recorded size") {
+  auto frame = CompressFrame(std::vector<uint8_t>(1 << 20, 0));
+  REQUIRE(frame);
+  auto limited = DecompressFrame(*frame, 1000);
+  REQUIRE_FALSE(limited);
+  auto exact = DecompressFrame(*frame, 1 << 20);
+  REQUIRE(exact);
+  CHECK(exact->size() == (1u << 20));
+  auto cut = DecompressFrame(std::span<const uint8_t>(frame->data(), frame->size() - 1), 1 << 20);
+  CHECK_FALSE(cut);
+}
