@@ -195,7 +195,10 @@ void EventWriter::WriteText(const TraceEvent& event) {
           [&](const TraceGap& g) {
             std::fprintf(out_, "%s[gap: %s at offset 0x%" PRIx64, prefix.c_str(),
                          GapReasonName(g.reason), event.header.offset);
-            if (g.has_ip) std::fprintf(out_, ", ip 0x%" PRIx64, g.ip);
+            if (g.has_ip) {
+              std::string sym = Symbol(g.ip);
+              std::fprintf(out_, ", ip 0x%" PRIx64 "%s%s", g.ip, sym.empty() ? "" : " ", sym.c_str());
+            }
             if (!g.detail.empty()) std::fprintf(out_, ": %s", g.detail.c_str());
             std::fprintf(out_, "]\n");
           },

@@ -93,4 +93,13 @@ TEST_CASE("text output names other events with their payload, IP and symbol") {
   PowerEvent cbr;
   cbr.value = 0x1f;
   CHECK(Capture(opt, TraceEvent{EventHeader{}, cbr}) == "[cbr 0x1f]\n");
+  TraceGap gap;
+  gap.reason = GapReason::kNoImage;
+  gap.has_ip = true;
+  gap.ip = 0x401000;
+  gap.detail = "no memory mapped at this address";
+  TraceEvent ge{EventHeader{}, gap};
+  ge.header.offset = 0x6aa;
+  CHECK(Capture(opt, ge) ==
+        "[gap: no_image at offset 0x6aa, ip 0x401000 <_start>: no memory mapped at this address]\n");
 }
