@@ -14,6 +14,8 @@
 #include "sideband/image_set.h"
 #include "sideband/x86_insn.h"
 #include "src/cli/command.h"
+#include "src/analyses/flow_stats.h"
+#include "src/pipeline/fanout_sink.h"
 #include "src/report/event_writer.h"
 
 namespace ptprof::cli {
@@ -36,6 +38,7 @@ struct DecodeOptions {
   bool insn = false;
   bool blocks = false;
   bool ticks = false;
+  bool summary = false;
   std::string format = "text";
 };
 
@@ -136,13 +139,26 @@ int RunDecode(const DecodeOptions& options) {
     return text ? *text : std::string();
   };
   EventWriter writer(stdout, writer_options);
-  GapWatch watch(writer);
+  FlowStats stats([&images](uint64_t ip) {
+    const Symbol* symbol = images.symbols().Find(ip);
+    return symbol ? symbol->name : std::string();
+  });
+  std::vector<EventSink*> sinks = {&writer};
+  if (options.summary) sinks.push_back(&stats);
+  FanoutSink fanout(sinks);
+  GapWatch watch(fanout);
   auto summary = pt::DecodeFlow(*trace, images, request, watch);
   if (!summary) return ReportBadInput(trace_file + ": " + summary.error().message);
   for (const std::string& warning : summary->warnings)
     std::fprintf(stderr, "ptprof: warning: %s\n", warning.c_str());
   if (!summary->has_psb)
     return ReportBadInput(trace_file + ": offset 0x0: no PSB found: not an Intel PT trace");
+  if (options.summary) {
+    if (writer_options.format == EventFormat::kJsonl)
+      stats.WriteJson(stdout);
+    else
+      stats.WriteText(stdout);
+  }
   if (watch.first()) {
     const TraceGap& gap = *watch.first();
     std::fprintf(stderr, "ptprof: warning: %s: offset 0x%" PRIx64 ": %s (%" PRIu64
@@ -183,6 +199,8 @@ Command AddDecodeCommand(CLI::App& parent) {
   auto* blocks = app->add_flag("--blocks", options->blocks, "one record per block (default)");
   insn->excludes(blocks);
   app->add_flag("--ticks", options->ticks, "report timing packets as tick events (at the IP)");
+  app->add_flag("--summary", options->summary,
+                "after the flow, a summary: instructions, blocks, gaps, exits, top functions");
   app->add_option("--format", options->format,
                   "text, jsonl, or ptxed (libipt ptxed's options and output; see docs/decode.md)")
       ->check(CLI::IsMember({"text", "jsonl"}));

@@ -15,61 +15,75 @@ struct Overloaded : Ts... {
 template <class... Ts>
 Overloaded(Ts...) -> Overloaded<Ts...>;
 
-const char* ToggleName(TraceToggle::Kind kind) {
-  switch (kind) {
-    case TraceToggle::Kind::kEnabled: return "enabled";
-    case TraceToggle::Kind::kDisabled: return "disabled";
-    case TraceToggle::Kind::kAsyncDisabled: return "disabled";
-    case TraceToggle::Kind::kResumed: return "resumed";
+// JSON is built by appending to one buffer: no temporary strings per field, one fwrite per line.
+class JsonLine {
+ public:
+  explicit JsonLine(std::string& out) : out_(out) {}
+  void Open() { out_ += '{'; }
+  void Close() { out_ += "}\n"; }
+  void Key(const char* key) {
+    if (out_.back() != '{') out_ += ',';
+    out_ += '"';
+    out_ += key;
+    out_ += "\":";
   }
-  return "enabled";
-}
-
-const char* PowerName(PowerEvent::Kind kind) {
-  switch (kind) {
-    case PowerEvent::Kind::kCoreBusRatio: return "cbr";
-    case PowerEvent::Kind::kPowerEntry: return "pwre";
-    case PowerEvent::Kind::kPowerExit: return "pwrx";
-    case PowerEvent::Kind::kExecStop: return "exstop";
-    case PowerEvent::Kind::kMwait: return "mwait";
+  void String(const char* key, const char* value) {
+    Key(key);
+    out_ += '"';
+    out_ += value;
+    out_ += '"';
   }
-  return "power";
-}
-
-const char* MarkerName(Marker::Kind kind) {
-  switch (kind) {
-    case Marker::Kind::kTrigger: return "trigger";
-    case Marker::Kind::kSnapshot: return "snapshot";
-    case Marker::Kind::kTsxBegin: return "tsx_begin";
-    case Marker::Kind::kTsxCommit: return "tsx_commit";
-    case Marker::Kind::kTsxAbort: return "tsx_abort";
-    case Marker::Kind::kTraceStop: return "stop";
-    case Marker::Kind::kPtwrite: return "ptwrite";
-    case Marker::Kind::kTick: return "tick";
-    case Marker::Kind::kMaintenance: return "mnt";
+  void Escaped(const char* key, const std::string& value) {
+    Key(key);
+    out_ += JsonString(value);
   }
-  return "marker";
-}
-
-const char* SwitchName(ContextSwitch::Kind kind) {
-  switch (kind) {
-    case ContextSwitch::Kind::kPaging: return "paging";
-    case ContextSwitch::Kind::kVmcs: return "vmcs";
-    case ContextSwitch::Kind::kSideband: return "switch";
+  void Address(const char* key, uint64_t value) {
+    Key(key);
+    // Hex digits written backwards into a small buffer: this runs once per block or instruction.
+    char buf[20];
+    char* end = buf + sizeof buf;
+    char* p = end;
+    *--p = '"';
+    do {
+      *--p = "0123456789abcdef"[value & 0xf];
+      value >>= 4;
+    } while (value);
+    *--p = 'x';
+    *--p = '0';
+    *--p = '"';
+    out_.append(p, static_cast<size_t>(end - p));
   }
-  return "switch";
-}
+  void Number(const char* key, uint64_t value) {
+    Key(key);
+    char buf[20];
+    char* end = buf + sizeof buf;
+    char* p = end;
+    do {
+      *--p = static_cast<char>('0' + value % 10);
+      value /= 10;
+    } while (value);
+    out_.append(p, static_cast<size_t>(end - p));
+  }
+  void SignedNumber(const char* key, int64_t value) {
+    Key(key);
+    out_ += std::to_string(value);
+  }
+  void True(const char* key) {
+    Key(key);
+    out_ += "true";
+  }
 
-// Appends the header fields every record shares: cpu (when known), time, pid/tid.
-void AppendHeader(std::string& s, const EventHeader& h) {
-  if (h.cpu != kUnknownId) s += ",\"cpu\":" + std::to_string(h.cpu);
-  if (h.time_ns != kUnknownTime) s += ",\"time\":" + std::to_string(h.time_ns);
-  if (h.pid != kUnknownId) s += ",\"pid\":" + std::to_string(h.pid);
-  if (h.tid != kUnknownId) s += ",\"tid\":" + std::to_string(h.tid);
-}
+ private:
+  std::string& out_;
+};
 
-void AppendIp(std::string& s, bool has_ip, uint64_t ip) {
-  if (has_ip) s += ",\"ip\":\"" + HexAddress(ip) + "\"";
+// The header fields every record shares: cpu (when known), time, tsc, pid/tid.
+void AppendHeader(JsonLine& j, const EventHeader& h) {
+  if (h.cpu != kUnknownId) j.SignedNumber("cpu", h.cpu);
+  if (h.time_ns != kUnknownTime) j.Number("time", h.time_ns);
+  if (h.tsc != kUnknownTime) j.Number("tsc", h.tsc);
+  if (h.pid != kUnknownId) j.SignedNumber("pid", h.pid);
+  if (h.tid != kUnknownId) j.SignedNumber("tid", h.tid);
 }
 
 }  // namespace
@@ -85,66 +99,79 @@ const char* InsnClassName(BlockEnd iclass) {
   }
 }
 
-std::string EventToJson(const TraceEvent& event) {
-  std::string s;
+void AppendEventJson(std::string& out, const TraceEvent& event) {
+  JsonLine j(out);
+  j.Open();
+  auto ip = [&](bool has_ip, uint64_t value) {
+    if (has_ip) j.Address("ip", value);
+  };
   std::visit(
       Overloaded{
           [&](const ExecBlock& b) {
-            s = "{\"first_ip\":\"" + HexAddress(b.first_ip) + "\",\"last_ip\":\"" +
-                HexAddress(b.last_ip) + "\",\"insns\":" + std::to_string(b.insns) +
-                ",\"exit\":\"" + BlockEndName(b.end) + "\"";
-            if (b.speculative) s += ",\"speculative\":true";
-            AppendHeader(s, event.header);
-            if (b.end_time_ns != kUnknownTime) s += ",\"end_time\":" + std::to_string(b.end_time_ns);
+            j.Address("first_ip", b.first_ip);
+            j.Address("last_ip", b.last_ip);
+            j.Number("insns", b.insns);
+            j.String("exit", BlockEndName(b.end));
+            if (b.speculative) j.True("speculative");
+            AppendHeader(j, event.header);
+            if (b.end_time_ns != kUnknownTime) j.Number("end_time", b.end_time_ns);
           },
           [&](const Instruction& i) {
-            s = "{\"ip\":\"" + HexAddress(i.ip) + "\",\"size\":" + std::to_string(i.size) +
-                ",\"iclass\":\"" + InsnClassName(i.iclass) + "\"";
-            if (i.speculative) s += ",\"speculative\":true";
-            AppendHeader(s, event.header);
+            j.Address("ip", i.ip);
+            j.Number("size", i.size);
+            j.String("iclass", InsnClassName(i.iclass));
+            if (i.speculative) j.True("speculative");
+            AppendHeader(j, event.header);
           },
           [&](const TraceGap& g) {
-            s = "{\"event\":\"gap\",\"reason\":\"" + std::string(GapReasonName(g.reason)) + "\"";
-            AppendIp(s, g.has_ip, g.ip);
-            s += ",\"offset\":" + std::to_string(event.header.offset);
-            if (!g.detail.empty()) s += ",\"detail\":" + JsonString(g.detail);
-            AppendHeader(s, event.header);
+            j.String("event", "gap");
+            j.String("reason", GapReasonName(g.reason));
+            ip(g.has_ip, g.ip);
+            j.Number("offset", event.header.offset);
+            if (!g.detail.empty()) j.Escaped("detail", g.detail);
+            AppendHeader(j, event.header);
           },
           [&](const TraceToggle& t) {
-            s = "{\"event\":\"" + std::string(ToggleName(t.kind)) + "\"";
-            AppendIp(s, t.has_ip, t.ip);
-            AppendHeader(s, event.header);
+            j.String("event", EventName(event));
+            ip(t.has_ip, t.ip);
+            AppendHeader(j, event.header);
           },
           [&](const ModeChange& m) {
-            s = "{\"event\":\"exec_mode\",\"mode\":\"" + std::string(ExecModeName(m.mode)) + "\"";
-            AppendIp(s, m.has_ip, m.ip);
-            AppendHeader(s, event.header);
+            j.String("event", "exec_mode");
+            j.String("mode", ExecModeName(m.mode));
+            ip(m.has_ip, m.ip);
+            AppendHeader(j, event.header);
           },
           [&](const ContextSwitch& c) {
-            s = "{\"event\":\"" + std::string(SwitchName(c.kind)) + "\"";
-            if (c.kind != ContextSwitch::Kind::kSideband)
-              s += ",\"value\":\"" + HexAddress(c.value) + "\"";
-            if (c.next_pid != kUnknownId) s += ",\"next_pid\":" + std::to_string(c.next_pid);
-            if (c.next_tid != kUnknownId) s += ",\"next_tid\":" + std::to_string(c.next_tid);
-            AppendIp(s, c.has_ip, c.ip);
-            AppendHeader(s, event.header);
+            j.String("event", EventName(event));
+            if (c.kind != ContextSwitch::Kind::kSideband) j.Address("value", c.value);
+            if (c.next_pid != kUnknownId) j.SignedNumber("next_pid", c.next_pid);
+            if (c.next_tid != kUnknownId) j.SignedNumber("next_tid", c.next_tid);
+            ip(c.has_ip, c.ip);
+            AppendHeader(j, event.header);
           },
           [&](const PowerEvent& p) {
-            s = "{\"event\":\"" + std::string(PowerName(p.kind)) + "\",\"value\":" +
-                std::to_string(p.value);
-            AppendIp(s, p.has_ip, p.ip);
-            AppendHeader(s, event.header);
+            j.String("event", EventName(event));
+            j.Number("value", p.value);
+            ip(p.has_ip, p.ip);
+            AppendHeader(j, event.header);
           },
           [&](const Marker& m) {
-            s = "{\"event\":\"" + std::string(MarkerName(m.kind)) + "\"";
-            if (m.kind == Marker::Kind::kPtwrite) s += ",\"value\":\"" + HexAddress(m.value) + "\"";
-            if (!m.label.empty()) s += ",\"label\":" + JsonString(m.label);
-            AppendIp(s, m.has_ip, m.ip);
-            AppendHeader(s, event.header);
+            j.String("event", EventName(event));
+            if (m.kind == Marker::Kind::kPtwrite) j.Address("value", m.value);
+            if (!m.label.empty()) j.Escaped("label", m.label);
+            ip(m.has_ip, m.ip);
+            AppendHeader(j, event.header);
           },
       },
       event.body);
-  s += '}';
+  j.Close();
+}
+
+std::string EventToJson(const TraceEvent& event) {
+  std::string s;
+  AppendEventJson(s, event);
+  s.pop_back();  // the newline
   return s;
 }
 
@@ -166,9 +193,13 @@ void EventWriter::OnEvent(const TraceEvent& event) {
 }
 
 void EventWriter::WriteJsonl(const TraceEvent& event) {
-  std::string line = EventToJson(event);
-  line += '\n';
-  std::fwrite(line.data(), 1, line.size(), out_);
+  AppendEventJson(buffer_, event);
+  if (buffer_.size() >= kFlushBytes) Flush();
+}
+
+void EventWriter::Flush() {
+  if (!buffer_.empty()) std::fwrite(buffer_.data(), 1, buffer_.size(), out_);
+  buffer_.clear();
 }
 
 void EventWriter::WriteText(const TraceEvent& event) {
@@ -272,6 +303,9 @@ std::string EventWriter::EventText(const TraceEvent& event) const {
   return text;
 }
 
-void EventWriter::OnEnd() { std::fflush(out_); }
+void EventWriter::OnEnd() {
+  Flush();
+  std::fflush(out_);
+}
 
 }  // namespace ptprof

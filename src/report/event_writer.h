@@ -24,6 +24,7 @@ struct EventWriterOptions {
 class EventWriter : public EventSink {
  public:
   EventWriter(std::FILE* out, EventWriterOptions options);
+  ~EventWriter() override { Flush(); }
   void OnEvent(const TraceEvent& event) override;
   void OnEnd() override;
 
@@ -33,13 +34,19 @@ class EventWriter : public EventSink {
   std::string EventText(const TraceEvent& event) const;
   void WriteText(const TraceEvent& event);
   void WriteJsonl(const TraceEvent& event);
+  void Flush();
+
+  static constexpr size_t kFlushBytes = 1 << 16;
 
   std::FILE* out_;
   EventWriterOptions options_;
+  std::string buffer_;  // JSONL waiting to be written
 };
 
 // The JSONL record of one event, without the trailing newline (exposed for tests and other writers).
 std::string EventToJson(const TraceEvent& event);
+// The same record with its newline, appended to `out`.
+void AppendEventJson(std::string& out, const TraceEvent& event);
 
 // JSONL's name for an instruction's effect on control flow ("call", "jump", "other", ...).
 const char* InsnClassName(BlockEnd iclass);

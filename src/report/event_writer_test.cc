@@ -43,6 +43,10 @@ TEST_CASE("JSONL records use the documented field names") {
   ie.header.time_ns = 123;
   CHECK(EventToJson(ie) == R"({"ip":"0x401000","size":5,"iclass":"call","cpu":0,"time":123})");
 
+  block.header.tsc = 0x5000;
+  CHECK(EventToJson(block) ==
+        R"({"first_ip":"0x401000","last_ip":"0x401019","insns":5,"exit":"syscall","cpu":0,"time":123,"tsc":20480})");
+
   TraceEvent toggle{EventHeader{}, TraceToggle{TraceToggle::Kind::kEnabled, 0x1000, true}};
   CHECK(EventToJson(toggle) == R"({"event":"enabled","ip":"0x1000"})");
 
