@@ -99,9 +99,13 @@ Status ArchiveWriter::Add(std::string name, std::span<const uint8_t> bytes) {
   return {};
 }
 
-Status ArchiveWriter::Finish(nlohmann::ordered_json manifest) {
-  manifest["format"] = "ptar";
-  manifest["format_version"] = kFormatVersion;
+Status ArchiveWriter::Finish(nlohmann::ordered_json fields) {
+  // The container's own fields come first, so that the start of the manifest says what it is.
+  nlohmann::ordered_json manifest = {{"format", "ptar"}, {"format_version", kFormatVersion}};
+  if (fields.is_object())
+    for (auto it = fields.begin(); it != fields.end(); ++it)
+      if (it.key() != "format" && it.key() != "format_version" && it.key() != "members")
+        manifest[it.key()] = it.value();
   nlohmann::ordered_json table = nlohmann::ordered_json::array();
   for (const Packed& member : members_)
     table.push_back({{"name", member.info.name},

@@ -14,6 +14,7 @@
 #include "sideband/image_set.h"
 #include "sideband/x86_insn.h"
 #include "src/cli/command.h"
+#include "src/pipeline/session.h"
 #include "src/analyses/flow_stats.h"
 #include "src/pipeline/fanout_sink.h"
 #include "src/report/event_writer.h"
@@ -127,7 +128,20 @@ int RunDecode(const DecodeOptions& options) {
     }
   }
 
-  auto trace = ReadFileBytes(trace_file);
+  // --- .ptar input (src/pipeline/session.h): the archive supplies the trace, the images and the
+  // PT parameters; `archived` keeps its extracted images alive until the decode is done. ---
+  auto archived = OpenIfArchive(trace_file, !options.raw.empty() || !options.elf.empty() ||
+                                                !options.cpu.empty() || !options.addr_filters.empty() ||
+                                                options.mtc_freq || options.nom_freq ||
+                                                options.cpuid_0x15_eax || options.cpuid_0x15_ebx);
+  if (!archived) return ReportBadInput(archived.error().message);
+  if (*archived) {
+    images = std::move((*archived)->images);
+    request.params = (*archived)->params();
+  }
+  auto trace = *archived ? Result<std::vector<uint8_t>>(std::move((*archived)->stream_bytes[0]))
+                         : ReadFileBytes(trace_file);
+  // --- end of the .ptar hook ---
   if (!trace) return ReportBadInput(trace.error().message);
 
   X86Decoder x86;

@@ -9,6 +9,7 @@
 #include "decoders/pt/trace_census.h"
 #include "sideband/file_bytes.h"
 #include "src/cli/command.h"
+#include "src/cli/info_archive.h"
 #include "src/cli/info_perf_data.h"
 #include "src/pipeline/input_kind.h"
 
@@ -79,6 +80,8 @@ int RunInfo(const InfoOptions& options) {
   if (!kind) return ReportBadInput(kind.error().message);
   if (*kind == InputKind::kPerfData || *kind == InputKind::kPerfDataPipe)
     return RunPerfDataInfo({options.input, options.format, options.extract_aux_dir});
+  if (*kind == InputKind::kPtar && options.extract_aux_dir.empty())
+    return RunArchiveInfo(options.input, options.format);  // info_archive.cc
   if (!options.extract_aux_dir.empty())
     return ReportBadInput(options.input + ": --extract-aux needs a perf.data input");
   if (*kind != InputKind::kRawPt) {

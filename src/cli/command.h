@@ -22,6 +22,7 @@ struct Command {
 Command AddInfoCommand(CLI::App& parent);
 Command AddDumpCommand(CLI::App& parent);
 Command AddDecodeCommand(CLI::App& parent);
+Command AddArchiveCommand(CLI::App& parent);
 
 // Compatibility front ends that take libipt's own option spellings (which CLI11 cannot name, e.g.
 // "--block:show-blocks"): `ptprof dump --format ptdump ...` and `ptprof decode --format ptxed ...`.

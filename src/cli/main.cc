@@ -49,7 +49,8 @@ int Main(int argc, char** argv) {
   app.failure_message([](const CLI::App*, const CLI::Error& e) {
     return std::string("ptprof: ") + e.what() + " (see --help)\n";
   });
-  std::vector<Command> commands = {AddInfoCommand(app), AddDumpCommand(app), AddDecodeCommand(app)};
+  std::vector<Command> commands = {AddInfoCommand(app), AddDumpCommand(app), AddDecodeCommand(app),
+                                   AddArchiveCommand(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

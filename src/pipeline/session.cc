@@ -1,0 +1,132 @@
+#include "src/pipeline/session.h"
+
+#include <cstdlib>
+#include <filesystem>
+
+#include <unistd.h>
+
+#include "sideband/build_id.h"
+#include "sideband/file_bytes.h"
+#include "src/pipeline/session_archive.h"
+
+namespace ptprof {
+
+namespace {
+
+std::string Absolute(const std::string& path) {
+  std::error_code ignored;
+  auto absolute = std::filesystem::absolute(path, ignored);
+  return absolute.empty() ? path : absolute.lexically_normal().string();
+}
+
+std::string HostName() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "";
+  return name;
+}
+
+Status AddElfImage(const ElfImageSpec& spec, Session& session) {
+  if (auto st = session.images.AddElf(spec); !st) return st;
+  auto build_id = ReadBuildId(spec.file);
+  if (!build_id) return tl::unexpected(build_id.error());
+  std::error_code error;
+  const uint64_t bytes_on_disk = std::filesystem::file_size(spec.file, error);
+  if (error) return Fail(spec.file + ": cannot read its size: " + error.message());
+  archive::ImageEntry entry;
+  entry.kind = archive::ImageEntry::Kind::kElf;
+  entry.path = Absolute(spec.file);
+  entry.build_id = build_id->value_or("");
+  entry.base = spec.base;
+  entry.size = bytes_on_disk;
+  session.manifest.images.push_back(entry);
+  session.image_sources.push_back({spec.file, 0});
+  return {};
+}
+
+Status AddRawImage(const RawImageSpec& spec, Session& session) {
+  if (auto st = session.images.AddRaw(spec); !st) return st;
+  archive::ImageEntry entry;
+  entry.kind = archive::ImageEntry::Kind::kRaw;
+  entry.path = Absolute(spec.file);
+  entry.address = spec.address;
+  entry.file_offset = spec.file_offset;
+  entry.size = session.images.sections().back().size;  // an open range resolved to the file's end
+  session.manifest.images.push_back(entry);
+  session.image_sources.push_back({spec.file, spec.file_offset});
+  return {};
+}
+
+}  // namespace
+
+Result<std::shared_ptr<ExtractedFiles>> ExtractedFiles::Create() {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/ptprof-ptar-XXXXXX";
+  if (!mkdtemp(pattern.data()))
+    return Fail(pattern + ": cannot create a temporary directory for the archive's images");
+  return std::shared_ptr<ExtractedFiles>(new ExtractedFiles(pattern));
+}
+
+ExtractedFiles::~ExtractedFiles() {
+  std::error_code ignored;
+  std::filesystem::remove_all(dir_, ignored);
+}
+
+Result<Session> OpenRawSession(const std::string& trace_file, const RawInputOptions& options) {
+  Session session;
+  session.input = trace_file;
+  session.kind = InputKind::kRawPt;
+  auto bytes = ReadFileBytes(trace_file);
+  if (!bytes) return tl::unexpected(bytes.error());
+  if (bytes->empty()) return Fail(trace_file + ": offset 0x0: empty file");
+  session.stream_bytes.push_back(std::move(*bytes));
+  session.manifest.source = {"raw_pt", {Absolute(trace_file)}, HostName()};
+  session.manifest.pt = options.params;
+  session.manifest.streams.push_back({"raw", "intel_pt", kUnknownId, kUnknownId, kUnknownId, ""});
+  for (const auto& image : options.images) {
+    Status status = std::holds_alternative<ElfImageSpec>(image)
+                        ? AddElfImage(std::get<ElfImageSpec>(image), session)
+                        : AddRawImage(std::get<RawImageSpec>(image), session);
+    if (!status) return tl::unexpected(status.error());
+  }
+  if (!options.kallsyms.empty()) {
+    auto kallsyms = ReadFileBytes(options.kallsyms);
+    if (!kallsyms) return tl::unexpected(kallsyms.error());
+    session.manifest.sideband.push_back({"kallsyms", "kallsyms", ""});
+    session.sideband_bytes.push_back(std::move(*kallsyms));
+  }
+  return session;
+}
+
+Result<Session> OpenSession(const std::string& input, const RawInputOptions& options,
+                            bool options_given) {
+  auto kind = ClassifyPath(input);
+  if (!kind) return tl::unexpected(kind.error());
+  switch (*kind) {
+    case InputKind::kRawPt: return OpenRawSession(input, options);
+    case InputKind::kPtar:
+      if (options_given)
+        return Fail(input + ": a .ptar carries its own images and PT parameters; leave out "
+                            "--elf, --raw, --kallsyms and the PT options");
+      return OpenArchiveSession(input);
+    case InputKind::kUnknown:
+      return Fail(input + ": offset 0x0: not a trace ptprof can read (no PSB in the first 4 KiB, "
+                          "no known magic)");
+    default:
+      return Fail(input + ": offset 0x0: this is " + InputKindName(*kind) +
+                  ", which this command does not read yet");
+  }
+}
+
+Result<std::optional<Session>> OpenIfArchive(const std::string& path, bool options_given) {
+  auto kind = ClassifyPath(path);
+  // Not being able to classify is the raw reader's business: it names the problem itself.
+  if (!kind || *kind != InputKind::kPtar) return std::optional<Session>();
+  auto session = OpenSession(path, RawInputOptions{}, options_given);
+  if (!session) return tl::unexpected(session.error());
+  if (session->stream_bytes.size() != 1)
+    return Fail(path + ": the archive holds " + std::to_string(session->stream_bytes.size()) +
+                " trace streams; this command decodes archives of one stream");
+  return std::optional<Session>(std::move(*session));
+}
+
+}  // namespace ptprof

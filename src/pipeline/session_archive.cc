@@ -1,0 +1,150 @@
+#include "src/pipeline/session_archive.h"
+
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "sideband/file_bytes.h"
+#include "src/archive/archive_reader.h"
+#include "src/archive/archive_writer.h"
+
+namespace ptprof {
+
+namespace {
+
+// The last path component with every character a member name does not allow replaced by '_'.
+std::string SafeBaseName(const std::string& path) {
+  std::string base = std::filesystem::path(path).filename().string();
+  for (char& c : base) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '.' || c == '_' || c == '+' || c == '-';
+    if (!ok) c = '_';
+  }
+  if (base.empty() || base == "." || base == "..") base = "image";
+  return base.substr(0, 200);
+}
+
+std::string UtcNow() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+Result<std::vector<uint8_t>> ImageBytes(const archive::ImageEntry& entry,
+                                        const ImageSource& source) {
+  if (entry.kind == archive::ImageEntry::Kind::kElf) return ReadFileBytes(source.file);
+  auto bytes = ReadFileRange(source.file, source.offset, entry.size);
+  if (bytes && bytes->size() != entry.size)
+    return Fail(fmt::format("{}: {} bytes at offset {:#x} expected, {} read", source.file,
+                            entry.size, source.offset, bytes->size()));
+  return bytes;
+}
+
+Status WriteFile(const std::string& path, const std::vector<uint8_t>& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out) return Fail(path + ": cannot write the extracted image");
+  return {};
+}
+
+}  // namespace
+
+Status WriteSessionArchive(const Session& session, const std::string& output,
+                           const ArchiveWriteOptions& options) {
+  auto writer = archive::ArchiveWriter::Create(output, options.force);
+  if (!writer) return tl::unexpected(writer.error());
+  archive::Manifest manifest = session.manifest;
+  manifest.tool = options.tool;
+  manifest.created = UtcNow();
+  for (size_t i = 0; i < manifest.streams.size(); ++i) {
+    archive::StreamEntry& stream = manifest.streams[i];
+    stream.member = "streams/" + SafeBaseName(stream.name) + ".pt";
+    if (auto st = writer->Add(stream.member, session.stream_bytes[i]); !st) return st;
+  }
+  // Images are stored once per content, whatever their path or how often they are loaded.
+  std::map<std::string, std::string> member_of_digest;
+  for (size_t i = 0; i < manifest.images.size(); ++i) {
+    archive::ImageEntry& image = manifest.images[i];
+    auto bytes = ImageBytes(image, session.image_sources[i]);
+    if (!bytes) return tl::unexpected(bytes.error());
+    const std::string digest = archive::DigestHex(archive::Sha256::Of(*bytes));
+    auto known = member_of_digest.find(digest);
+    if (known != member_of_digest.end()) {
+      image.member = known->second;
+      continue;
+    }
+    image.member = "images/" + digest.substr(0, 16) + "/" + SafeBaseName(image.path);
+    member_of_digest[digest] = image.member;
+    if (auto st = writer->Add(image.member, *bytes); !st) return st;
+  }
+  for (size_t i = 0; i < manifest.sideband.size(); ++i) {
+    archive::SidebandEntry& sideband = manifest.sideband[i];
+    sideband.member = "sideband/" + SafeBaseName(sideband.name.empty() ? sideband.kind
+                                                                        : sideband.name);
+    if (auto st = writer->Add(sideband.member, session.sideband_bytes[i]); !st) return st;
+  }
+  return writer->Finish(archive::ManifestToJson(manifest));
+}
+
+Result<Session> OpenArchiveSession(const std::string& path) {
+  auto reader = archive::ArchiveReader::Open(path);
+  if (!reader) return tl::unexpected(reader.error());
+  auto manifest = archive::ManifestFromJson(reader->manifest());
+  if (!manifest) return Fail(path + ": offset 0x0: manifest: " + manifest.error().message);
+  if (auto st = archive::CheckMembersExist(*manifest, reader->members()); !st)
+    return Fail(path + ": offset 0x0: manifest: " + st.error().message);
+  // Every member is checked, also those this version of ptprof does not use.
+  std::map<std::string, std::vector<uint8_t>> contents;
+  for (const archive::MemberInfo& member : reader->members()) {
+    auto bytes = reader->Read(member);
+    if (!bytes) return tl::unexpected(bytes.error());
+    contents[member.name] = std::move(*bytes);
+  }
+
+  Session session;
+  session.input = path;
+  session.kind = InputKind::kPtar;
+  session.manifest = std::move(*manifest);
+  for (const archive::StreamEntry& stream : session.manifest.streams)
+    session.stream_bytes.push_back(contents[stream.member]);
+  for (const archive::SidebandEntry& sideband : session.manifest.sideband)
+    session.sideband_bytes.push_back(contents[sideband.member]);
+  if (session.manifest.images.empty()) return session;
+
+  auto extracted = ExtractedFiles::Create();
+  if (!extracted) return tl::unexpected(extracted.error());
+  session.extracted = *extracted;
+  std::map<std::string, std::string> file_of_member;
+  for (size_t i = 0; i < session.manifest.images.size(); ++i) {
+    const archive::ImageEntry& image = session.manifest.images[i];
+    std::string& file = file_of_member[image.member];
+    if (file.empty()) {
+      file = fmt::format("{}/{}-{}", session.extracted->dir(), file_of_member.size(),
+                         SafeBaseName(image.member));
+      if (auto st = WriteFile(file, contents[image.member]); !st) return tl::unexpected(st.error());
+    }
+    const std::string where = fmt::format("{}: image {} ('{}', member '{}')", path, i,
+                                          image.path, image.member);
+    Status status;
+    if (image.kind == archive::ImageEntry::Kind::kElf) {
+      status = session.images.AddElf(ElfImageSpec{file, image.base});
+    } else {
+      if (contents[image.member].size() != image.size)
+        return Fail(fmt::format("{}: the member holds {} bytes, the manifest says {}", where,
+                                contents[image.member].size(), image.size));
+      status = session.images.AddRaw(RawImageSpec{file, 0, image.size, image.address});
+    }
+    if (!status) return Fail(where + ": " + status.error().message);
+    session.image_sources.push_back({file, 0});
+  }
+  return session;
+}
+
+}  // namespace ptprof
