@@ -50,6 +50,7 @@ const char* KnownRecordName(uint32_t type) {
     case kRecordHeaderFeature: return "HEADER_FEATURE";
     case kRecordCompressed: return "COMPRESSED";
     case kRecordFinishedInit: return "FINISHED_INIT";
+    case kRecordCompressed2: return "COMPRESSED2";
     default: return nullptr;
   }
 }

@@ -50,6 +50,7 @@ enum RecordType : uint32_t {
   kRecordHeaderFeature = 80,
   kRecordCompressed = 81,
   kRecordFinishedInit = 82,
+  kRecordCompressed2 = 83,  // COMPRESSED with an explicit data size (perf 6.13+)
 };
 
 // "PERF_RECORD_MMAP2" for known types, "PERF_RECORD_UNKNOWN(123)" otherwise.

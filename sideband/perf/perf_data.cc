@@ -1,6 +1,7 @@
 #include "sideband/perf/perf_data.h"
 
 #include <algorithm>
+#include <cstring>
 #include <set>
 
 #include <fmt/format.h>
@@ -8,6 +9,7 @@
 #include "sideband/file_bytes.h"
 #include "sideband/perf/perf_abi.h"
 #include "sideband/perf/perf_data_tokenizer.h"
+#include "sideband/perf/perf_decompress.h"
 
 namespace ptprof::perf {
 
@@ -44,6 +46,11 @@ class PerfDataBuilder {
   }
 
   void Finish() {
+    if (decompressor_.pending() != 0) {
+      ++d_.bad_records;
+      Problem(fmt::format("{}: {} bytes of an incomplete record are left at the end of the compressed records",
+                          d_.name, decompressor_.pending()));
+    }
     d_.attrs = attrs_.attrs();
     for (auto& attr : d_.attrs)  // names from event_desc, matched by id
       for (const auto& desc : d_.features.event_desc)
@@ -98,6 +105,9 @@ class PerfDataBuilder {
         Feature(*feature);
         return {};
       }
+      case kRecordCompressed:
+      case kRecordCompressed2:
+        return Compressed(t);
       case kRecordHeaderBuildId: {
         std::span<const uint8_t> whole(t.body.data() - 8, t.body.size() + 8);
         auto status = ParseBuildIds(whole, t.offset, d_.features.build_ids);
@@ -130,6 +140,36 @@ class PerfDataBuilder {
       d_.lost_samples += lost_samples->lost;
     }
     if (IsSideband(t.header.type)) d_.sideband.push_back(std::move(*record));
+    return {};
+  }
+
+  // perf record -z: the records inside are counted and decoded like the others. Their offsets in
+  // errors are the compressed record's.
+  Status Compressed(const RecordToken& t) {
+    std::span<const uint8_t> payload = t.body;
+    if (t.header.type == kRecordCompressed2) {
+      uint64_t size = 0;
+      if (payload.size() < 8) return Bad(fmt::format("offset {:#x}: COMPRESSED2 record without its data size", t.offset));
+      std::memcpy(&size, payload.data(), 8);
+      if (size > payload.size() - 8)
+        return Bad(fmt::format("offset {:#x}: COMPRESSED2 data size {} exceeds the record", t.offset, size));
+      payload = payload.subspan(8, size);
+    }
+    auto inner = decompressor_.Add(payload, t.offset);
+    if (!inner) return Bad(inner.error().message);
+    for (const auto& r : *inner) {
+      if (r.header.type == kRecordCompressed || r.header.type == kRecordCompressed2 ||
+          r.header.type == kRecordAuxtrace || r.header.type == kRecordHeaderTracingData) {
+        Bad(fmt::format("offset {:#x}: {} inside compressed records is not allowed", t.offset,
+                        RecordTypeName(r.header.type)));
+        continue;
+      }
+      RecordToken token;
+      token.header = r.header;
+      token.offset = t.offset;
+      token.body = r.body;
+      if (auto status = Record(token); !status) return status;
+    }
     return {};
   }
 
@@ -176,6 +216,7 @@ class PerfDataBuilder {
   const PerfDataOptions& options_;
   AttrSet attrs_;
   std::set<uint32_t> cpus_;
+  RecordDecompressor decompressor_;
 };
 
 }  // namespace
