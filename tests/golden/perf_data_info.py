@@ -11,7 +11,9 @@
    stored ptdump references were made with.
 4. Pipe mode (when `perf` is installed: `perf inject -o -` turns the file into a pipe): same
    counts, same AUX bytes.
-5. Broken files (cut in a record, an absurd record size, an AUXTRACE buffer past the end, a pipe
+5. Fresh recordings made here with software events (when `perf record` works): a plain file with
+   context switches, a compressed one (`-z`), and a pipe; counts again equal perf report -D's.
+6. Broken files (cut in a record, an absurd record size, an AUXTRACE buffer past the end, a pipe
    without its header) are rejected with one line naming the file and the offset, never a crash.
 
 Prints one line per case and "N passed, N failed, N skipped"; exit 77 without the test data.
@@ -193,6 +195,36 @@ def pipe_mode(perf):
         check_aux("pipe mode", os.path.join(tmp, "aux"))
 
 
+def fresh_recordings(perf):
+    workload = [sys.executable, "-c", "import json; [json.dumps(list(range(50))) for _ in range(3000)]"]
+    variants = [("plain", ["--switch-events"], False), ("compressed", ["-z"], False), ("pipe", [], True)]
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, options, pipe in variants:
+            path = os.path.join(tmp, name + ".data")
+            cmd = [perf, "record", "-q", "-e", "task-clock", "-c", "50000", *options, "-o", "-" if pipe else path,
+                   "--", *workload]
+            with open(path, "wb") if pipe else open(os.devnull, "wb") as out:
+                rec = subprocess.run(cmd, stdout=out, stderr=subprocess.DEVNULL, timeout=120)
+            if rec.returncode != 0 or not os.path.getsize(path):
+                skip(f"fresh {name} recording", "perf record failed here")
+                continue
+            if pipe:
+                with open(path, "rb") as f:
+                    report = subprocess.run([perf, "report", "-D", "-i", "-"], stdin=f, capture_output=True, text=True,
+                                            errors="replace", timeout=300)
+            else:
+                report = subprocess.run([perf, "report", "-D", "-i", path], capture_output=True, text=True,
+                                        errors="replace", timeout=300)
+            reference = perf_counts(report.stdout)
+            info, err = ptprof_json(path)
+            if info is None:
+                check(f"fresh {name} recording: ptprof info", False, err)
+                continue
+            compare_counts(f"fresh {name} recording: record counts = live perf report -D", info, reference)
+            check(f"fresh {name} recording: no undecodable records",
+                  info["undecodable_records"] == 0 and not info["problems"], info["problems"])
+
+
 def rejected(name, data_bytes, tmp):
     path = os.path.join(tmp, name.replace(" ", "_") + ".data")
     with open(path, "wb") as f:
@@ -238,6 +270,7 @@ def main():
     if perf:
         live_perf(perf)
         pipe_mode(perf)
+        fresh_recordings(perf)
     else:
         skip("live perf report -D and pipe mode", "perf is not installed")
     bad_input()
