@@ -14,6 +14,7 @@
 #include "sideband/file_bytes.h"
 #include "src/cli/command.h"
 #include "src/pipeline/input_kind.h"
+#include "src/pipeline/session.h"
 
 namespace ptprof::cli {
 
@@ -78,7 +79,18 @@ int RunDump(const DumpOptions& options) {
   const std::vector<uint8_t> head(bytes->begin(),
                                   bytes->begin() + std::min<size_t>(bytes->size(), 4096));
   const InputKind kind = ClassifyBytes(head);
-  if (kind != InputKind::kRawPt && kind != InputKind::kUnknown)
+  if (kind == InputKind::kPtar) {
+    // A .ptar: list its trace stream with the parameters recorded in it.
+    const bool pt_options = !options.cpu.empty() || !options.mtc_freq.empty() ||
+                            !options.nom_freq.empty() || !options.cpuid_0x15_eax.empty() ||
+                            !options.cpuid_0x15_ebx.empty();
+    auto archived = OpenIfArchive(options.input, pt_options);
+    if (!archived) return ReportBadInput(archived.error().message);
+    if (*archived) {
+      params = (*archived)->params();
+      *bytes = std::move((*archived)->stream_bytes[0]);
+    }
+  } else if (kind != InputKind::kRawPt && kind != InputKind::kUnknown)
     return ReportBadInput(options.input + ": offset 0x0: this is " + InputKindName(kind) +
                           ", not a raw Intel PT stream (dump reads raw PT only for now)");
 

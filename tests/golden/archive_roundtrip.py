@@ -76,15 +76,21 @@ def info(archive_path):
     return json.loads(r.stdout) if r.returncode == 0 else None
 
 
+def members_start(meta):
+    """The size of frame 0 (header and manifest): where the first member starts."""
+    return meta["members"][0]["offset"] if meta["members"] else meta["bytes"]
+
+
 def damage_cases(tmp, archive_path):
-    """Truncation and bit flips inside each member: exit 1, one line naming that member."""
+    """Truncation and bit flips inside the manifest frame and each member: exit 1, one line naming
+    that member ('manifest' for the header frame)."""
     meta = info(archive_path)
     if not meta:
         report("info on the archive", "failed")
         return
     report("info on the archive lists verified members", None if meta.get("verified") else str(meta))
     data = open(archive_path, "rb").read()
-    members = meta["members"]
+    members = [{"name": "manifest", "offset": 0, "packed_size": members_start(meta)}] + meta["members"]
     for member in members:
         middle = member["offset"] + member["packed_size"] // 2
         for kind, damaged in (("truncated", data[:middle]),
@@ -129,11 +135,16 @@ with tempfile.TemporaryDirectory() as tmp:
     shutil.copy(os.path.join(SAMPLE_DIR, "sample.pt"), work)
     shutil.copy(os.path.join(SAMPLE_DIR, "sample"), os.path.join(work, "prog"))
     original = decodes(["sample.pt", "--elf", "prog"], cwd=work)
+    original_dump = run(["dump", "sample.pt", "--format", "jsonl"], cwd=work).stdout
     archive_path = os.path.join(tmp, "sample.ptar")
     r = run(["archive", "sample.pt", "--elf", "prog", "-o", archive_path], cwd=work)
     report("archive the sample trace", None if r.returncode == 0 else r.stderr.strip())
     shutil.rmtree(work)
     compare("sample", original, decodes([archive_path]), archive_path)
+    r = run(["dump", archive_path, "--format", "jsonl"])
+    report("sample: dump of the archive lists the same packets",
+           None if r.returncode == 0 and original_dump and r.stdout == original_dump
+           else f"status {r.returncode}: {r.stderr.strip()!r}")
     meta = info(archive_path)
     image = meta["manifest"]["images"][0] if meta else {}
     report("the manifest names the image by build-id",
