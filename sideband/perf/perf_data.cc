@@ -286,6 +286,9 @@ Result<PerfData> ParsePerfData(std::vector<uint8_t> bytes, const std::string& na
     auto status = builder.Consume(**token);
     if (!status) return tl::unexpected(status.error());
   }
+  if (tokenizer.data_size_was_zero())
+    d.problems.insert(d.problems.begin(), name + ": offset 0x30: the header gives data size 0 (perf record was not "
+                                                 "terminated properly); records were read to the end of the file");
   builder.Finish();
   return d;
 }

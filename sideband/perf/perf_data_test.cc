@@ -153,3 +153,43 @@ TEST_CASE("the other real perf.data files parse") {
     CHECK(missing->aux_notices.size() == 6);
   }
 }
+
+TEST_CASE("per-thread streams are named by tid; snapshot mode marks them") {
+  Bytes r;
+  Bytes info;  // intel_pt AUXTRACE_INFO with snapshot_mode set
+  info.U32(1).U32(0);
+  for (uint64_t w : {6, 31, 1, 0, 1, 0x400, 0x800, 0, 1, 0, 0x200, 0x3c000, 100, 2, 2, 12, 0}) info.U64(w);
+  r.Append(Record(kRecordAuxtraceInfo, 0, info.data));
+  for (uint32_t tid : {1234u, 1235u}) {
+    Bytes at;
+    at.U64(8).U64(0).U64(0).U32(tid - 1234).U32(tid).U32(0xffffffff).U32(0);
+    r.Append(Record(kRecordAuxtrace, 0, at.data)).U64(tid);
+  }
+  auto d = ParsePerfData(FileMode({Attr(6, 0x300e601, kSampleTime, false), {1}, r.data, {}}), "threads.data");
+  REQUIRE(d);
+  REQUIRE(d->aux_streams.size() == 2);
+  CHECK(d->aux_streams[0].name == "tid1234");
+  CHECK(d->aux_streams[1].name == "tid1235");
+  CHECK_FALSE(d->aux_streams[0].cpu);
+  CHECK(d->aux_streams[0].snapshot);
+  REQUIRE(d->intel_pt);
+  CHECK(d->intel_pt->snapshot_mode);
+  CHECK(d->PmuName(d->attrs[0].attr) == "intel_pt");  // from AUXTRACE_INFO when pmu_mappings is absent
+  CHECK(d->AuxAttr() == &d->attrs[0]);
+  CHECK(d->cpus.empty());
+}
+
+TEST_CASE("a file whose header was never finalised (data size 0) is read to its end") {
+  Bytes r;
+  Bytes itrace;
+  itrace.U32(1).U32(2);
+  r.Append(Record(kRecordItraceStart, 0, itrace.data)).Append(Record(kRecordItraceStart, 0, itrace.data));
+  auto file = FileMode({Attr(1, 9, 0, false), {1}, r.data, {}});
+  // Zero the data size (offset 48) as perf leaves it when it is killed before writing the header.
+  for (int i = 48; i < 56; ++i) file[static_cast<size_t>(i)] = 0;
+  auto d = ParsePerfData(file, "killed.data");
+  REQUIRE(d);
+  CHECK(d->records == 2);
+  REQUIRE(d->problems.size() == 1);
+  CHECK(d->problems[0].find("data size 0") != std::string::npos);
+}

@@ -80,6 +80,11 @@ Result<std::optional<PerfToken>> PerfDataTokenizer::ReadFileHeader() {
   attrs_pos_ = attrs.offset;
   attrs_end_ = attrs.offset + (attr_size_ ? attrs.size / attr_size_ * attr_size_ : 0);
   data_begin_ = data.offset;
+  if (data.size == 0 && data.offset != 0 && file_size - data.offset >= 8) {
+    data.size = file_size - data.offset;  // never finalised: no feature sections either
+    data_size_zero_ = true;
+    features_[0] = features_[1] = features_[2] = features_[3] = 0;
+  }
   data_cut_ = data.size > file_size - data.offset;
   data_end_ = data_cut_ ? file_size : data.offset + data.size;
   feature_table_pos_ = data.offset + data.size;  // meaningless when data_cut_

@@ -59,6 +59,9 @@ class PerfDataTokenizer {
   bool pipe_mode() const { return pipe_; }
   uint64_t data_offset() const { return data_begin_; }
   uint64_t data_size() const { return data_end_ - data_begin_; }
+  // The header said the data section is empty but records follow (perf was killed before it
+  // wrote the final header); the records are read to the end of the file.
+  bool data_size_was_zero() const { return data_size_zero_; }
 
  private:
   Result<std::optional<PerfToken>> ReadFileHeader();
@@ -74,7 +77,8 @@ class PerfDataTokenizer {
   // file mode
   uint64_t attr_size_ = 0, attrs_pos_ = 0, attrs_end_ = 0;
   uint64_t data_begin_ = 0, data_end_ = 0;
-  bool data_cut_ = false;  // the header's data section reaches past the end of the file
+  bool data_cut_ = false;
+  bool data_size_zero_ = false;  // the header's data section reaches past the end of the file
   uint64_t features_[4] = {};
   int next_feature_bit_ = 0;
   uint64_t feature_table_pos_ = 0;

@@ -1,5 +1,8 @@
 #include "sideband/perf/perf_record.h"
 
+#include <filesystem>
+#include <regex>
+
 #include <catch2/catch.hpp>
 
 #include "sideband/file_bytes.h"
@@ -133,4 +136,29 @@ TEST_CASE("DynamoRIO's pevent sideband files decode") {
   auto secondary = ReadFileBytes(dir + "secondary.sideband.pevent");
   REQUIRE(secondary);
   CHECK(ParsePerfEventBuffer(*secondary, attr, "secondary.sideband.pevent"));
+}
+
+TEST_CASE("libipt's pevent sideband test files decode with the sample-type in their names") {
+  std::filesystem::path dir = std::string(SHARED_TESTDATA) + "/libipt/generated";
+  if (!std::filesystem::is_directory(dir)) {
+    WARN("SKIP: " << dir << " is absent");
+    return;
+  }
+  std::regex sample_type_re("sample-type=(0x[0-9a-f]+)");
+  int files = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+    std::string name = entry.path().filename().string();
+    std::smatch m;
+    if (entry.path().extension() != ".sb" || !std::regex_search(name, m, sample_type_re)) continue;
+    PerfEventAttr attr;
+    attr.sample_type = std::stoull(m[1].str(), nullptr, 16);
+    attr.flags = 1u << 18;
+    auto bytes = ReadFileBytes(entry.path().string());
+    REQUIRE(bytes);
+    INFO(name);
+    auto records = ParsePerfEventBuffer(*bytes, attr, name);
+    CHECK(records);
+    ++files;
+  }
+  CHECK(files > 0);
 }
