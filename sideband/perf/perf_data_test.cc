@@ -1,6 +1,11 @@
 #include "sideband/perf/perf_data.h"
 
+#include <cstdio>
+#include <sstream>
+
 #include <catch2/catch.hpp>
+
+#include <fmt/format.h>
 
 #include "sideband/file_bytes.h"
 #include "sideband/perf/perf_abi.h"
@@ -192,4 +197,66 @@ TEST_CASE("a file whose header was never finalised (data size 0) is read to its 
   CHECK(d->records == 2);
   REQUIRE(d->problems.size() == 1);
   CHECK(d->problems[0].find("data size 0") != std::string::npos);
+}
+
+TEST_CASE("test.lbr: every sample's ip and branch stack equal perf script's (-F ip,brstack)") {
+  std::string path = Testdata("autofdo/testdata/test.lbr");
+  std::string reference = Testdata("autofdo/reference-linux-perf-6.1/test.lbr.script-ip-brstack.txt.xz");
+  if (!Present(path) || !Present(reference)) return;
+  FILE* pipe = popen(("xz -dc '" + reference + "' 2>/dev/null").c_str(), "r");
+  REQUIRE(pipe);
+  std::string expected;
+  char buf[65536];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) expected.append(buf, n);
+  pclose(pipe);
+  if (expected.empty()) {
+    WARN("SKIP: xz could not read " << reference);
+    return;
+  }
+  auto d = ReadPerfData(path, PerfDataOptions{true});
+  REQUIRE(d);
+  // perf prints " ip from/to/P|M|-/in_tx/abort/cycles/  ..." per sample; compare ip, from, to, P/M.
+  std::istringstream lines(expected);
+  std::string line;
+  size_t index = 0, mismatches = 0;
+  while (std::getline(lines, line)) {
+    std::istringstream words(line);
+    std::string ip, entry;
+    words >> ip;
+    std::string want = ip, got;
+    while (words >> entry) {
+      size_t a = entry.find('/'), b = entry.find('/', a + 1), c = entry.find('/', b + 1);
+      want += " " + entry.substr(0, c);
+    }
+    if (index < d->samples.size()) {
+      const PerfSample& s = d->samples[index];
+      got = fmt::format("{:x}", s.ip.value_or(0));
+      for (const auto& e : s.branch_stack)
+        got += fmt::format(" {:#x}/{:#x}/{}", e.from, e.to, e.mispredicted() ? "M" : e.predicted() ? "P" : "-");
+    }
+    if (got != want && mismatches++ < 3) CHECK(got == want);
+    ++index;
+  }
+  CHECK(index == d->samples.size());
+  CHECK(index == 9232);
+  CHECK(mismatches == 0);
+}
+
+// AutoFDO's test says 0x7fedfd0306a0 in pid 902132 is "offset 0x16a0" (foo+0x60): that is the ELF
+// address. The mapping (perf script agrees: 0x7fedfd030000, pgoff 0) puts it at file offset 0x6a0,
+// which the executable PT_LOAD (file 0x580 -> address 0x1580) places at address 0x16a0.
+TEST_CASE("ro_sample.perf: the MMAP2 sideband maps 0x7fedfd0306a0 of pid 902132 to file offset 0x6a0") {
+  std::string path = Testdata("autofdo/testdata/ro_sample.perf");
+  if (!Present(path)) return;
+  auto d = ReadPerfData(path);
+  REQUIRE(d);
+  const uint64_t address = 0x7fedfd0306a0;
+  const MmapRecord* hit = nullptr;
+  for (const auto& r : d->sideband)
+    if (const auto* m = std::get_if<MmapRecord>(&r.body))
+      if (m->pid == 902132 && m->executable && address >= m->addr && address < m->addr + m->len) hit = m;
+  REQUIRE(hit);
+  CHECK(hit->filename.find("libro_sample.so") != std::string::npos);
+  CHECK(hit->addr == 0x7fedfd030000);
+  CHECK(address - hit->addr + hit->pgoff == 0x6a0);
 }
