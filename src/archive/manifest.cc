@@ -124,8 +124,10 @@ Result<ImageEntry> ParseImage(const FieldReader& f) {
   PTAR_TRY(f.Unsigned("base", image.base));
   PTAR_TRY(f.Unsigned("address", image.address));
   PTAR_TRY(f.Unsigned("file_offset", image.file_offset));
+  PTAR_TRY(f.Unsigned("member_offset", image.member_offset));
   PTAR_TRY(f.Unsigned("size", image.size));
   PTAR_TRY(f.Id("pid", image.pid));
+  PTAR_TRY(f.Unsigned("time_ns", image.time_ns));
   PTAR_TRY(f.String("member", image.member, true));
   return image;
 }
@@ -266,9 +268,11 @@ Json ManifestToJson(const Manifest& m) {
     } else {
       image["address"] = HexText(i.address);
       image["file_offset"] = i.file_offset;
+      image["member_offset"] = i.member_offset;
     }
     image["size"] = i.size;
     image["pid"] = i.pid;
+    if (i.time_ns != kUnknownTime) image["time_ns"] = i.time_ns;
     image["member"] = i.member;
     images.push_back(image);
   }

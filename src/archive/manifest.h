@@ -39,8 +39,11 @@ struct ImageEntry {
   uint64_t base = 0;           // elf: --elf FILE:BASE (0: the link-time addresses)
   uint64_t address = 0;        // raw: the address of the first byte
   uint64_t file_offset = 0;    // raw: where the bytes were in the original file
-  uint64_t size = 0;           // bytes in the member
+  uint64_t member_offset = 0;  // raw: where the bytes are in the member (several mappings of one
+                               // file can share a member holding the whole file)
+  uint64_t size = 0;           // elf: bytes of the file; raw: bytes loaded
   int32_t pid = kUnknownId;    // the process that maps it (perf.data); unknown: every process
+  uint64_t time_ns = kUnknownTime;  // when it was mapped (perf.data); unknown: from the start
   std::string member;
 };
 

@@ -35,6 +35,8 @@ Manifest Example() {
   raw.address = 0x401000;
   raw.file_offset = 0x1000;
   raw.size = 0x27;
+  raw.member_offset = 0x1000;
+  raw.time_ns = 5000;
   raw.member = "images/raw0/dump.bin";
   m.images.push_back(raw);
   m.sideband.push_back({"kallsyms", "kallsyms", "sideband/kallsyms"});
@@ -54,6 +56,9 @@ TEST_CASE("a manifest round-trips through JSON") {
   CHECK(ManifestToJson(*back) == json);
   CHECK(back->pt.filter[1].a == 0x401000);
   CHECK(back->images[1].kind == ImageEntry::Kind::kRaw);
+  CHECK(back->images[1].member_offset == 0x1000);
+  CHECK(back->images[1].time_ns == 5000);
+  CHECK(back->images[0].time_ns == kUnknownTime);
   CHECK(back->streams[1].tid == 1234);
   CHECK(back->triggers[0].time_ns == kUnknownTime);
   REQUIRE(back->clock);

@@ -75,6 +75,7 @@ Status WriteSessionArchive(const Session& session, const std::string& output,
     auto bytes = ImageBytes(image, session.image_sources[i]);
     if (!bytes) return tl::unexpected(bytes.error());
     const std::string digest = archive::DigestHex(archive::Sha256::Of(*bytes));
+    image.member_offset = 0;  // a raw image is stored as its own byte range
     auto known = member_of_digest.find(digest);
     if (known != member_of_digest.end()) {
       image.member = known->second;
@@ -112,10 +113,18 @@ Result<Session> OpenArchiveSession(const std::string& path) {
   session.input = path;
   session.kind = InputKind::kPtar;
   session.manifest = std::move(*manifest);
+  // Trace bytes can be large: a member is moved into the session at its last use, copied before.
+  std::map<std::string, size_t> uses;
+  for (const auto& stream : session.manifest.streams) ++uses[stream.member];
+  for (const auto& sideband : session.manifest.sideband) ++uses[sideband.member];
+  for (const auto& image : session.manifest.images) ++uses[image.member];
+  auto take = [&](const std::string& member) {
+    return --uses[member] == 0 ? std::move(contents[member]) : contents[member];
+  };
   for (const archive::StreamEntry& stream : session.manifest.streams)
-    session.stream_bytes.push_back(contents[stream.member]);
+    session.stream_bytes.push_back(take(stream.member));
   for (const archive::SidebandEntry& sideband : session.manifest.sideband)
-    session.sideband_bytes.push_back(contents[sideband.member]);
+    session.sideband_bytes.push_back(take(sideband.member));
   if (session.manifest.images.empty()) return session;
 
   auto extracted = ExtractedFiles::Create();
@@ -136,13 +145,16 @@ Result<Session> OpenArchiveSession(const std::string& path) {
     if (image.kind == archive::ImageEntry::Kind::kElf) {
       status = session.images.AddElf(ElfImageSpec{file, image.base});
     } else {
-      if (contents[image.member].size() != image.size)
-        return Fail(fmt::format("{}: the member holds {} bytes, the manifest says {}", where,
-                                contents[image.member].size(), image.size));
-      status = session.images.AddRaw(RawImageSpec{file, 0, image.size, image.address});
+      const uint64_t member_size = contents[image.member].size();
+      if (image.member_offset > member_size || image.size > member_size - image.member_offset ||
+          image.size == 0)
+        return Fail(fmt::format("{}: {} bytes at member offset {:#x} are not inside the member "
+                                "({} bytes)", where, image.size, image.member_offset, member_size));
+      status = session.images.AddRaw(
+          RawImageSpec{file, image.member_offset, image.size, image.address});
     }
     if (!status) return Fail(where + ": " + status.error().message);
-    session.image_sources.push_back({file, 0});
+    session.image_sources.push_back({file, image.member_offset});
   }
   return session;
 }

@@ -2,11 +2,14 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <algorithm>
 #include <fstream>
 
 #include <catch2/catch.hpp>
 
+#include "sideband/file_bytes.h"
 #include "src/archive/archive_reader.h"
+#include "src/archive/archive_writer.h"
 #include "src/pipeline/session_archive.h"
 
 using namespace ptprof;
@@ -151,4 +154,99 @@ TEST_CASE("a damaged archive session names the member") {
   auto damaged = OpenArchiveSession(dir / "x.ptar");
   REQUIRE_FALSE(damaged);
   CHECK(damaged.error().message.find("member '" + image.name + "'") != std::string::npos);
+}
+
+TEST_CASE("a perf.data-like session fits the format: per-CPU streams, shared image member, clock") {
+  TempDir dir;
+  auto trace = ReadFileBytes(Sample("sample.pt"));
+  auto elf = ReadFileBytes(Sample("sample"));
+  REQUIRE(trace);
+  REQUIRE(elf);
+  archive::Manifest m;
+  m.source = {"perf_data", {"perf.data"}, "lab"};
+  m.clock = archive::ClockEntry{10, 1234, 0};
+  m.pt_config["tsc"] = 1;
+  m.streams.push_back({"cpu0", "intel_pt", 0, -1, -1, "streams/cpu0.pt"});
+  m.streams.push_back({"cpu1", "intel_pt", 1, -1, -1, "streams/cpu1.pt"});
+  archive::ImageEntry whole;
+  whole.path = "/usr/bin/sample";
+  whole.build_id = "46643ff0cf62ee72a7fca059aae56acf3bd7867d";
+  whole.size = elf->size();
+  whole.pid = 42;
+  whole.member = "images/by-build-id/sample";
+  m.images.push_back(whole);
+  // A second mapping of the same file in another process: bytes 0x1000.. of the same member.
+  archive::ImageEntry mapping = whole;
+  mapping.kind = archive::ImageEntry::Kind::kRaw;
+  mapping.pid = 43;
+  mapping.address = 0x7f0000001000;
+  mapping.file_offset = 0x1000;
+  mapping.member_offset = 0x1000;
+  mapping.size = 0x40;
+  mapping.time_ns = 1000;
+  m.images.push_back(mapping);
+  m.sideband.push_back({"perf_records", "sideband", "sideband/perf.records"});
+  const std::string path = dir / "perf.ptar";
+  auto writer = archive::ArchiveWriter::Create(path, false);
+  REQUIRE(writer);
+  REQUIRE(writer->Add("streams/cpu0.pt", *trace));
+  REQUIRE(writer->Add("streams/cpu1.pt", *trace));
+  REQUIRE(writer->Add("images/by-build-id/sample", *elf));
+  REQUIRE(writer->Add("sideband/perf.records", std::vector<uint8_t>{1, 2, 3}));
+  REQUIRE(writer->Finish(archive::ManifestToJson(m)));
+
+  auto session = OpenArchiveSession(path);
+  REQUIRE(session);
+  CHECK(session->stream_bytes.size() == 2);
+  CHECK(session->stream_bytes[1] == *trace);
+  CHECK(session->sideband_bytes[0] == std::vector<uint8_t>{1, 2, 3});
+  REQUIRE(session->manifest.clock);
+  CHECK(session->manifest.clock->time_mult == 1234);
+  uint8_t mapped[4] = {};
+  REQUIRE(session->images.Read(0x7f0000001000, mapped, 4) == 4);
+  CHECK(std::equal(mapped, mapped + 4, elf->begin() + 0x1000));
+
+  auto for_decode = OpenIfArchive(path, false);
+  REQUIRE_FALSE(for_decode);
+  CHECK(for_decode.error().message ==
+        path + ": the archive holds 2 trace streams; this command decodes archives of one stream");
+
+  // Re-archiving keeps the description (and stores the raw mapping as its own range).
+  REQUIRE(WriteSessionArchive(*session, dir / "again.ptar", {}));
+  auto again = OpenArchiveSession(dir / "again.ptar");
+  REQUIRE(again);
+  CHECK(again->manifest.images[1].member_offset == 0);
+  REQUIRE(again->images.Read(0x7f0000001000, mapped, 4) == 4);
+  CHECK(std::equal(mapped, mapped + 4, elf->begin() + 0x1000));
+}
+
+TEST_CASE("raw session errors name the file") {
+  RawInputOptions options;
+  options.images.push_back(ElfImageSpec{"/nonexistent/prog", 0});
+  auto missing_image = OpenRawSession(Sample("sample.pt"), options);
+  REQUIRE_FALSE(missing_image);
+  CHECK(missing_image.error().message.find("/nonexistent/prog") == 0);
+  RawInputOptions kallsyms;
+  kallsyms.kallsyms = "/nonexistent/kallsyms";
+  auto missing_kallsyms = OpenRawSession(Sample("sample.pt"), kallsyms);
+  REQUIRE_FALSE(missing_kallsyms);
+  CHECK(missing_kallsyms.error().message.find("/nonexistent/kallsyms") == 0);
+  auto missing_trace = OpenRawSession("/nonexistent/trace.pt", {});
+  REQUIRE_FALSE(missing_trace);
+  CHECK(missing_trace.error().message.find("/nonexistent/trace.pt") == 0);
+}
+
+TEST_CASE("kallsyms travel as a sideband member") {
+  TempDir dir;
+  RawInputOptions options;
+  options.kallsyms = Sample("sample.ips");  // any text file stands in for /proc/kallsyms
+  auto session = OpenRawSession(Sample("sample.pt"), options);
+  REQUIRE(session);
+  REQUIRE(WriteSessionArchive(*session, dir / "k.ptar", {}));
+  auto back = OpenArchiveSession(dir / "k.ptar");
+  REQUIRE(back);
+  REQUIRE(back->manifest.sideband.size() == 1);
+  CHECK(back->manifest.sideband[0].kind == "kallsyms");
+  CHECK(back->manifest.sideband[0].member == "sideband/kallsyms");
+  CHECK(back->sideband_bytes[0] == *ReadFileBytes(Sample("sample.ips")));
 }
