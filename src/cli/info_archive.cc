@@ -2,10 +2,13 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <optional>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "decoders/pt/trace_census.h"
 #include "src/archive/archive_reader.h"
 #include "src/archive/manifest.h"
 #include "src/cli/command.h"
@@ -16,8 +19,31 @@ namespace {
 
 std::string Id(int32_t id) { return id == kUnknownId ? "-" : std::to_string(id); }
 
+// What each Intel PT stream holds (packets, PSBs, TSC range, decode errors), in manifest order;
+// nullopt for streams of other formats or that hold nothing decodable.
+using Censuses = std::vector<std::optional<pt::TraceCensus>>;
+
+Result<Censuses> TakeCensuses(const archive::ArchiveReader& reader, const archive::Manifest& m) {
+  Censuses censuses;
+  for (const auto& stream : m.streams) {
+    censuses.emplace_back();
+    if (stream.format != "intel_pt") continue;
+    auto bytes = reader.Read(stream.member);
+    if (!bytes) return tl::unexpected(bytes.error());
+    if (bytes->empty()) continue;
+    if (auto census = pt::TakeCensus(*bytes, m.pt)) censuses.back() = std::move(*census);
+  }
+  return censuses;
+}
+
+std::string CensusText(const pt::TraceCensus& c) {
+  std::string text = fmt::format("{} packets, {} PSBs", c.packets, c.psb_offsets.size());
+  if (c.has_tsc) text += fmt::format(", tsc {:#x}..{:#x}", c.first_tsc, c.last_tsc);
+  return text + fmt::format(", {} decode errors", c.errors.size());
+}
+
 void PrintText(const std::string& input, const archive::ArchiveReader& reader,
-               const archive::Manifest& m) {
+               const archive::Manifest& m, const Censuses& censuses) {
   std::printf("input:     %s\n", input.c_str());
   std::printf("kind:      ptprof archive (format version %u, %" PRIu64 " bytes)\n",
               reader.header().format_version, reader.file_size());
@@ -42,11 +68,13 @@ void PrintText(const std::string& input, const archive::ArchiveReader& reader,
     std::printf("clock:     time_shift %u, time_mult %u, time_zero %" PRIu64 "\n",
                 m.clock->time_shift, m.clock->time_mult, m.clock->time_zero);
   std::printf("streams:   %zu\n", m.streams.size());
-  for (const auto& s : m.streams) {
+  for (size_t i = 0; i < m.streams.size(); ++i) {
+    const auto& s = m.streams[i];
     const archive::MemberInfo* member = reader.Find(s.member);
     std::printf("  %-10s %s, cpu %s, pid %s, tid %s, %" PRIu64 " bytes (%s)\n", s.name.c_str(),
                 s.format.c_str(), Id(s.cpu).c_str(), Id(s.pid).c_str(), Id(s.tid).c_str(),
                 member ? member->size : 0, s.member.c_str());
+    if (censuses[i]) std::printf("  %-10s %s\n", "", CensusText(*censuses[i]).c_str());
   }
   std::printf("images:    %zu\n", m.images.size());
   for (const auto& i : m.images) {
@@ -72,7 +100,8 @@ void PrintText(const std::string& input, const archive::ArchiveReader& reader,
                 archive::DigestHex(member.sha256).c_str(), member.name.c_str());
 }
 
-void PrintJson(const std::string& input, const archive::ArchiveReader& reader) {
+void PrintJson(const std::string& input, const archive::ArchiveReader& reader,
+               const archive::Manifest& m, const Censuses& censuses) {
   nlohmann::ordered_json j;
   j["input"] = input;
   j["kind"] = "ptar";
@@ -87,6 +116,23 @@ void PrintJson(const std::string& input, const archive::ArchiveReader& reader) {
                        {"packed_size", member.packed_size},
                        {"sha256", archive::DigestHex(member.sha256)}});
   j["members"] = members;
+  nlohmann::ordered_json streams = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < m.streams.size(); ++i) {
+    nlohmann::ordered_json stream = {{"name", m.streams[i].name}};
+    if (const archive::MemberInfo* member = reader.Find(m.streams[i].member))
+      stream["bytes"] = member->size;
+    if (const auto& c = censuses[i]) {
+      stream["packets"] = c->packets;
+      stream["psbs"] = c->psb_offsets.size();
+      if (c->has_tsc) {
+        stream["first_tsc"] = c->first_tsc;
+        stream["last_tsc"] = c->last_tsc;
+      }
+      stream["errors"] = c->errors.size();
+    }
+    streams.push_back(stream);
+  }
+  j["streams"] = streams;
   j["manifest"] = reader.manifest();
   std::printf("%s\n", j.dump().c_str());
 }
@@ -101,10 +147,12 @@ int RunArchiveInfo(const std::string& input, const std::string& format) {
   if (auto st = archive::CheckMembersExist(*manifest, reader->members()); !st)
     return ReportBadInput(input + ": offset 0x0: manifest: " + st.error().message);
   if (auto st = reader->VerifyAll(); !st) return ReportBadInput(st.error().message);
+  auto censuses = TakeCensuses(*reader, *manifest);
+  if (!censuses) return ReportBadInput(censuses.error().message);
   if (format == "json")
-    PrintJson(input, *reader);
+    PrintJson(input, *reader, *manifest, *censuses);
   else
-    PrintText(input, *reader, *manifest);
+    PrintText(input, *reader, *manifest, *censuses);
   return kExitOk;
 }
 
