@@ -128,6 +128,7 @@ class PerfDataBuilder {
       d_.aux_partial += (aux->flags & kAuxFlagPartial) != 0;
       d_.aux_collision += (aux->flags & kAuxFlagCollision) != 0;
       d_.aux_overwrite += (aux->flags & kAuxFlagOverwrite) != 0;
+      d_.aux_pmu_flags |= aux->flags & kAuxFlagPmuFormatMask;
     } else if (const auto* at = std::get_if<AuxtraceRecord>(&record->body)) {
       AddAuxBuffer(*at, t.offset);
     } else if (const auto* info = std::get_if<AuxtraceInfoRecord>(&record->body)) {
@@ -264,6 +265,13 @@ std::vector<uint8_t> PerfData::StreamBytes(const AuxStream& stream) const {
 const AuxStream* PerfData::FindStream(const std::string& stream_name) const {
   for (const auto& s : aux_streams)
     if (s.name == stream_name) return &s;
+  return nullptr;
+}
+
+const PerfAttr* PerfData::AttrOf(const SampleId& id) const {
+  if (!id.id) return attrs.size() == 1 ? &attrs[0] : nullptr;
+  for (const auto& a : attrs)
+    if (std::find(a.ids.begin(), a.ids.end(), *id.id) != a.ids.end()) return &a;
   return nullptr;
 }
 

@@ -73,6 +73,7 @@ struct PerfData {
   std::vector<AuxStream> aux_streams;
   std::vector<AuxNotice> aux_notices;
   uint64_t aux_truncated = 0, aux_partial = 0, aux_collision = 0, aux_overwrite = 0;
+  uint64_t aux_pmu_flags = 0;  // the PMU-specific flag bits seen (cs_etm 0x100: unformatted trace)
   uint64_t lost_events = 0;   // sum of PERF_RECORD_LOST.lost
   uint64_t lost_samples = 0;  // sum of PERF_RECORD_LOST_SAMPLES.lost
 
@@ -99,6 +100,9 @@ struct PerfData {
   // The stream's bytes: its buffers concatenated in file order.
   std::vector<uint8_t> StreamBytes(const AuxStream& stream) const;
   const AuxStream* FindStream(const std::string& stream_name) const;
+  // The event a sample or sample_id names by its id (IDENTIFIER/ID); null when it names none.
+  // With a single event and no ids in the records, that event.
+  const PerfAttr* AttrOf(const SampleId& id) const;
 };
 
 // Parses a perf.data held in memory (file or pipe mode). `name` names it in errors.

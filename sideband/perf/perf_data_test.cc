@@ -104,6 +104,12 @@ TEST_CASE("perf.data.intel_pt-4.14: record counts agree with perf report -D, AUX
   REQUIRE(pt);
   CHECK(pt->attr.config == 0x300e601);
   CHECK(pt->name == "intel_pt//");
+  REQUIRE(!d->sideband.empty());
+  const PerfAttr* itrace_attr = nullptr;
+  for (const auto& r : d->sideband)
+    if (r.header.type == kRecordItraceStart) itrace_attr = d->AttrOf(r.sample_id);
+  REQUIRE(itrace_attr);
+  CHECK(itrace_attr->name == "intel_pt//");
   REQUIRE(d->aux_streams.size() == 2);
   for (const char* name : {"cpu0", "cpu3"}) {
     const AuxStream* s = d->FindStream(name);
@@ -157,6 +163,8 @@ TEST_CASE("the other real perf.data files parse") {
     CHECK(missing->aux_streams.empty());
     CHECK(missing->aux_notices.size() == 6);
   }
+  auto raw = ReadPerfData(Testdata("simpleperf/testdata/etm/perf_with_unformatted_trace.data"));
+  if (raw) CHECK(raw->aux_pmu_flags == kAuxFlagCoreSightRaw);
 }
 
 TEST_CASE("per-thread streams are named by tid; snapshot mode marks them") {

@@ -127,6 +127,9 @@ void PrintText(const PerfData& d) {
   std::printf("aux records: %zu, %" PRIu64 " bytes (truncated %" PRIu64 ", partial %" PRIu64 ", collision %" PRIu64
               ", overwrite %" PRIu64 ")\n",
               d.aux_notices.size(), notified, d.aux_truncated, d.aux_partial, d.aux_collision, d.aux_overwrite);
+  if (d.aux_pmu_flags)
+    std::printf("  pmu-specific flags %s%s\n", Hex(d.aux_pmu_flags).c_str(),
+                d.cs_etm && (d.aux_pmu_flags & kAuxFlagCoreSightRaw) ? " (cs_etm: raw trace, not in CoreSight formatter frames)" : "");
   if (!d.aux_notices.empty() && d.aux_streams.empty())
     std::printf("missing:   the kernel wrote AUX data (PERF_RECORD_AUX) but the file holds no AUXTRACE buffers\n");
   if (d.intel_pt) {
@@ -235,7 +238,8 @@ void PrintJson(const PerfData& d) {
   }
   j["streams"] = streams;
   j["aux_records"] = {{"count", d.aux_notices.size()}, {"truncated", d.aux_truncated}, {"partial", d.aux_partial},
-                      {"collision", d.aux_collision}, {"overwrite", d.aux_overwrite}};
+                      {"collision", d.aux_collision}, {"overwrite", d.aux_overwrite},
+                      {"pmu_flags", d.aux_pmu_flags}};
   if (d.intel_pt) {
     const auto& p = *d.intel_pt;
     j["intel_pt"] = {{"pmu_type", p.pmu_type}, {"time_shift", p.time_shift}, {"time_mult", p.time_mult},
