@@ -58,4 +58,22 @@ Status ParseCpu(const std::string& text, const std::string& field, PtParams& par
   return {};
 }
 
+Status ParseAddressFilter(const std::string& text, PtParams& params) {
+  auto bad = [&] {
+    return Fail("--addr-filter " + text + ": expected N:CFG:FROM-TO (N 0-3, CFG 0-15)");
+  };
+  const size_t first = text.find(':');
+  const size_t second = first == std::string::npos ? first : text.find(':', first + 1);
+  if (second == std::string::npos) return bad();
+  const size_t dash = text.find('-', second + 1);
+  if (dash == std::string::npos) return bad();
+  auto n = ParseUnsigned(text.substr(0, first), "--addr-filter", 3);
+  auto cfg = ParseUnsigned(text.substr(first + 1, second - first - 1), "--addr-filter", 15);
+  auto from = ParseUnsigned(text.substr(second + 1, dash - second - 1), "--addr-filter", UINT64_MAX);
+  auto to = ParseUnsigned(text.substr(dash + 1), "--addr-filter", UINT64_MAX);
+  if (!n || !cfg || !from || !to) return bad();
+  params.filter[*n] = AddrFilter{static_cast<uint8_t>(*cfg), *from, *to};
+  return {};
+}
+
 }  // namespace ptprof::pt

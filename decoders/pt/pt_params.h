@@ -37,6 +37,10 @@ struct PtParams {
 // `field` names the option in the error message.
 Status ParseCpu(const std::string& text, const std::string& field, PtParams& params);
 
+// Parses "N:CFG:FROM-TO" (IA32_RTIT_CTL.ADDRn_CFG and IA32_RTIT_ADDRn_A/B, C notation; N 0-3,
+// CFG 0-15) into params.filter[N], as --addr-filter spells it.
+Status ParseAddressFilter(const std::string& text, PtParams& params);
+
 // Parses an unsigned integer in C notation (decimal, 0x hex, 0 octal) bounded by `max`.
 Result<uint64_t> ParseUnsigned(const std::string& text, const std::string& field, uint64_t max);
 

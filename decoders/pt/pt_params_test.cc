@@ -30,3 +30,17 @@ TEST_CASE("unsigned numbers accept C notation and are bounded") {
   CHECK(!ParseUnsigned("12x", "f", 255));
   CHECK(!ParseUnsigned("", "f", 255));
 }
+
+TEST_CASE("address filters parse as N:CFG:FROM-TO") {
+  PtParams params;
+  REQUIRE(ParseAddressFilter("1:1:0x401000-0x402000", params));
+  CHECK(params.filter[1].cfg == 1);
+  CHECK(params.filter[1].a == 0x401000);
+  CHECK(params.filter[1].b == 0x402000);
+  CHECK(params.filter[0].cfg == 0);
+  CHECK_FALSE(ParseAddressFilter("4:1:0-1", params));
+  CHECK_FALSE(ParseAddressFilter("0:16:0-1", params));
+  CHECK_FALSE(ParseAddressFilter("0:1:0x10", params));
+  CHECK(ParseAddressFilter("0:1", params).error().message ==
+        "--addr-filter 0:1: expected N:CFG:FROM-TO (N 0-3, CFG 0-15)");
+}

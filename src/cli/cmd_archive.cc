@@ -24,6 +24,7 @@ struct ArchiveOptions {
   std::vector<std::string> elf;
   std::vector<bool> image_order;  // true for --elf, in command-line order
   std::string kallsyms;
+  std::vector<std::string> addr_filters;
   std::string cpu;
   std::optional<uint64_t> mtc_freq;
   std::optional<uint64_t> nom_freq;
@@ -38,6 +39,7 @@ int UsageError(const std::string& message) {
 
 bool HasRawOptions(const ArchiveOptions& o) {
   return !o.raw.empty() || !o.elf.empty() || !o.kallsyms.empty() || !o.cpu.empty() ||
+         !o.addr_filters.empty() ||
          o.mtc_freq || o.nom_freq || o.cpuid_0x15_eax || o.cpuid_0x15_ebx;
 }
 
@@ -46,6 +48,9 @@ int RunArchive(const ArchiveOptions& options) {
   if (!options.cpu.empty()) {
     if (auto st = pt::ParseCpu(options.cpu, "--cpu", raw.params); !st)
       return UsageError(st.error().message);
+  }
+  for (const std::string& text : options.addr_filters) {
+    if (auto st = pt::ParseAddressFilter(text, raw.params); !st) return UsageError(st.error().message);
   }
   if (options.mtc_freq) raw.params.mtc_freq = static_cast<uint8_t>(*options.mtc_freq);
   if (options.nom_freq) raw.params.nom_freq = static_cast<uint8_t>(*options.nom_freq);
@@ -113,6 +118,9 @@ Command AddArchiveCommand(CLI::App& parent) {
       ->check(CLI::Range(uint64_t{0}, uint64_t{UINT32_MAX}));
   app->add_option("--cpuid-0x15.ebx", options->cpuid_0x15_ebx, "CPUID[0x15].EBX (TSC:CTC numerator)")
       ->check(CLI::Range(uint64_t{0}, uint64_t{UINT32_MAX}));
+  app->add_option("--addr-filter", options->addr_filters,
+                  "address filter N:CFG:FROM-TO as configured when recording (repeatable)")
+      ->allow_extra_args(false);
   return {app, [options, app, raw, elf] {
             for (const CLI::Option* option : app->parse_order()) {
               if (option == raw) options->image_order.push_back(false);
