@@ -136,11 +136,18 @@ with tempfile.TemporaryDirectory() as tmp:
     shutil.copy(os.path.join(SAMPLE_DIR, "sample"), os.path.join(work, "prog"))
     original = decodes(["sample.pt", "--elf", "prog"], cwd=work)
     original_dump = run(["dump", "sample.pt", "--format", "jsonl"], cwd=work).stdout
+    FILTER = ["--addr-filter", "0:1:0x401000-0x401010"]
+    original_filtered = decodes(["sample.pt", "--elf", "prog", *FILTER], cwd=work)
+    filtered_path = os.path.join(tmp, "sample-filtered.ptar")
+    r = run(["archive", "sample.pt", "--elf", "prog", *FILTER, "-o", filtered_path], cwd=work)
+    report("archive the sample trace with an address filter",
+           None if r.returncode == 0 else r.stderr.strip())
     archive_path = os.path.join(tmp, "sample.ptar")
     r = run(["archive", "sample.pt", "--elf", "prog", "-o", archive_path], cwd=work)
     report("archive the sample trace", None if r.returncode == 0 else r.stderr.strip())
     shutil.rmtree(work)
     compare("sample", original, decodes([archive_path]), archive_path)
+    compare("sample, address filter", original_filtered, decodes([filtered_path]), filtered_path)
     r = run(["dump", archive_path, "--format", "jsonl"])
     report("sample: dump of the archive lists the same packets",
            None if r.returncode == 0 and original_dump and r.stdout == original_dump
