@@ -73,118 +73,115 @@ uint64_t FlowDecoder::BlockErrorIp(const pt_block& block, int code) const {
 
 namespace {
 
-FlowStep BlockStep(pt_block_decoder* dec, uint64_t offset) {
+// libipt's block and instruction decoders share one shape; the loop below is written once
+// against this table of their entry points.
+template <class Decoder, class Unit>
+struct DecoderApi {
+  int (*sync_forward)(Decoder*);
+  int (*get_offset)(const Decoder*, uint64_t*);
+  int (*event)(Decoder*, pt_event*, size_t);
+  int (*next)(Decoder*, Unit*, size_t);
+  int (*time)(Decoder*, uint64_t*, uint32_t*, uint32_t*);
+};
+
+const DecoderApi<pt_block_decoder, pt_block> kBlockApi{
+    pt_blk_sync_forward, pt_blk_get_offset, pt_blk_event, pt_blk_next, pt_blk_time};
+const DecoderApi<pt_insn_decoder, pt_insn> kInsnApi{
+    pt_insn_sync_forward, pt_insn_get_offset, pt_insn_event, pt_insn_next, pt_insn_time};
+
+template <class Decoder, class Unit>
+FlowStep StepAt(const DecoderApi<Decoder, Unit>& api, Decoder* dec, uint64_t offset) {
   FlowStep step;
   step.offset = offset;
-  pt_blk_get_offset(dec, &step.decoder_offset);
+  api.get_offset(dec, &step.decoder_offset);
   uint64_t tsc = 0;
   uint32_t lost_mtc = 0, lost_cyc = 0;
-  if (pt_blk_time(dec, &tsc, &lost_mtc, &lost_cyc) >= 0) step.tsc = tsc;
+  if (api.time(dec, &tsc, &lost_mtc, &lost_cyc) >= 0) step.tsc = tsc;
   return step;
 }
 
-FlowStep InsnStep(pt_insn_decoder* dec, uint64_t offset) {
-  FlowStep step;
-  step.offset = offset;
-  pt_insn_get_offset(dec, &step.decoder_offset);
-  uint64_t tsc = 0;
-  uint32_t lost_mtc = 0, lost_cyc = 0;
-  if (pt_insn_time(dec, &tsc, &lost_mtc, &lost_cyc) >= 0) step.tsc = tsc;
-  return step;
+// Decodes to the end: synchronise, drain pending events, take the next block or instruction,
+// report an error and resynchronise at the next PSB. `emit(unit, step, complete)` reports a unit
+// (complete = false: the one cut short by an error), `error_ip(unit, status)` names where it failed.
+template <class Decoder, class Unit, class Emit, class ErrorIp, class MakeErrorFn>
+bool DecodeLoop(const DecoderApi<Decoder, Unit>& api, Decoder* dec, FlowObserver& observer,
+                Emit emit, ErrorIp error_ip, MakeErrorFn make_error) {
+  bool synced = false;
+  uint64_t last_sync = 0;
+  for (;;) {
+    Unit unit;
+    std::memset(&unit, 0, sizeof unit);
+    int status = api.sync_forward(dec);
+    if (status < 0) {
+      if (status == -pte_eos) break;
+      observer.OnError(make_error(FlowError::Kind::kSync, status, error_ip(unit, status)));
+      // Give up when a resync makes no progress: it never will.
+      uint64_t now = 0;
+      if (api.get_offset(dec, &now) < 0 || now <= last_sync) break;
+      last_sync = now;
+      continue;
+    }
+    synced = true;
+    for (;;) {
+      while (status >= 0 && (status & pts_event_pending)) {
+        uint64_t offset = 0;
+        api.get_offset(dec, &offset);
+        pt_event event;
+        status = api.event(dec, &event, sizeof event);
+        if (status >= 0) observer.OnEvent(event, offset);
+      }
+      if (status < 0) break;
+      if (status & pts_eos) {
+        if (!(status & pts_ip_suppressed)) observer.OnEndOfTrace();
+        status = -pte_eos;
+        break;
+      }
+      uint64_t offset = 0;
+      status = api.get_offset(dec, &offset);
+      if (status < 0) break;
+      status = api.next(dec, &unit, sizeof unit);
+      if (status < 0) {
+        emit(unit, StepAt(api, dec, offset), false);
+        break;
+      }
+      emit(unit, StepAt(api, dec, offset), true);
+    }
+    if (status == -pte_eos) break;
+    if (status >= 0) status = -pte_internal;
+    observer.OnError(make_error(FlowError::Kind::kDecode, status, error_ip(unit, status)));
+  }
+  return synced;
 }
 
 }  // namespace
 
 Status FlowDecoder::RunBlocks(FlowObserver& observer) {
-  uint64_t last_sync = 0;
-  for (;;) {
-    pt_block block;
-    std::memset(&block, 0, sizeof block);
-    int status = pt_blk_sync_forward(blk_);
-    if (status < 0) {
-      if (status == -pte_eos) break;
-      observer.OnError(MakeError(FlowError::Kind::kSync, status, BlockErrorIp(block, status)));
-      // Give up when a resync makes no progress: it never will.
-      uint64_t now = 0;
-      if (pt_blk_get_offset(blk_, &now) < 0 || now <= last_sync) break;
-      last_sync = now;
-      continue;
-    }
-    synced_ = true;
-    for (;;) {
-      while (status >= 0 && (status & pts_event_pending)) {
-        uint64_t offset = 0;
-        pt_blk_get_offset(blk_, &offset);
-        pt_event event;
-        status = pt_blk_event(blk_, &event, sizeof event);
-        if (status >= 0) observer.OnEvent(event, offset);
-      }
-      if (status < 0) break;
-      if (status & pts_eos) {
-        if (!(status & pts_ip_suppressed)) observer.OnEndOfTrace();
-        status = -pte_eos;
-        break;
-      }
-      uint64_t offset = 0;
-      status = pt_blk_get_offset(blk_, &offset);
-      if (status < 0) break;
-      status = pt_blk_next(blk_, &block, sizeof block);
-      if (status < 0) {
-        if (block.ninsn) observer.OnBlock(block, BlockStep(blk_, offset));
-        break;
-      }
-      observer.OnBlock(block, BlockStep(blk_, offset));
-    }
-    if (status == -pte_eos) break;
-    if (status >= 0) status = -pte_internal;
-    observer.OnError(MakeError(FlowError::Kind::kDecode, status, BlockErrorIp(block, status)));
-  }
+  auto make_error = [this](FlowError::Kind kind, int code, uint64_t ip) {
+    return MakeError(kind, code, ip);
+  };
+  synced_ = DecodeLoop(
+      kBlockApi, blk_, observer,
+      [&](const pt_block& block, const FlowStep& step, bool complete) {
+        // A block cut short by an error still reports the instructions it holds.
+        if (complete || block.ninsn) observer.OnBlock(block, step);
+      },
+      [this](const pt_block& block, int status) { return BlockErrorIp(block, status); },
+      make_error);
   return {};
 }
 
 Status FlowDecoder::RunInsns(FlowObserver& observer) {
-  uint64_t last_sync = 0;
-  for (;;) {
-    pt_insn insn;
-    std::memset(&insn, 0, sizeof insn);
-    int status = pt_insn_sync_forward(insn_);
-    if (status < 0) {
-      if (status == -pte_eos) break;
-      observer.OnError(MakeError(FlowError::Kind::kSync, status, insn.ip));
-      uint64_t now = 0;
-      if (pt_insn_get_offset(insn_, &now) < 0 || now <= last_sync) break;
-      last_sync = now;
-      continue;
-    }
-    synced_ = true;
-    for (;;) {
-      while (status >= 0 && (status & pts_event_pending)) {
-        uint64_t offset = 0;
-        pt_insn_get_offset(insn_, &offset);
-        pt_event event;
-        status = pt_insn_event(insn_, &event, sizeof event);
-        if (status >= 0) observer.OnEvent(event, offset);
-      }
-      if (status < 0) break;
-      if (status & pts_eos) {
-        if (!(status & pts_ip_suppressed)) observer.OnEndOfTrace();
-        status = -pte_eos;
-        break;
-      }
-      uint64_t offset = 0;
-      status = pt_insn_get_offset(insn_, &offset);
-      if (status < 0) break;
-      status = pt_insn_next(insn_, &insn, sizeof insn);
-      if (status < 0) {
-        if (insn.iclass != ptic_error) observer.OnInsn(insn, InsnStep(insn_, offset));
-        break;
-      }
-      observer.OnInsn(insn, InsnStep(insn_, offset));
-    }
-    if (status == -pte_eos) break;
-    if (status >= 0) status = -pte_internal;
-    observer.OnError(MakeError(FlowError::Kind::kDecode, status, insn.ip));
-  }
+  auto make_error = [this](FlowError::Kind kind, int code, uint64_t ip) {
+    return MakeError(kind, code, ip);
+  };
+  synced_ = DecodeLoop(
+      kInsnApi, insn_, observer,
+      [&](const pt_insn& insn, const FlowStep& step, bool complete) {
+        // The instruction decoded just before an error is reported too.
+        if (complete || insn.iclass != ptic_error) observer.OnInsn(insn, step);
+      },
+      [](const pt_insn& insn, int) { return insn.ip; },
+      make_error);
   return {};
 }
 
