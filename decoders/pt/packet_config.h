@@ -5,6 +5,7 @@
 #include <intel-pt.h>
 
 #include <cstdint>
+#include <optional>
 #include <span>
 
 #include "decoders/pt/pt_params.h"
@@ -12,8 +13,8 @@
 namespace ptprof::pt {
 
 // The CPU this program runs on, as libipt's "--cpu auto" reads it: family/model/stepping from
-// CPUID leaf 1 and the vendor (only GenuineIntel is known; other vendors get no errata).
-pt_cpu HostCpu();
+// CPUID leaf 1. Empty on other vendors than GenuineIntel (they get no errata).
+std::optional<PtCpu> ReadHostCpu();
 
 // A pt_config for `trace` (which must outlive every decoder made from it). The errata come from
 // the CPU in `params`; no CPU applies none, as with libipt's "--cpu none". When libipt does not
