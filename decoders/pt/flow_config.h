@@ -2,7 +2,6 @@
 // FlowConfig answers "how do we set up libipt's flow decoders for this trace?": it turns PtParams
 // (CPU, timing, address filters) and the decoder choices into a pt_config. Only decoders/pt sees it.
 #include <cstdint>
-#include <optional>
 #include <string>
 
 #include <intel-pt.h>
@@ -19,10 +18,6 @@ namespace ptprof::pt {
 // workarounds (as ptxed does). "--cpu auto" on a CPU that is not Intel's applies none either.
 Status FillPtConfig(const PtParams& params, const FlowOptions& options, pt_config& config,
                     int& errata_status);
-
-// The CPU this program runs on (what "--cpu auto" means); nothing on other vendors' CPUs, for
-// which libipt knows no errata.
-std::optional<PtCpu> ReadHostCpu();
 
 }  // namespace ptprof::pt
 
