@@ -9,7 +9,8 @@ namespace ptprof::pt {
 
 namespace {
 
-constexpr uint8_t kMaxTnt8Bits = 6;  // a TNT-8 packet holds up to 6 branch outcomes
+constexpr uint8_t kMaxTnt8Bits = 6;    // a TNT-8 packet holds up to 6 branch outcomes
+constexpr uint8_t kMaxTnt64Bits = 47;  // a TNT-64 packet up to 47
 
 bool IsSext48(uint64_t ip) {
   uint64_t top = ip >> 47;
@@ -64,6 +65,7 @@ Status TraceEncoder::Emit(const void* packet_ptr) {
 }
 
 Status TraceEncoder::EmitIp(int type, uint64_t ip, bool suppressed) {
+  if (auto s = MaybeCyc(); !s) return s;
   pt_packet packet;
   std::memset(&packet, 0, sizeof packet);
   packet.type = static_cast<pt_packet_type>(type);
@@ -91,11 +93,44 @@ Status TraceEncoder::EmitIp(int type, uint64_t ip, bool suppressed) {
   return Emit(&packet);
 }
 
-Status TraceEncoder::FlushTnt() {
-  if (tnt_count_ == 0) return {};  // never an empty TNT: it encodes as the extended opcode
+Status TraceEncoder::MaybeCyc() {
+  if (!options_.emit_cyc || now_ <= last_cyc_) return {};
+  const uint64_t cycles = now_ - last_cyc_;
+  const uint64_t threshold =
+      options_.cyc_threshold == 0 ? 1 : (uint64_t{1} << (options_.cyc_threshold - 1));
+  if (cycles < threshold) return {};
   pt_packet packet;
   std::memset(&packet, 0, sizeof packet);
-  packet.type = ppt_tnt_8;
+  packet.type = ppt_cyc;
+  packet.payload.cyc.value = cycles;
+  last_cyc_ = now_;
+  ++stats_.cycs;
+  return Emit(&packet);
+}
+
+Status TraceEncoder::Tick(uint64_t tsc) {
+  now_ = tsc;
+  if (!options_.emit_mtc) return {};
+  const uint64_t period = (tsc / options_.tsc_per_ctc) >> options_.mtc_freq;
+  if (period == last_mtc_period_) return {};
+  last_mtc_period_ = period;
+  // Outcomes before the tick belong to the time before it.
+  if (auto s = FlushTnt(); !s) return s;
+  if (auto s = MaybeCyc(); !s) return s;
+  pt_packet packet;
+  std::memset(&packet, 0, sizeof packet);
+  packet.type = ppt_mtc;
+  packet.payload.mtc.ctc = static_cast<uint8_t>(period);
+  ++stats_.mtcs;
+  return Emit(&packet);
+}
+
+Status TraceEncoder::FlushTnt() {
+  if (tnt_count_ == 0) return {};  // never an empty TNT: it encodes as the extended opcode
+  if (auto s = MaybeCyc(); !s) return s;
+  pt_packet packet;
+  std::memset(&packet, 0, sizeof packet);
+  packet.type = tnt_count_ > kMaxTnt8Bits ? ppt_tnt_64 : ppt_tnt_8;
   packet.payload.tnt.bit_size = tnt_count_;
   packet.payload.tnt.payload = tnt_bits_;
   tnt_bits_ = 0;
@@ -108,7 +143,7 @@ Status TraceEncoder::AddTntBit(bool taken) {
   tnt_bits_ = (tnt_bits_ << 1) | (taken ? 1 : 0);
   ++tnt_count_;
   ++stats_.tnt_bits;
-  if (tnt_count_ == kMaxTnt8Bits) return FlushTnt();
+  if (tnt_count_ == (options_.tnt64 ? kMaxTnt64Bits : kMaxTnt8Bits)) return FlushTnt();
   return {};
 }
 
@@ -132,7 +167,22 @@ Status TraceEncoder::EmitPsbPlus(uint64_t ip, uint64_t tsc) {
     packet.type = ppt_tsc;
     packet.payload.tsc.tsc = tsc;
     if (auto s = Emit(&packet); !s) return s;
+    if (options_.emit_timing && options_.emit_mtc) {
+      std::memset(&packet, 0, sizeof packet);
+      packet.type = ppt_tma;
+      packet.payload.tma.ctc = static_cast<uint16_t>(tsc / options_.tsc_per_ctc);
+      packet.payload.tma.fc = static_cast<uint16_t>(tsc % options_.tsc_per_ctc);
+      if (auto s = Emit(&packet); !s) return s;
+    }
   }
+  if (options_.emit_timing) {
+    std::memset(&packet, 0, sizeof packet);
+    packet.type = ppt_cbr;
+    packet.payload.cbr.ratio = options_.cbr;
+    if (auto s = Emit(&packet); !s) return s;
+  }
+  now_ = last_cyc_ = tsc;
+  last_mtc_period_ = (tsc / options_.tsc_per_ctc) >> options_.mtc_freq;
   if (enabled_) {
     std::memset(&packet, 0, sizeof packet);
     packet.type = ppt_mode;
@@ -151,6 +201,7 @@ Status TraceEncoder::EmitPsbPlus(uint64_t ip, uint64_t tsc) {
 
 Status TraceEncoder::Begin(uint64_t ip, ExecMode mode, uint64_t tsc) {
   mode_ = mode;
+  fresh_ = false;
   enabled_ = false;
   next_ip_ = ip;
   if (auto s = EmitPsbPlus(ip, tsc); !s) return s;
@@ -166,6 +217,8 @@ Status TraceEncoder::Begin(uint64_t ip, ExecMode mode, uint64_t tsc) {
 }
 
 Status TraceEncoder::Step(const ExecutedInsn& insn, uint64_t tsc) {
+  if (fresh_) return Begin(insn.ip, mode_, tsc).and_then([&] { return Step(insn, tsc); });
+  if (auto s = Tick(tsc); !s) return s;
   if (!enabled_) {
     // Execution came back to traced code (after a syscall): tracing resumes here.
     if (auto s = EmitIp(ppt_tip_pge, insn.ip, false); !s) return s;
@@ -221,7 +274,29 @@ Status TraceEncoder::Step(const ExecutedInsn& insn, uint64_t tsc) {
   return {};
 }
 
+Status TraceEncoder::AsyncBranch(uint64_t from, uint64_t to, uint64_t tsc) {
+  if (fresh_ || !enabled_) return {};  // nothing traced yet: the next Step starts at `to`
+  if (auto s = Tick(tsc); !s) return s;
+  if (auto s = FlushTnt(); !s) return s;
+  if (auto s = EmitIp(ppt_fup, from, false); !s) return s;
+  ++stats_.async_branches;
+  next_ip_ = to;
+  return EmitIp(ppt_tip, to, false);
+}
+
+std::vector<uint8_t> TraceEncoder::TakeBytes() {
+  std::vector<uint8_t> taken;
+  taken.swap(out_);
+  bytes_at_last_psb_ = 0;
+  tnt_bits_ = 0;
+  tnt_count_ = 0;
+  enabled_ = false;
+  fresh_ = true;
+  return taken;
+}
+
 Status TraceEncoder::End() {
+  if (fresh_) return {};
   if (auto s = FlushTnt(); !s) return s;
   if (!enabled_) return {};
   // Tracing stops asynchronously: FUP names the instruction that would have run next.

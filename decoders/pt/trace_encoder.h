@@ -5,6 +5,10 @@
 // stream through libipt's encoder: TNT bits for conditional branches and compressed returns, TIP for
 // indirect transfers, TIP.PGD/TIP.PGE around syscalls (user-only tracing), FUP+TIP for asynchronous
 // transfers (signals), and a PSB+ every `psb_period` bytes. The result decodes with any PT decoder.
+// Timing follows the times the caller gives: the core clock and the TSC run at the same rate (CBR ==
+// the nominal ratio), the crystal clock (CTC) ticks once every `tsc_per_ctc` TSC ticks; PSB+ carries
+// TSC, TMA and CBR, MTC packets mark every 2^mtc_freq CTC ticks, CYC packets carry the cycles since
+// the previous CYC when at least 2^(cyc_threshold-1) have passed.
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -39,6 +43,14 @@ struct EncoderOptions {
   uint64_t psb_period = 4096;     // bytes of packets between PSB+ groups
   bool return_compression = true;
   bool emit_tsc = true;            // a TSC packet in every PSB+
+  bool tnt64 = false;              // up to 47 outcomes per TNT-64 packet (else TNT-8 with up to 6)
+  bool emit_timing = false;        // CBR (and TMA with MTC) in PSB+; MTC and CYC when enabled
+  bool emit_mtc = false;
+  uint8_t mtc_freq = 3;            // an MTC every 2^mtc_freq CTC ticks (IA32_RTIT_CTL.MTCFreq)
+  bool emit_cyc = false;
+  uint8_t cyc_threshold = 0;       // IA32_RTIT_CTL.CycThresh: CYC when >= 2^(n-1) cycles (0: any)
+  uint32_t tsc_per_ctc = 2;        // CPUID 0x15 EBX/EAX with EAX = 1
+  uint8_t cbr = 20;                // core:bus ratio, equal to the nominal ratio
 };
 
 struct EncoderStats {
@@ -48,6 +60,9 @@ struct EncoderStats {
   uint64_t tnt_bits = 0;
   uint64_t tips = 0;
   uint64_t async_branches = 0;
+  uint64_t mtcs = 0;
+  uint64_t cycs = 0;
+  uint64_t overflows = 0;
 };
 
 class TraceEncoder {
@@ -61,8 +76,14 @@ class TraceEncoder {
   Status Begin(uint64_t ip, ExecMode mode, uint64_t tsc);
   // `insn` executed; `tsc` is the time stamp when it did (used for PSB+ TSC and CYC packets).
   Status Step(const ExecutedInsn& insn, uint64_t tsc);
+  // An asynchronous transfer (a signal) interrupted execution before the instruction at `from`
+  // and continued at `to`: FUP(from) + TIP(to). Tracing must be enabled.
+  Status AsyncBranch(uint64_t from, uint64_t to, uint64_t tsc);
   // Tracing stops before the next instruction (the program exited or the recording ends).
   Status End();
+  // Starts a new, independent stream (a snapshot): the bytes so far are handed over and the next
+  // Step begins with PSB+ and TIP.PGE. The encoder keeps its options and statistics.
+  std::vector<uint8_t> TakeBytes();
 
   const std::vector<uint8_t>& bytes() const { return out_; }
   const EncoderStats& stats() const { return stats_; }
@@ -74,6 +95,8 @@ class TraceEncoder {
   Status AddTntBit(bool taken);
   Status EmitIp(int type, uint64_t ip, bool suppressed);
   Status Emit(const void* packet);
+  Status Tick(uint64_t tsc);    // MTC when a CTC period boundary passed
+  Status MaybeCyc();            // CYC before a packet that carries timing
   void PushReturn(uint64_t ip);
 
   EncoderOptions options_;
@@ -88,6 +111,10 @@ class TraceEncoder {
   uint64_t tnt_bits_ = 0;
   uint8_t tnt_count_ = 0;
   uint64_t bytes_at_last_psb_ = 0;
+  uint64_t now_ = 0;             // the time (TSC) of the instruction being encoded
+  uint64_t last_cyc_ = 0;        // the time of the last CYC (or PSB)
+  uint64_t last_mtc_period_ = 0;
+  bool fresh_ = false;           // after TakeBytes: the next Step starts a new stream
   // Mirror of the decoder's return stack: a ring of 64 like the hardware's and libipt's.
   uint64_t ret_stack_[64] = {};
   uint8_t ret_top_ = 0;

@@ -1,0 +1,422 @@
+// ptprof's QEMU TCG plugin (QEMU 7.2 plugin API, version 1), loaded by Debian's qemu-x86_64:
+//
+//   qemu-x86_64 -plugin libptprof_qemu.so,out=STREAM[,mode=trace|count] PROGRAM ARGS
+//
+// mode=trace (the default) answers "which instructions did each guest thread execute, in order?"
+// as compactly as QEMU allows: every translated block is described once (address, instruction
+// sizes, code bytes), and each execution of a block costs one 32-bit word in a per-thread buffer,
+// written by a per-block callback (no per-instruction callbacks). Syscall entries and returns go
+// into the same per-thread stream, so the reader knows where user-only tracing pauses; mmaps of
+// executable files go into the sideband. The format is src/record/qemu/stream_format.h.
+//
+// mode=count answers "how many instructions did QEMU execute?" with an inline per-instruction
+// counter and nothing else: the independent count the recorder's output is checked against.
+//
+// The plugin header is not packaged in Debian, so the few API functions used are declared here.
+// Only qemu_plugin_version and qemu_plugin_install are exported (-fvisibility=hidden). The plugin
+// uses no C++ runtime state (no exceptions, no static constructors, no iostreams): plain C calls.
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "src/record/qemu/stream_format.h"
+
+#define PTPROF_EXPORT extern "C" __attribute__((visibility("default")))
+
+// ---- The QEMU 7.2 plugin API, as far as this plugin uses it ----
+extern "C" {
+typedef uint64_t qemu_plugin_id_t;
+typedef struct {
+  const char* target_name;
+  struct {
+    int min;
+    int cur;
+  } version;
+  bool system_emulation;
+  union {
+    struct {
+      int smp_vcpus;
+      int max_vcpus;
+    } system;
+  };
+} qemu_info_t;
+struct qemu_plugin_tb;
+struct qemu_plugin_insn;
+enum qemu_plugin_cb_flags { QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_CB_R_REGS, QEMU_PLUGIN_CB_RW_REGS };
+enum qemu_plugin_op { QEMU_PLUGIN_INLINE_ADD_U64 };
+typedef void (*qemu_plugin_udata_cb_t)(qemu_plugin_id_t id, void* userdata);
+typedef void (*qemu_plugin_vcpu_udata_cb_t)(unsigned int vcpu_index, void* userdata);
+typedef void (*qemu_plugin_vcpu_tb_trans_cb_t)(qemu_plugin_id_t id, struct qemu_plugin_tb* tb);
+typedef void (*qemu_plugin_vcpu_syscall_cb_t)(qemu_plugin_id_t id, unsigned int vcpu_index,
+                                              int64_t num, uint64_t a1, uint64_t a2, uint64_t a3,
+                                              uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7,
+                                              uint64_t a8);
+typedef void (*qemu_plugin_vcpu_syscall_ret_cb_t)(qemu_plugin_id_t id, unsigned int vcpu_idx,
+                                                  int64_t num, int64_t ret);
+
+void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id, qemu_plugin_vcpu_tb_trans_cb_t cb);
+void qemu_plugin_register_vcpu_tb_exec_cb(struct qemu_plugin_tb* tb, qemu_plugin_vcpu_udata_cb_t cb,
+                                          enum qemu_plugin_cb_flags flags, void* userdata);
+void qemu_plugin_register_vcpu_insn_exec_inline(struct qemu_plugin_insn* insn,
+                                                enum qemu_plugin_op op, void* ptr, uint64_t imm);
+void qemu_plugin_register_vcpu_syscall_cb(qemu_plugin_id_t id, qemu_plugin_vcpu_syscall_cb_t cb);
+void qemu_plugin_register_vcpu_syscall_ret_cb(qemu_plugin_id_t id,
+                                              qemu_plugin_vcpu_syscall_ret_cb_t cb);
+void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id, qemu_plugin_udata_cb_t cb, void* userdata);
+size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb* tb);
+uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb* tb);
+struct qemu_plugin_insn* qemu_plugin_tb_get_insn(const struct qemu_plugin_tb* tb, size_t idx);
+const void* qemu_plugin_insn_data(const struct qemu_plugin_insn* insn);
+size_t qemu_plugin_insn_size(const struct qemu_plugin_insn* insn);
+uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn* insn);
+void* qemu_plugin_insn_haddr(const struct qemu_plugin_insn* insn);
+const char* qemu_plugin_path_to_binary(void);
+uint64_t qemu_plugin_start_code(void);
+uint64_t qemu_plugin_end_code(void);
+uint64_t qemu_plugin_entry_code(void);
+}
+
+extern "C" {
+__attribute__((visibility("default"))) int qemu_plugin_version = 1;
+}
+
+namespace {
+
+namespace fmt = ptprof::record::qemu_stream;
+
+constexpr uint32_t kExecWords = 16384;  // 64 KiB of exec words per thread before a write
+constexpr size_t kMaxThreads = 4096;
+constexpr size_t kBlockBufferBytes = 256 * 1024;
+
+// One guest thread's pending exec words.
+struct ThreadBuffer {
+  uint32_t tid;
+  uint32_t used;
+  int64_t syscall_args[7];  // number and arguments of the syscall in progress (for mmap)
+  uint32_t words[kExecWords];
+};
+
+// The plugin's one state object (the plugin API's shape: C entry points without a context).
+struct PluginState {
+  int fd = -1;
+  bool count_mode = false;
+  bool disabled = false;  // in a forked child, or after a write error
+  int write_errno = 0;
+  uint64_t bytes_written = 0;
+  uint32_t seq = 0;
+  uint32_t next_block_id = 0;
+  bool info_written = false;
+  char out_path[1024] = {};
+  pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+  uint8_t* blocks = nullptr;  // pending block definitions (one chunk payload)
+  size_t blocks_used = 0;
+  ThreadBuffer* threads[kMaxThreads] = {};
+  size_t thread_count = 0;
+  uint64_t insn_count = 0;  // mode=count: the inline counter
+  uint64_t dropped_threads = 0;
+};
+
+PluginState g_state;
+thread_local ThreadBuffer* t_buffer = nullptr;
+
+uint32_t CurrentTid() { return static_cast<uint32_t>(syscall(SYS_gettid)); }
+
+// Writes all of `data`; on failure remembers errno and disables the recording (what was written
+// before stays a valid stream of whole chunks).
+void WriteAll(const void* data, size_t size) {
+  if (g_state.disabled || g_state.fd < 0) return;
+  const auto* p = static_cast<const uint8_t*>(data);
+  while (size > 0) {
+    ssize_t n = write(g_state.fd, p, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      g_state.write_errno = n < 0 ? errno : ENOSPC;
+      g_state.disabled = true;
+      return;
+    }
+    p += n;
+    size -= static_cast<size_t>(n);
+    g_state.bytes_written += static_cast<uint64_t>(n);
+  }
+}
+
+// Caller holds the lock. Header and payload go out in one write so that chunks stay whole.
+void WriteChunkLocked(uint32_t type, uint32_t tid, const void* payload, uint32_t size) {
+  static uint8_t scratch[sizeof(fmt::ChunkHeader) + 4 * kExecWords + kBlockBufferBytes];
+  fmt::ChunkHeader header{type, tid, size, g_state.seq++};
+  if (size > sizeof scratch - sizeof header) return;
+  std::memcpy(scratch, &header, sizeof header);
+  std::memcpy(scratch + sizeof header, payload, size);
+  WriteAll(scratch, sizeof header + size);
+}
+
+void FlushBlocksLocked() {
+  if (g_state.blocks_used == 0) return;
+  WriteChunkLocked(fmt::kChunkBlocks, CurrentTid(), g_state.blocks,
+                   static_cast<uint32_t>(g_state.blocks_used));
+  g_state.blocks_used = 0;
+}
+
+// Block definitions go out before any exec chunk written after them, so a reader always knows a
+// block before it sees it executed.
+void FlushThreadLocked(ThreadBuffer* buffer) {
+  FlushBlocksLocked();
+  if (buffer->used == 0) return;
+  WriteChunkLocked(fmt::kChunkExec, buffer->tid, buffer->words, buffer->used * 4);
+  buffer->used = 0;
+}
+
+void FlushThread(ThreadBuffer* buffer) {
+  pthread_mutex_lock(&g_state.lock);
+  FlushThreadLocked(buffer);
+  pthread_mutex_unlock(&g_state.lock);
+}
+
+void WriteTextLocked(uint32_t type, const char* text) {
+  WriteChunkLocked(type, CurrentTid(), text, static_cast<uint32_t>(std::strlen(text)));
+}
+
+ThreadBuffer* NewThreadBuffer() {
+  auto* buffer = static_cast<ThreadBuffer*>(std::calloc(1, sizeof(ThreadBuffer)));
+  if (!buffer) std::abort();
+  buffer->tid = CurrentTid();
+  pthread_mutex_lock(&g_state.lock);
+  if (g_state.thread_count < kMaxThreads) {
+    g_state.threads[g_state.thread_count++] = buffer;
+  } else {
+    ++g_state.dropped_threads;  // still recorded, but not flushed at exit_group
+  }
+  pthread_mutex_unlock(&g_state.lock);
+  t_buffer = buffer;
+  return buffer;
+}
+
+inline ThreadBuffer* Buffer() {
+  ThreadBuffer* buffer = t_buffer;
+  return buffer ? buffer : NewThreadBuffer();
+}
+
+inline void Append(ThreadBuffer* buffer, const uint32_t* words, uint32_t count) {
+  if (buffer->used + count > kExecWords) FlushThread(buffer);
+  std::memcpy(buffer->words + buffer->used, words, count * 4);
+  buffer->used += count;
+}
+
+// ---- Callbacks ----
+
+void OnBlockExec(unsigned int, void* userdata) {
+  if (g_state.disabled) return;
+  ThreadBuffer* buffer = Buffer();
+  if (buffer->used == kExecWords) FlushThread(buffer);
+  buffer->words[buffer->used++] = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(userdata));
+}
+
+void WriteInfoLocked() {
+  char text[2048];
+  std::snprintf(text, sizeof text,
+                "binary %s\nstart_code 0x%llx\nend_code 0x%llx\nentry 0x%llx\npid %d\n",
+                qemu_plugin_path_to_binary() ? qemu_plugin_path_to_binary() : "",
+                static_cast<unsigned long long>(qemu_plugin_start_code()),
+                static_cast<unsigned long long>(qemu_plugin_end_code()),
+                static_cast<unsigned long long>(qemu_plugin_entry_code()), getpid());
+  WriteTextLocked(fmt::kChunkInfo, text);
+  g_state.info_written = true;
+}
+
+void OnTranslate(qemu_plugin_id_t, struct qemu_plugin_tb* tb) {
+  const size_t insns = qemu_plugin_tb_n_insns(tb);
+  if (insns == 0) return;
+  if (g_state.count_mode) {
+    for (size_t i = 0; i < insns; ++i)
+      qemu_plugin_register_vcpu_insn_exec_inline(qemu_plugin_tb_get_insn(tb, i),
+                                                 QEMU_PLUGIN_INLINE_ADD_U64, &g_state.insn_count,
+                                                 1);
+    return;
+  }
+  uint8_t def[sizeof(fmt::BlockDef) + 512 + 4096];
+  fmt::BlockDef header{};
+  header.insns = static_cast<uint16_t>(insns);
+  header.vaddr = qemu_plugin_tb_vaddr(tb);
+  size_t code_at = sizeof header + insns;
+  size_t bytes = 0;
+  // QEMU 7.2 loses the bytes an instruction has on the next page (its reported size is short),
+  // so sizes come from the next instruction's address, and bytes from guest memory itself (in
+  // user mode the host address maps guest memory linearly). The last instruction's size cannot be
+  // known here: up to 15 bytes after its start follow as lookahead, read with process_vm_readv so
+  // that an unmapped next page is an error instead of a crash; the reader decodes its length.
+  for (size_t i = 0; i < insns && i < 512; ++i) {
+    const struct qemu_plugin_insn* insn = qemu_plugin_tb_get_insn(tb, i);
+    const uint64_t vaddr = qemu_plugin_insn_vaddr(insn);
+    size_t size = qemu_plugin_insn_size(insn);
+    if (i + 1 < insns) size = qemu_plugin_insn_vaddr(qemu_plugin_tb_get_insn(tb, i + 1)) - vaddr;
+    if (size == 0 || size > 15) size = qemu_plugin_insn_size(insn);
+    def[sizeof header + i] = static_cast<uint8_t>(size);
+    if (code_at + bytes + 15 > sizeof def) break;
+    const void* host = qemu_plugin_insn_haddr(insn);
+    size_t want = i + 1 < insns ? size : 15;
+    if (host && i + 1 < insns) {
+      std::memcpy(def + code_at + bytes, host, size);
+      bytes += size;
+    } else if (host) {
+      struct iovec local = {def + code_at + bytes, want};
+      struct iovec remote = {const_cast<void*>(host), want};
+      ssize_t got = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+      if (got < static_cast<ssize_t>(size)) {
+        std::memcpy(def + code_at + bytes, qemu_plugin_insn_data(insn), qemu_plugin_insn_size(insn));
+        got = static_cast<ssize_t>(size);
+      }
+      bytes += static_cast<size_t>(got);
+    } else {
+      std::memcpy(def + code_at + bytes, qemu_plugin_insn_data(insn), qemu_plugin_insn_size(insn));
+      bytes += size;
+    }
+  }
+  header.bytes = static_cast<uint16_t>(bytes);
+
+  pthread_mutex_lock(&g_state.lock);
+  if (!g_state.info_written) WriteInfoLocked();
+  header.id = g_state.next_block_id++;
+  std::memcpy(def, &header, sizeof header);
+  const size_t size = code_at + bytes;
+  if (g_state.blocks_used + size > kBlockBufferBytes) FlushBlocksLocked();
+  std::memcpy(g_state.blocks + g_state.blocks_used, def, size);
+  g_state.blocks_used += size;
+  pthread_mutex_unlock(&g_state.lock);
+  qemu_plugin_register_vcpu_tb_exec_cb(tb, OnBlockExec, QEMU_PLUGIN_CB_NO_REGS,
+                                       reinterpret_cast<void*>(static_cast<uintptr_t>(header.id)));
+}
+
+void OnSyscall(qemu_plugin_id_t, unsigned int, int64_t num, uint64_t a1, uint64_t a2, uint64_t a3,
+               uint64_t a4, uint64_t a5, uint64_t a6, uint64_t, uint64_t) {
+  if (g_state.disabled) return;
+  ThreadBuffer* buffer = Buffer();
+  const uint64_t values[7] = {static_cast<uint64_t>(num), a1, a2, a3, a4, a5, a6};
+  uint32_t words[fmt::kSyscallWords];
+  words[0] = fmt::kTagSyscall;
+  for (int i = 0; i < 7; ++i) {
+    words[1 + 2 * i] = static_cast<uint32_t>(values[i]);
+    words[2 + 2 * i] = static_cast<uint32_t>(values[i] >> 32);
+    buffer->syscall_args[i] = static_cast<int64_t>(values[i]);
+  }
+  Append(buffer, words, fmt::kSyscallWords);
+  if (num == SYS_exit) {
+    // The thread ends inside this syscall: its words must reach the stream now.
+    const uint32_t tag = fmt::kTagThreadExit;
+    Append(buffer, &tag, 1);
+    FlushThread(buffer);
+  }
+}
+
+void NoteExecutableMapping(ThreadBuffer* buffer, int64_t address) {
+  const int64_t* args = buffer->syscall_args;  // number, addr, len, prot, flags, fd, offset
+  const int fd = static_cast<int>(args[5]);
+  if ((args[3] & 4 /* PROT_EXEC */) == 0 || fd < 0) return;
+  char link[64], path[1024];
+  std::snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+  ssize_t n = readlink(link, path, sizeof path - 1);
+  if (n < 0) n = 0;
+  path[n] = '\0';
+  char line[1200];
+  std::snprintf(line, sizeof line, "mmap %u 0x%llx 0x%llx %lld %lld 0x%llx %s\n", buffer->tid,
+                static_cast<unsigned long long>(address),
+                static_cast<unsigned long long>(args[2]), static_cast<long long>(args[3]),
+                static_cast<long long>(args[4]), static_cast<unsigned long long>(args[6]), path);
+  pthread_mutex_lock(&g_state.lock);
+  WriteTextLocked(fmt::kChunkSideband, line);
+  pthread_mutex_unlock(&g_state.lock);
+}
+
+void OnSyscallReturn(qemu_plugin_id_t, unsigned int, int64_t num, int64_t ret) {
+  if (g_state.disabled) return;
+  ThreadBuffer* buffer = Buffer();
+  uint32_t words[fmt::kSysretWords] = {
+      fmt::kTagSysret, static_cast<uint32_t>(num), static_cast<uint32_t>(num >> 32),
+      static_cast<uint32_t>(ret), static_cast<uint32_t>(static_cast<uint64_t>(ret) >> 32)};
+  Append(buffer, words, fmt::kSysretWords);
+  if (num == SYS_mmap && ret >= 0) NoteExecutableMapping(buffer, ret);
+}
+
+void OnExit(qemu_plugin_id_t, void*) {
+  if (g_state.count_mode) {
+    char text[64];
+    int n = std::snprintf(text, sizeof text, "insns %llu\n",
+                          static_cast<unsigned long long>(g_state.insn_count));
+    WriteAll(text, static_cast<size_t>(n));
+  } else {
+    pthread_mutex_lock(&g_state.lock);
+    for (size_t i = 0; i < g_state.thread_count; ++i) FlushThreadLocked(g_state.threads[i]);
+    FlushBlocksLocked();
+    char text[256];
+    std::snprintf(text, sizeof text, "blocks %u\nthreads %zu\ndropped_threads %llu\n",
+                  g_state.next_block_id, g_state.thread_count,
+                  static_cast<unsigned long long>(g_state.dropped_threads));
+    WriteTextLocked(fmt::kChunkEnd, text);
+    pthread_mutex_unlock(&g_state.lock);
+  }
+  if (g_state.write_errno != 0)
+    std::fprintf(stderr, "ptprof qemu plugin: %s: write failed after %llu bytes: %s\n",
+                 g_state.out_path, static_cast<unsigned long long>(g_state.bytes_written),
+                 std::strerror(g_state.write_errno));
+  if (g_state.fd >= 0) close(g_state.fd);
+  g_state.fd = -1;
+}
+
+// A forked child (the guest called fork) must not write into its parent's stream.
+void InForkedChild() { g_state.disabled = true; }
+
+}  // namespace
+
+PTPROF_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t* info, int argc,
+                                      char** argv) {
+  if (info->system_emulation) {
+    std::fprintf(stderr, "ptprof qemu plugin: only user-mode emulation is supported\n");
+    return -1;
+  }
+  const char* out = nullptr;
+  for (int i = 0; i < argc; ++i) {
+    if (std::strncmp(argv[i], "out=", 4) == 0) {
+      out = argv[i] + 4;
+    } else if (std::strcmp(argv[i], "mode=count") == 0) {
+      g_state.count_mode = true;
+    } else if (std::strcmp(argv[i], "mode=trace") != 0) {
+      std::fprintf(stderr, "ptprof qemu plugin: unknown argument '%s'\n", argv[i]);
+      return -1;
+    }
+  }
+  if (!out) {
+    std::fprintf(stderr, "ptprof qemu plugin: missing out=FILE\n");
+    return -1;
+  }
+  std::snprintf(g_state.out_path, sizeof g_state.out_path, "%s", out);
+  int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    std::fprintf(stderr, "ptprof qemu plugin: %s: %s\n", out, std::strerror(errno));
+    return -1;
+  }
+  // Keep the stream's descriptor away from the low numbers the guest uses and may close.
+  int high = fcntl(fd, F_DUPFD_CLOEXEC, 700);
+  if (high >= 0) {
+    close(fd);
+    fd = high;
+  }
+  g_state.fd = fd;
+  pthread_atfork(nullptr, nullptr, InForkedChild);
+  if (!g_state.count_mode) {
+    g_state.blocks = static_cast<uint8_t*>(std::malloc(kBlockBufferBytes));
+    if (!g_state.blocks) return -1;
+    WriteAll(fmt::kMagic, sizeof fmt::kMagic);
+    qemu_plugin_register_vcpu_syscall_cb(id, OnSyscall);
+    qemu_plugin_register_vcpu_syscall_ret_cb(id, OnSyscallReturn);
+  }
+  qemu_plugin_register_vcpu_tb_trans_cb(id, OnTranslate);
+  qemu_plugin_register_atexit_cb(id, OnExit, nullptr);
+  return 0;
+}
