@@ -14,6 +14,8 @@ packages=(
   libexpected-dev libzydis-dev libopencsd-dev libcapstone-dev
   # independent decoders used as oracles by the tests (skipped when absent)
   linux-perf libopencsd-bin
+  # the emulated PT recorder (ptprof record --backend qemu); valgrind for its independent count
+  qemu-user valgrind
 )
 
 missing=()

@@ -50,7 +50,7 @@ int Main(int argc, char** argv) {
     return std::string("ptprof: ") + e.what() + " (see --help)\n";
   });
   std::vector<Command> commands = {AddInfoCommand(app), AddDumpCommand(app), AddDecodeCommand(app),
-                                   AddArchiveCommand(app)};
+                                   AddArchiveCommand(app), AddRecordCommand(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,211 @@
+// ptprof record: records a program's execution as Intel PT. The qemu backend runs it under QEMU
+// user-mode emulation with ptprof's plugin and encodes every guest thread's flow as genuine PT
+// (one stream per thread), written with the translated code, the sideband and the configuration
+// into a .ptar that `ptprof decode`/`info` read. See docs/record.md.
+#include <unistd.h>
+
+#include <cstdio>
+#include <ctime>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "src/archive/archive_writer.h"
+#include "src/archive/manifest.h"
+#include "src/cli/command.h"
+#include "src/record/qemu_recorder.h"
+
+namespace ptprof::cli {
+
+namespace {
+
+struct RecordOptions {
+  std::string backend = "qemu";
+  std::string output;
+  bool force = false;
+  uint64_t psb_period = 4096;
+  std::optional<uint64_t> mtc_period;     // MTCFreq exponent: an MTC every 2^N CTC ticks
+  std::optional<uint64_t> cyc_threshold;  // CycThresh: CYC packets when >= 2^(N-1) cycles
+  bool no_tsc = false;
+  bool no_retcomp = false;
+  bool tnt64 = false;
+  uint64_t cycles_per_insn = 1;
+  uint64_t tsc_per_ctc = 2;
+  std::string qemu = "qemu-x86_64";
+  std::string plugin;
+  bool keep_stream = false;
+  bool quiet = false;
+  std::vector<std::string> command;
+};
+
+std::string UtcNow() {
+  std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+std::string Join(const std::vector<std::string>& lines) {
+  std::string text;
+  for (const auto& line : lines) text += line + "\n";
+  return text;
+}
+
+Status WriteArchive(const RecordOptions& options, const record::QemuRecording& recording) {
+  auto writer = archive::ArchiveWriter::Create(options.output, options.force);
+  if (!writer) return tl::unexpected(writer.error());
+  archive::Manifest manifest;
+  manifest.tool = std::string("ptprof ") + PTPROF_VERSION;
+  manifest.created = UtcNow();
+  manifest.source.kind = "qemu";
+  manifest.source.paths = options.command;
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  manifest.source.host = host;
+  manifest.pt.nom_freq = 20;  // the encoder's CBR: core clock == TSC
+  if (options.mtc_period) {
+    manifest.pt.mtc_freq = static_cast<uint8_t>(*options.mtc_period);
+    manifest.pt.cpuid_0x15_eax = 1;
+    manifest.pt.cpuid_0x15_ebx = static_cast<uint32_t>(options.tsc_per_ctc);
+  }
+  manifest.pt_config["emulated"] = 1;
+  manifest.pt_config["psb_period"] = options.psb_period;
+  manifest.pt_config["tsc"] = options.no_tsc ? 0 : 1;
+  manifest.pt_config["ret_compression"] = options.no_retcomp ? 0 : 1;
+  manifest.pt_config["tnt64"] = options.tnt64 ? 1 : 0;
+  manifest.pt_config["cycles_per_insn"] = options.cycles_per_insn;
+  if (options.mtc_period) manifest.pt_config["mtc_period"] = *options.mtc_period;
+  if (options.cyc_threshold) manifest.pt_config["cyc_threshold"] = *options.cyc_threshold;
+  int32_t pid = kUnknownId;
+  if (auto it = recording.info.find("pid"); it != recording.info.end())
+    pid = static_cast<int32_t>(std::strtol(it->second.c_str(), nullptr, 10));
+
+  for (const auto& thread : recording.threads) {
+    archive::StreamEntry stream;
+    stream.name = fmt::format("tid{}", thread.tid);
+    stream.pid = pid;
+    stream.tid = static_cast<int32_t>(thread.tid);
+    stream.member = "streams/" + stream.name + ".pt";
+    if (auto st = writer->Add(stream.member, thread.pt); !st) return st;
+    manifest.streams.push_back(stream);
+  }
+  // The executed code, exactly as QEMU translated it: one member, one raw image per region.
+  std::vector<uint8_t> code;
+  for (const auto& region : recording.code) {
+    archive::ImageEntry image;
+    image.kind = archive::ImageEntry::Kind::kRaw;
+    image.path = "[qemu translated code]";
+    image.address = region.address;
+    image.member_offset = code.size();
+    image.size = region.bytes.size();
+    image.pid = pid;
+    image.member = "images/qemu-code.bin";
+    manifest.images.push_back(image);
+    code.insert(code.end(), region.bytes.begin(), region.bytes.end());
+  }
+  if (!code.empty())
+    if (auto st = writer->Add("images/qemu-code.bin", code); !st) return st;
+  std::vector<std::string> info_lines;
+  for (const auto& [key, value] : recording.info) info_lines.push_back(key + " " + value);
+  std::vector<std::pair<std::string, std::string>> sideband = {
+      {"qemu_info", Join(info_lines)}, {"qemu_mmaps", Join(recording.sideband)}};
+  for (const auto& [kind, text] : sideband) {
+    archive::SidebandEntry entry{kind, kind + ".txt", "sideband/" + kind + ".txt"};
+    std::vector<uint8_t> bytes(text.begin(), text.end());
+    if (auto st = writer->Add(entry.member, bytes); !st) return st;
+    manifest.sideband.push_back(entry);
+  }
+  return writer->Finish(archive::ManifestToJson(manifest));
+}
+
+int RunRecord(const RecordOptions& options) {
+  if (options.backend != "qemu")
+    return ReportBadInput("record: backend '" + options.backend +
+                          "' is not available yet (use --backend qemu)");
+  if (options.command.empty()) return ReportBadInput("record: no command given (-- CMD ARGS)");
+  if (!options.force && access(options.output.c_str(), F_OK) == 0)
+    return ReportBadInput(options.output + ": exists (use --force to replace it)");
+  record::QemuRecordOptions qemu;
+  qemu.argv = options.command;
+  qemu.qemu = options.qemu;
+  qemu.plugin = options.plugin;
+  qemu.stream_path = options.output + ".qemu-stream";
+  pt::EncoderOptions& enc = qemu.flow.encoder;
+  enc.psb_period = options.psb_period;
+  enc.emit_tsc = !options.no_tsc;
+  enc.return_compression = !options.no_retcomp;
+  enc.tnt64 = options.tnt64;
+  enc.emit_timing = !options.no_tsc;
+  enc.emit_mtc = options.mtc_period.has_value() && !options.no_tsc;
+  if (options.mtc_period) enc.mtc_freq = static_cast<uint8_t>(*options.mtc_period);
+  enc.emit_cyc = options.cyc_threshold.has_value();
+  if (options.cyc_threshold) enc.cyc_threshold = static_cast<uint8_t>(*options.cyc_threshold);
+  enc.tsc_per_ctc = static_cast<uint32_t>(options.tsc_per_ctc);
+  qemu.flow.cycles_per_insn = static_cast<uint32_t>(options.cycles_per_insn);
+
+  auto recording = record::RecordWithQemu(qemu);
+  if (!options.keep_stream) std::remove(qemu.stream_path.c_str());
+  if (!recording) return ReportBadInput("record: " + recording.error().message);
+  if (!recording->complete)
+    std::fprintf(stderr, "ptprof: record: warning: %s; the trace holds what ran before\n",
+                 recording->note.c_str());
+  if (recording->signal != 0)
+    std::fprintf(stderr, "ptprof: record: the program was killed by signal %d; the trace holds "
+                         "what ran before\n", recording->signal);
+  if (auto st = WriteArchive(options, *recording); !st)
+    return ReportBadInput("record: " + st.error().message);
+  if (!options.quiet) {
+    uint64_t insns = 0, bytes = 0;
+    for (const auto& t : recording->threads) {
+      insns += t.insns;
+      bytes += t.pt.size();
+    }
+    std::fprintf(stderr,
+                 "ptprof: record: %zu thread(s), %llu instructions, %llu bytes of PT (%.3f bytes/"
+                 "insn), %zu code regions, program exit status %d; wrote %s\n",
+                 recording->threads.size(), static_cast<unsigned long long>(insns),
+                 static_cast<unsigned long long>(bytes),
+                 insns ? static_cast<double>(bytes) / static_cast<double>(insns) : 0.0,
+                 recording->code.size(), recording->exit_status, options.output.c_str());
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+Command AddRecordCommand(CLI::App& parent) {
+  auto options = std::make_shared<RecordOptions>();
+  CLI::App* app = parent.add_subcommand(
+      "record", "record a program's execution as Intel PT (qemu: emulated, on any x86-64 machine)");
+  app->add_option("--backend", options->backend, "recorder: qemu")->capture_default_str();
+  app->add_option("-o,--output", options->output, "the .ptar to write")->required();
+  app->add_flag("--force", options->force, "replace an existing output");
+  app->add_option("--psb-period", options->psb_period, "bytes of packets between PSB+")
+      ->capture_default_str()->check(CLI::Range(uint64_t{1}, uint64_t{1} << 30));
+  app->add_option("--mtc-period", options->mtc_period,
+                  "MTC packets every 2^N crystal-clock ticks (off when not given)")
+      ->check(CLI::Range(0, 15));
+  app->add_option("--cyc-threshold", options->cyc_threshold,
+                  "CYC packets when at least 2^(N-1) cycles passed (off when not given)")
+      ->check(CLI::Range(0, 15));
+  app->add_flag("--no-tsc", options->no_tsc, "no TSC, TMA, CBR or MTC packets");
+  app->add_flag("--no-retcomp", options->no_retcomp, "no return compression: returns are TIPs");
+  app->add_flag("--tnt64", options->tnt64, "long TNT packets (up to 47 outcomes)");
+  app->add_option("--cycles-per-insn", options->cycles_per_insn,
+                  "the cycle model: core cycles per instruction")
+      ->capture_default_str()->check(CLI::Range(1, 1000));
+  app->add_option("--qemu", options->qemu, "the QEMU user-mode emulator")->capture_default_str();
+  app->add_option("--plugin", options->plugin, "ptprof's QEMU plugin (default: next to ptprof)");
+  app->add_flag("--keep-stream", options->keep_stream, "keep the plugin's stream (OUT.qemu-stream)");
+  app->add_flag("-q,--quiet", options->quiet, "no summary line");
+  app->add_option("command", options->command, "the program and its arguments (after --)")
+      ->required();
+  app->prefix_command(false);
+  return Command{app, [options] { return RunRecord(*options); }};
+}
+
+}  // namespace ptprof::cli
