@@ -109,7 +109,13 @@ class PerfDataBuilder {
       case kRecordCompressed2:
         return Compressed(t);
       case kRecordHeaderBuildId: {
-        std::span<const uint8_t> whole(t.body.data() - 8, t.body.size() + 8);
+        // The entry is the record itself, header included (rebuilt: inner records of compressed
+        // data have no header in front of their body).
+        std::vector<uint8_t> whole(8);
+        std::memcpy(whole.data(), &t.header.type, 4);
+        std::memcpy(whole.data() + 4, &t.header.misc, 2);
+        std::memcpy(whole.data() + 6, &t.header.size, 2);
+        whole.insert(whole.end(), t.body.begin(), t.body.end());
         auto status = ParseBuildIds(whole, t.offset, d_.features.build_ids);
         if (!status) return Bad(status.error().message);
         return {};
