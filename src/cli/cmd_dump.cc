@@ -13,6 +13,7 @@
 #include "decoders/pt/pt_params.h"
 #include "sideband/file_bytes.h"
 #include "src/cli/command.h"
+#include "src/cli/input_options.h"
 #include "src/pipeline/input_kind.h"
 #include "src/pipeline/session.h"
 
@@ -23,11 +24,7 @@ namespace {
 struct DumpOptions {
   std::string input;
   std::string format = "text";
-  std::string cpu;
-  std::string mtc_freq;
-  std::string nom_freq;
-  std::string cpuid_0x15_eax;
-  std::string cpuid_0x15_ebx;
+  InputOptions in;  // the PT parameters only: packets need no images
 };
 
 int UsageError(const std::string& message) {
@@ -35,64 +32,19 @@ int UsageError(const std::string& message) {
   return kExitUsage;
 }
 
-// Fills `params` from the option strings; the error names the option.
-Status ParsePtParams(const DumpOptions& options, pt::PtParams& params) {
-  if (!options.cpu.empty()) {
-    if (auto status = pt::ParseCpu(options.cpu, "--cpu", params); !status) return status;
-  }
-  struct Field {
-    const std::string& text;
-    const char* name;
-    uint64_t max;
-    std::function<void(uint64_t)> store;
-  };
-  const Field fields[] = {
-      {options.mtc_freq, "--mtc-freq", 15,
-       [&](uint64_t v) { params.mtc_freq = static_cast<uint8_t>(v); }},
-      {options.nom_freq, "--nom-freq", UINT8_MAX,
-       [&](uint64_t v) { params.nom_freq = static_cast<uint8_t>(v); }},
-      {options.cpuid_0x15_eax, "--cpuid-0x15.eax", UINT32_MAX,
-       [&](uint64_t v) { params.cpuid_0x15_eax = static_cast<uint32_t>(v); }},
-      {options.cpuid_0x15_ebx, "--cpuid-0x15.ebx", UINT32_MAX,
-       [&](uint64_t v) { params.cpuid_0x15_ebx = static_cast<uint32_t>(v); }},
-  };
-  for (const Field& field : fields) {
-    if (field.text.empty()) continue;
-    auto value = pt::ParseUnsigned(field.text, field.name, field.max);
-    if (!value) return tl::unexpected(value.error());
-    field.store(*value);
-  }
-  return {};
-}
-
 int RunDump(const DumpOptions& options) {
-  pt::PtParams params;
-  if (auto status = ParsePtParams(options, params); !status)
-    return UsageError(status.error().message);
+  auto raw = options.in.ToRawInput();
+  if (!raw) return UsageError(raw.error().message);
   const auto format = options.format == "jsonl" ? pt::ListingFormat::kJsonl
                                                 : pt::ListingFormat::kText;
-
-  auto bytes = ReadFileBytes(options.input);
-  if (!bytes) return ReportBadInput(bytes.error().message);
-  if (bytes->empty()) return ReportBadInput(options.input + ": offset 0x0: empty file");
-  // Containers that `dump` cannot open yet get a clearer message than "no PSB found".
-  const std::vector<uint8_t> head(bytes->begin(),
-                                  bytes->begin() + std::min<size_t>(bytes->size(), 4096));
-  const InputKind kind = ClassifyBytes(head);
-  if (kind == InputKind::kPtar) {
-    // A .ptar: list its trace stream with the parameters recorded in it.
-    const bool pt_options = !options.cpu.empty() || !options.mtc_freq.empty() ||
-                            !options.nom_freq.empty() || !options.cpuid_0x15_eax.empty() ||
-                            !options.cpuid_0x15_ebx.empty();
-    auto archived = OpenIfArchive(options.input, pt_options);
-    if (!archived) return ReportBadInput(archived.error().message);
-    if (*archived) {
-      params = (*archived)->params();
-      *bytes = std::move((*archived)->stream_bytes[0]);
-    }
-  } else if (kind != InputKind::kRawPt && kind != InputKind::kUnknown)
-    return ReportBadInput(options.input + ": offset 0x0: this is " + InputKindName(kind) +
-                          ", not a raw Intel PT stream (dump reads raw PT only for now)");
+  auto session = OpenSession(options.input, *raw, options.in.AnyGiven());
+  if (!session) return ReportBadInput(session.error().message);
+  if (session->stream_bytes.size() != 1)
+    return ReportBadInput(options.input + ": the input holds " +
+                          std::to_string(session->stream_bytes.size()) +
+                          " trace streams; dump reads inputs of one stream for now");
+  const pt::PtParams& params = session->params();
+  const std::vector<uint8_t>* bytes = &session->stream_bytes[0];
 
   std::string pending;
   auto flush = [&pending] {
@@ -130,12 +82,7 @@ Command AddDumpCommand(CLI::App& parent) {
                   "text (default), jsonl, or ptdump (libipt 2.0.5 ptdump's exact listing; takes "
                   "ptdump's options, see 'ptprof dump --format ptdump --help')")
       ->check(CLI::IsMember({"text", "jsonl"}));
-  app->add_option("--cpu", options->cpu,
-                  "recording CPU as FAMILY/MODEL[/STEPPING], 'auto' or 'none' (selects errata)");
-  app->add_option("--mtc-freq", options->mtc_freq, "MTC frequency (IA32_RTIT_CTL[17:14])");
-  app->add_option("--nom-freq", options->nom_freq, "nominal frequency (MSR_PLATFORM_INFO[15:8])");
-  app->add_option("--cpuid-0x15.eax", options->cpuid_0x15_eax, "CPUID[0x15].EAX (TSC:CTC denominator)");
-  app->add_option("--cpuid-0x15.ebx", options->cpuid_0x15_ebx, "CPUID[0x15].EBX (TSC:CTC numerator)");
+  AddPtOptions(*app, options->in);
   return {app, [options] { return RunDump(*options); }};
 }
 

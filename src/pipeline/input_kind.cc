@@ -1,6 +1,7 @@
 #include "src/pipeline/input_kind.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 
 #include <sys/stat.h>
@@ -48,7 +49,7 @@ InputKind ClassifyBytes(const std::vector<uint8_t>& head) {
 
 Result<InputKind> ClassifyPath(const std::string& path) {
   struct stat st {};
-  if (stat(path.c_str(), &st) != 0) return Fail(path + ": no such file or directory");
+  if (stat(path.c_str(), &st) != 0) return Fail(path + ": cannot open: " + std::strerror(errno));
   if (S_ISDIR(st.st_mode)) {
     struct stat ini {};
     if (stat((path + "/snapshot.ini").c_str(), &ini) == 0) return InputKind::kCoreSightSnapshot;

@@ -102,15 +102,16 @@ Result<Session> OpenSession(const std::string& input, const RawInputOptions& opt
   auto kind = ClassifyPath(input);
   if (!kind) return tl::unexpected(kind.error());
   switch (*kind) {
-    case InputKind::kRawPt: return OpenRawSession(input, options);
+    // Unknown content is given to the raw PT reader too: a PSB may come after the first 4 KiB
+    // (a wrapped snapshot buffer), and the decoders say precisely when there is none.
+    case InputKind::kRawPt:
+    case InputKind::kUnknown:
+      return OpenRawSession(input, options);
     case InputKind::kPtar:
       if (options_given)
         return Fail(input + ": a .ptar carries its own images and PT parameters; leave out "
                             "--elf, --raw, --kallsyms and the PT options");
       return OpenArchiveSession(input);
-    case InputKind::kUnknown:
-      return Fail(input + ": offset 0x0: not a trace ptprof can read (no PSB in the first 4 KiB, "
-                          "no known magic)");
     default:
       return Fail(input + ": offset 0x0: this is " + InputKindName(*kind) +
                   ", which this command does not read yet");

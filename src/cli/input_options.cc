@@ -1,0 +1,74 @@
+#include "src/cli/input_options.h"
+
+namespace ptprof::cli {
+
+bool InputOptions::AnyGiven() const {
+  return !raw.empty() || !elf.empty() || !addr_filters.empty() || !cpu.empty() || mtc_freq ||
+         nom_freq || cpuid_0x15_eax || cpuid_0x15_ebx;
+}
+
+void InputOptions::RecordImageOrder(const CLI::App& app) {
+  // CLI11 keeps each option's values apart; its parse order tells how --raw and --elf interleave.
+  image_order.clear();
+  for (const CLI::Option* option : app.parse_order()) {
+    if (option == raw_option) image_order.push_back(false);
+    if (option == elf_option) image_order.push_back(true);
+  }
+}
+
+Result<RawInputOptions> InputOptions::ToRawInput() const {
+  RawInputOptions out;
+  if (!cpu.empty()) {
+    if (auto st = pt::ParseCpu(cpu, "--cpu", out.params); !st) return tl::unexpected(st.error());
+  }
+  for (const std::string& text : addr_filters) {
+    if (auto st = pt::ParseAddressFilter(text, out.params); !st) return tl::unexpected(st.error());
+  }
+  if (mtc_freq) out.params.mtc_freq = static_cast<uint8_t>(*mtc_freq);
+  if (nom_freq) out.params.nom_freq = static_cast<uint8_t>(*nom_freq);
+  if (cpuid_0x15_eax) out.params.cpuid_0x15_eax = static_cast<uint32_t>(*cpuid_0x15_eax);
+  if (cpuid_0x15_ebx) out.params.cpuid_0x15_ebx = static_cast<uint32_t>(*cpuid_0x15_ebx);
+  size_t next_elf = 0, next_raw = 0;
+  for (bool is_elf : image_order) {
+    if (is_elf && next_elf < elf.size()) {
+      auto spec = ParseElfImageSpec(elf[next_elf++]);
+      if (!spec) return tl::unexpected(spec.error());
+      out.images.emplace_back(*spec);
+    } else if (!is_elf && next_raw < raw.size()) {
+      auto spec = ParseRawImageSpec(raw[next_raw++]);
+      if (!spec) return tl::unexpected(spec.error());
+      out.images.emplace_back(*spec);
+    }
+  }
+  return out;
+}
+
+void AddImageOptions(CLI::App& app, InputOptions& options) {
+  options.raw_option =
+      app.add_option("--raw", options.raw,
+                     "code image FILE:ADDR, FILE:OFFSET:ADDR or FILE:FROM-TO:ADDR (repeatable)")
+          ->allow_extra_args(false);
+  options.elf_option =
+      app.add_option("--elf", options.elf,
+                     "ELF image FILE[:BASE], BASE relocates its lowest segment (repeatable)")
+          ->allow_extra_args(false);
+}
+
+void AddPtOptions(CLI::App& app, InputOptions& options) {
+  app.add_option("--cpu", options.cpu, "recording CPU FAMILY/MODEL[/STEPPING], none or auto");
+  app.add_option("--mtc-freq", options.mtc_freq, "IA32_RTIT_CTL.MTCFreq")->check(CLI::Range(0, 15));
+  app.add_option("--nom-freq", options.nom_freq, "MSR_PLATFORM_INFO[15:8]")
+      ->check(CLI::Range(0, 255));
+  app.add_option("--cpuid-0x15.eax", options.cpuid_0x15_eax, "CPUID[0x15].EAX (TSC:CTC denominator)")
+      ->check(CLI::Range(uint64_t{0}, uint64_t{UINT32_MAX}));
+  app.add_option("--cpuid-0x15.ebx", options.cpuid_0x15_ebx, "CPUID[0x15].EBX (TSC:CTC numerator)")
+      ->check(CLI::Range(uint64_t{0}, uint64_t{UINT32_MAX}));
+}
+
+void AddAddrFilterOption(CLI::App& app, InputOptions& options) {
+  app.add_option("--addr-filter", options.addr_filters,
+                 "address filter N:CFG:FROM-TO as configured when recording (repeatable)")
+      ->allow_extra_args(false);
+}
+
+}  // namespace ptprof::cli
