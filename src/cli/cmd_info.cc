@@ -106,7 +106,7 @@ int RunInfo(const InfoOptions& options) {
 Command AddInfoCommand(CLI::App& parent) {
   auto options = std::make_shared<InfoOptions>();
   CLI::App* app = parent.add_subcommand("info", "Show what a trace input holds");
-  app->add_option("input", options->input, "trace input (raw Intel PT today)")->required();
+  app->add_option("input", options->input, "trace input: raw Intel PT, perf.data or .ptar")->required();
   app->add_option("--format", options->format, "text or json")
       ->check(CLI::IsMember({"text", "json"}));
   // perf.data: write each AUX stream to DIR/<stream>.bin (for tests and external decoders).
