@@ -159,10 +159,12 @@ int RunRecord(const RecordOptions& options) {
   if (auto st = WriteArchive(options, *recording); !st)
     return ReportBadInput("record: " + st.error().message);
   if (!options.quiet) {
-    uint64_t insns = 0, bytes = 0;
+    uint64_t insns = 0, bytes = 0, reps = 0, signals = 0;
     for (const auto& t : recording->threads) {
       insns += t.insns;
       bytes += t.pt.size();
+      reps += t.rep_repeats;
+      signals += t.signals;
     }
     std::fprintf(stderr,
                  "ptprof: record: %zu thread(s), %llu instructions, %llu bytes of PT (%.3f bytes/"
@@ -171,7 +173,18 @@ int RunRecord(const RecordOptions& options) {
                  static_cast<unsigned long long>(bytes),
                  insns ? static_cast<double>(bytes) / static_cast<double>(insns) : 0.0,
                  recording->code.size(), recording->exit_status, options.output.c_str());
+    std::fprintf(stderr,
+                 "ptprof: record: emulation %.3f s, stream %llu bytes, encoding %.3f s (%.1f M "
+                 "insn/s); %llu rep-string iterations folded, %llu asynchronous transfers\n",
+                 recording->run_seconds, static_cast<unsigned long long>(recording->stream_bytes),
+                 recording->encode_seconds,
+                 recording->encode_seconds > 0
+                     ? static_cast<double>(insns) / recording->encode_seconds / 1e6 : 0.0,
+                 static_cast<unsigned long long>(reps), static_cast<unsigned long long>(signals));
   }
+  if (!recording->complete)
+    return ReportBadInput("record: " + options.output + " holds the trace up to the failure: " +
+                          recording->note);
   return kExitOk;
 }
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -180,6 +181,7 @@ Result<QemuRecording> RecordWithQemu(const QemuRecordOptions& options) {
   for (auto& a : args) cargs.push_back(a.data());
   cargs.push_back(nullptr);
 
+  const auto started = std::chrono::steady_clock::now();
   pid_t child = fork();
   if (child < 0) return Fail(std::string("fork: ") + std::strerror(errno));
   if (child == 0) {
@@ -197,6 +199,7 @@ Result<QemuRecording> RecordWithQemu(const QemuRecordOptions& options) {
   while (waitpid(child, &status, 0) < 0) {
     if (errno != EINTR) return Fail(std::string("waitpid: ") + std::strerror(errno));
   }
+  const auto ran = std::chrono::steady_clock::now();
   auto bytes = ReadFileBytes(options.stream_path);
   if (!bytes || bytes->empty()) {
     std::string why = WIFEXITED(status) ? fmt::format("exit status {}", WEXITSTATUS(status))
@@ -209,6 +212,9 @@ Result<QemuRecording> RecordWithQemu(const QemuRecordOptions& options) {
   auto recording = EncodeQemuStream(*stream, options.flow);
   if (!recording) return recording;
   recording->stream_bytes = bytes->size();
+  recording->run_seconds = std::chrono::duration<double>(ran - started).count();
+  recording->encode_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - ran).count();
   if (WIFEXITED(status)) {
     recording->exit_status = WEXITSTATUS(status);
   } else if (WIFSIGNALED(status)) {

@@ -42,6 +42,8 @@ struct QemuRecording {
   bool complete = false;        // the plugin's stream ended normally
   std::string note;             // why not, when it did not
   uint64_t stream_bytes = 0;
+  double run_seconds = 0;     // the emulator with the plugin, wall clock
+  double encode_seconds = 0;  // reading the stream and encoding PT, wall clock
 };
 
 // Where the plugin library is: $PTPROF_QEMU_PLUGIN, else next to the running executable (build

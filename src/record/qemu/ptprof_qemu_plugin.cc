@@ -94,6 +94,7 @@ namespace fmt = ptprof::record::qemu_stream;
 
 constexpr uint32_t kExecWords = 16384;  // 64 KiB of exec words per thread before a write
 constexpr size_t kMaxThreads = 4096;
+constexpr uint32_t kFlushAtSyscallWords = 256;
 constexpr size_t kBlockBufferBytes = 256 * 1024;
 
 // One guest thread's pending exec words.
@@ -307,6 +308,9 @@ void OnSyscall(qemu_plugin_id_t, unsigned int, int64_t num, uint64_t a1, uint64_
     buffer->syscall_args[i] = static_cast<int64_t>(values[i]);
   }
   Append(buffer, words, fmt::kSyscallWords);
+  // QEMU 7.2 calls no plugin callback when a fatal signal ends the guest: what is still buffered
+  // then is lost. Writing at syscalls bounds that loss to the work since the last syscall.
+  if (buffer->used >= kFlushAtSyscallWords) FlushThread(buffer);
   if (num == SYS_exit) {
     // The thread ends inside this syscall: its words must reach the stream now.
     const uint32_t tag = fmt::kTagThreadExit;
