@@ -1,5 +1,6 @@
 #include "decoders/pt/trace_encoder.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -293,6 +294,12 @@ std::vector<uint8_t> TraceEncoder::TakeBytes() {
   enabled_ = false;
   fresh_ = true;
   return taken;
+}
+
+void TraceEncoder::DropPrefix(size_t n) {
+  n = std::min(n, out_.size());
+  out_.erase(out_.begin(), out_.begin() + static_cast<std::ptrdiff_t>(n));
+  bytes_at_last_psb_ = bytes_at_last_psb_ > n ? bytes_at_last_psb_ - n : 0;
 }
 
 Status TraceEncoder::End() {

@@ -84,6 +84,8 @@ class TraceEncoder {
   // Starts a new, independent stream (a snapshot): the bytes so far are handed over and the next
   // Step begins with PSB+ and TIP.PGE. The encoder keeps its options and statistics.
   std::vector<uint8_t> TakeBytes();
+  // Forgets the oldest `n` bytes of output (a ring buffer that wrapped, as in snapshot mode).
+  void DropPrefix(size_t n);
 
   const std::vector<uint8_t>& bytes() const { return out_; }
   const EncoderStats& stats() const { return stats_; }

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "src/archive/archive_writer.h"
+#include "decoders/pt/pt_params.h"
 #include "src/archive/manifest.h"
 #include "src/cli/command.h"
 #include "src/record/qemu_recorder.h"
@@ -37,8 +38,59 @@ struct RecordOptions {
   std::string plugin;
   bool keep_stream = false;
   bool quiet = false;
+  std::vector<std::string> snapshot_on;  // "syscall=NAME[,NAME]" or "insns=N"
+  uint64_t buffer_size = 65536;
   std::vector<std::string> command;
 };
+
+// x86-64 syscall numbers of the names --snapshot-on accepts (a number works too).
+std::optional<uint64_t> SyscallNumber(const std::string& name) {
+  static const std::pair<const char*, uint64_t> kNames[] = {
+      {"read", 0}, {"write", 1}, {"open", 2}, {"close", 3}, {"stat", 4}, {"fstat", 5},
+      {"poll", 7}, {"lseek", 8}, {"mmap", 9}, {"mprotect", 10}, {"munmap", 11}, {"brk", 12},
+      {"rt_sigaction", 13}, {"rt_sigprocmask", 14}, {"rt_sigreturn", 15}, {"ioctl", 16},
+      {"pread64", 17}, {"pwrite64", 18}, {"readv", 19}, {"writev", 20}, {"access", 21},
+      {"pipe", 22}, {"select", 23}, {"sched_yield", 24}, {"madvise", 28}, {"dup", 32},
+      {"dup2", 33}, {"nanosleep", 35}, {"getitimer", 36}, {"alarm", 37}, {"setitimer", 38},
+      {"getpid", 39}, {"socket", 41}, {"connect", 42}, {"clone", 56}, {"fork", 57},
+      {"vfork", 58}, {"execve", 59}, {"exit", 60}, {"wait4", 61}, {"kill", 62}, {"uname", 63},
+      {"fcntl", 72}, {"fsync", 74}, {"getcwd", 79}, {"unlink", 87}, {"gettimeofday", 96},
+      {"getuid", 102}, {"gettid", 186}, {"tgkill", 234}, {"futex", 202}, {"exit_group", 231},
+      {"clock_gettime", 228}, {"clock_nanosleep", 230}, {"openat", 257}, {"newfstatat", 262},
+      {"pipe2", 293}, {"prlimit64", 302}, {"getrandom", 318}, {"clone3", 435}};
+  for (const auto& [n, number] : kNames)
+    if (name == n) return number;
+  if (!name.empty() && name.find_first_not_of("0123456789") == std::string::npos)
+    return std::stoull(name);
+  return std::nullopt;
+}
+
+// Fills the snapshot triggers from --snapshot-on; an error names the bad text.
+Status ParseSnapshotTriggers(const RecordOptions& options, record::QemuFlowOptions& flow) {
+  for (const std::string& text : options.snapshot_on) {
+    if (text.rfind("syscall=", 0) == 0) {
+      std::string names = text.substr(8);
+      size_t at = 0;
+      while (at <= names.size()) {
+        size_t end = names.find(',', at);
+        if (end == std::string::npos) end = names.size();
+        std::string name = names.substr(at, end - at);
+        auto number = SyscallNumber(name);
+        if (!number) return Fail("--snapshot-on " + text + ": unknown syscall '" + name + "'");
+        flow.snapshot_syscalls.push_back(*number);
+        at = end + 1;
+      }
+    } else if (text.rfind("insns=", 0) == 0) {
+      auto n = pt::ParseUnsigned(text.substr(6), "--snapshot-on insns", UINT64_MAX);
+      if (!n || *n == 0) return Fail("--snapshot-on " + text + ": expected insns=N with N > 0");
+      flow.snapshot_every_insns = *n;
+    } else {
+      return Fail("--snapshot-on " + text + ": expected syscall=NAME[,NAME] or insns=N");
+    }
+  }
+  if (!options.snapshot_on.empty()) flow.buffer_size = options.buffer_size;
+  return {};
+}
 
 std::string UtcNow() {
   std::time_t now = std::time(nullptr);
@@ -85,6 +137,24 @@ Status WriteArchive(const RecordOptions& options, const record::QemuRecording& r
     pid = static_cast<int32_t>(std::strtol(it->second.c_str(), nullptr, 10));
 
   for (const auto& thread : recording.threads) {
+    for (size_t k = 0; k < thread.snapshots.size(); ++k) {
+      const record::QemuSnapshot& snapshot = thread.snapshots[k];
+      archive::StreamEntry stream;
+      stream.name = fmt::format("tid{}.snap{}", thread.tid, k);
+      stream.pid = pid;
+      stream.tid = static_cast<int32_t>(thread.tid);
+      stream.member = "streams/" + stream.name + ".pt";
+      if (auto st = writer->Add(stream.member, snapshot.pt); !st) return st;
+      manifest.streams.push_back(stream);
+      archive::TriggerEntry trigger;
+      trigger.kind = "snapshot";
+      trigger.label = snapshot.label;
+      trigger.stream = stream.name;
+      trigger.offset = snapshot.pt.size();  // the trigger fired at the end of the snapshot
+      trigger.tsc = snapshot.tsc;
+      manifest.triggers.push_back(trigger);
+    }
+    if (!thread.snapshots.empty()) continue;
     archive::StreamEntry stream;
     stream.name = fmt::format("tid{}", thread.tid);
     stream.pid = pid;
@@ -146,6 +216,10 @@ int RunRecord(const RecordOptions& options) {
   if (options.cyc_threshold) enc.cyc_threshold = static_cast<uint8_t>(*options.cyc_threshold);
   enc.tsc_per_ctc = static_cast<uint32_t>(options.tsc_per_ctc);
   qemu.flow.cycles_per_insn = static_cast<uint32_t>(options.cycles_per_insn);
+  if (auto st = ParseSnapshotTriggers(options, qemu.flow); !st) {
+    std::fprintf(stderr, "ptprof: record: %s\n", st.error().message.c_str());
+    return kExitUsage;
+  }
 
   auto recording = record::RecordWithQemu(qemu);
   if (!options.keep_stream) std::remove(qemu.stream_path.c_str());
@@ -215,6 +289,12 @@ Command AddRecordCommand(CLI::App& parent) {
   app->add_option("--plugin", options->plugin, "ptprof's QEMU plugin (default: next to ptprof)");
   app->add_flag("--keep-stream", options->keep_stream, "keep the plugin's stream (OUT.qemu-stream)");
   app->add_flag("-q,--quiet", options->quiet, "no summary line");
+  app->add_option("--snapshot-on", options->snapshot_on,
+                  "snapshot mode: cut a snapshot when syscall=NAME[,NAME] returns or every "
+                  "insns=N instructions (repeatable)");
+  app->add_option("--buffer-size", options->buffer_size,
+                  "snapshot mode: the ring buffer per thread, in bytes")
+      ->capture_default_str()->check(CLI::Range(uint64_t{64}, uint64_t{1} << 32));
   app->add_option("command", options->command, "the program and its arguments (after --)")
       ->required();
   app->prefix_command(false);

@@ -1,5 +1,6 @@
 #include "src/record/qemu_flow.h"
 
+#include <algorithm>
 #include <optional>
 
 #include <fmt/format.h>
@@ -19,6 +20,15 @@ constexpr size_t kSigreturnLookahead = 1 << 22;  // words searched for the end o
 
 uint64_t Word64(const std::vector<uint32_t>& words, size_t at) {
   return uint64_t{words[at]} | (uint64_t{words[at + 1]} << 32);
+}
+
+// The offset of the first PSB at or after `from` (bytes.size() when there is none).
+size_t FirstPsb(const std::vector<uint8_t>& bytes, size_t from) {
+  static const uint8_t kPsb[16] = {0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+                                   0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82};
+  auto it = std::search(bytes.begin() + static_cast<std::ptrdiff_t>(from), bytes.end(),
+                        std::begin(kPsb), std::end(kPsb));
+  return static_cast<size_t>(it - bytes.begin());
 }
 
 size_t EventWords(uint32_t tag) {
@@ -104,12 +114,34 @@ Result<QemuThreadTrace> EncodeQemuThread(const QemuStream& stream, const QemuThr
   std::optional<QemuBlockCache::Insn> pending;  // executed; where it went is not known yet
   const auto& words = thread.words;
 
+  const bool snapshots = options.buffer_size > 0;
+  auto cut = [&](std::string label) -> Status {
+    if (auto s = encoder.End(); !s) return s;
+    std::vector<uint8_t> bytes = encoder.TakeBytes();
+    size_t from = bytes.size() > options.buffer_size ? bytes.size() - options.buffer_size : 0;
+    from = FirstPsb(bytes, from);
+    QemuSnapshot snapshot;
+    snapshot.pt.assign(bytes.begin() + static_cast<std::ptrdiff_t>(from), bytes.end());
+    snapshot.label = std::move(label);
+    snapshot.tsc = tsc;
+    snapshot.insns = out.insns;
+    out.snapshots.push_back(std::move(snapshot));
+    return {};
+  };
   auto step = [&](const QemuBlockCache::Insn& insn, uint64_t next) -> Status {
     pt::ExecutedInsn executed{insn.ip, insn.size, insn.kind, next, insn.target};
     if (options.keep_ips) out.ips.push_back(insn.ip);
     ++out.insns;
     tsc += options.cycles_per_insn;
-    return encoder.Step(executed, tsc);
+    if (auto s = encoder.Step(executed, tsc); !s) return s;
+    if (snapshots) {
+      // The ring wraps: only the newest buffer_size bytes survive (trimmed in large steps).
+      if (encoder.bytes().size() > 2 * options.buffer_size + 4096)
+        encoder.DropPrefix(encoder.bytes().size() - options.buffer_size);
+      if (options.snapshot_every_insns && out.insns % options.snapshot_every_insns == 0)
+        return cut(fmt::format("insns={}", options.snapshot_every_insns));
+    }
+    return {};
   };
   // `insn` executed and execution continued at `next`: word index `at` is where the stream goes on.
   auto deliver = [&](const QemuBlockCache::Insn& insn, uint64_t next, size_t at) -> Status {
@@ -141,6 +173,16 @@ Result<QemuThreadTrace> EncodeQemuThread(const QemuStream& stream, const QemuThr
   for (size_t i = 0; i < words.size();) {
     const uint32_t word = words[i];
     if (word >= sf::kFirstTag) {
+      if (word == sf::kTagSyscall && i + 2 < words.size() && pending &&
+          pending->kind == BranchKind::kSyscall) {
+        // The syscall instruction is complete: tracing stops here whatever comes next.
+        if (auto s = step(*pending, pending->ip + pending->size); !s) return tl::unexpected(s.error());
+        pending.reset();
+        const uint64_t number = Word64(words, i + 1);
+        for (uint64_t trigger : options.snapshot_syscalls)
+          if (snapshots && trigger == number)
+            if (auto s = cut(fmt::format("syscall={}", number)); !s) return tl::unexpected(s.error());
+      }
       i += EventWords(word);
       continue;
     }
@@ -175,9 +217,12 @@ Result<QemuThreadTrace> EncodeQemuThread(const QemuStream& stream, const QemuThr
     if (pending->kind == BranchKind::kSyscall || pending->kind == BranchKind::kNone)
       if (auto s = step(*pending, fall); !s) return tl::unexpected(s.error());
   }
-  if (started)
+  if (started && snapshots) {
+    if (auto s = cut("end"); !s) return tl::unexpected(s.error());
+  } else if (started) {
     if (auto s = encoder.End(); !s) return tl::unexpected(s.error());
-  out.pt = encoder.bytes();
+  }
+  out.pt = snapshots ? std::vector<uint8_t>{} : encoder.bytes();
   out.stats = encoder.stats();
   out.tsc_end = tsc;
   return out;

@@ -6,6 +6,7 @@
 // `cycles_per_insn` core cycles per instruction, the TSC running at the core clock (emulated time,
 // not the host's).
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "decoders/pt/trace_encoder.h"
@@ -18,11 +19,24 @@ struct QemuFlowOptions {
   pt::EncoderOptions encoder;
   uint32_t cycles_per_insn = 1;
   bool keep_ips = false;  // also return every instruction address (for round-trip checks)
+  // Snapshot mode (buffer_size > 0): the trace goes into a ring of buffer_size bytes; a trigger
+  // cuts a snapshot from the ring's first PSB to the trigger, and the thread's end cuts a last one.
+  uint64_t buffer_size = 0;
+  std::vector<uint64_t> snapshot_syscalls;  // trigger after these syscall numbers
+  uint64_t snapshot_every_insns = 0;        // trigger every N instructions (0: never)
+};
+
+struct QemuSnapshot {
+  std::vector<uint8_t> pt;  // starts at a PSB
+  std::string label;        // what triggered it: "syscall=1", "insns=1000000", "end"
+  uint64_t tsc = 0;         // the time of the trigger
+  uint64_t insns = 0;       // instructions of the thread before the trigger
 };
 
 struct QemuThreadTrace {
   uint32_t tid = 0;
-  std::vector<uint8_t> pt;
+  std::vector<uint8_t> pt;            // the whole trace (empty in snapshot mode)
+  std::vector<QemuSnapshot> snapshots;  // snapshot mode
   pt::EncoderStats stats;
   std::vector<uint64_t> ips;    // with keep_ips: what a PT decoder must report, in order
   uint64_t insns = 0;           // instructions encoded

@@ -134,6 +134,57 @@ TEST_CASE("qemu: a program that crashes keeps what it recorded") {
   CHECK(recording.threads[0].insns > 1000);
 }
 
+TEST_CASE("qemu: snapshots start at a PSB and end at their trigger") {
+  if (!HaveQemu()) return;
+  char dir_template[] = "/tmp/ptprof-qemu-snap-XXXXXX";
+  REQUIRE(mkdtemp(dir_template));
+  QemuRecordOptions options;
+  options.argv = {Workload("recursion"), "12"};
+  options.stream_path = std::string(dir_template) + "/stream";
+  options.flow.keep_ips = true;
+  options.flow.buffer_size = 4096;
+  options.flow.encoder.psb_period = 512;
+  options.flow.snapshot_syscalls = {1};  // write
+  options.quiet_child = true;
+  auto recording = RecordWithQemu(options);
+  REQUIRE(recording);
+  std::remove(options.stream_path.c_str());
+  rmdir(dir_template);
+  ImageSet images;
+  std::string code_file = std::string("/tmp/ptprof-snap-code-") + std::to_string(getpid());
+  {
+    std::ofstream out(code_file, std::ios::binary);
+    for (const auto& region : recording->code)
+      out.write(reinterpret_cast<const char*>(region.bytes.data()),
+                static_cast<std::streamsize>(region.bytes.size()));
+  }
+  uint64_t offset = 0;
+  for (const auto& region : recording->code) {
+    REQUIRE(images.AddRaw(RawImageSpec{code_file, offset, region.bytes.size(), region.address}));
+    offset += region.bytes.size();
+  }
+  const auto& thread = recording->threads.at(0);
+  REQUIRE(thread.snapshots.size() == 2);  // the printf's write, and the thread's end
+  CHECK(thread.snapshots[0].label == "syscall=1");
+  CHECK(thread.pt.empty());
+  for (const auto& snapshot : thread.snapshots) {
+    INFO("snapshot " << snapshot.label << ", " << snapshot.pt.size() << " bytes");
+    CHECK(snapshot.pt.size() <= 4096);
+    IpSink sink;
+    pt::FlowRequest request;
+    request.insns = true;
+    REQUIRE(pt::DecodeFlow(snapshot.pt, images, request, sink));
+    CHECK(sink.gaps == 0);
+    REQUIRE(sink.ips.size() <= snapshot.insns);
+    REQUIRE(!sink.ips.empty());
+    // The snapshot is the executed flow's last instructions before the trigger.
+    std::vector<uint64_t> tail(thread.ips.begin() + static_cast<long>(snapshot.insns - sink.ips.size()),
+                               thread.ips.begin() + static_cast<long>(snapshot.insns));
+    CHECK(sink.ips == tail);
+  }
+  std::remove(code_file.c_str());
+}
+
 TEST_CASE("qemu: a command that does not exist is one clear error") {
   QemuRecordOptions options;
   options.argv = {"ptprof-no-such-command"};
