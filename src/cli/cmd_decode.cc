@@ -1,6 +1,7 @@
-// ptprof decode: the instruction flow of a raw Intel PT trace, as blocks (default) or
-// instructions, in text (with symbols and disassembly) or JSON Lines. The ptxed-compatible format
-// (`--format ptxed`) has its own front end in ptxed_compat.cc.
+// ptprof decode: the instruction flow of an Intel PT trace (raw, perf.data or .ptar; every stream or
+// those --stream names, one after another), as blocks (default) or instructions, in text (with
+// symbols and disassembly) or JSON Lines. The ptxed-compatible format (`--format ptxed`) has its
+// own front end in ptxed_compat.cc.
 #include <cinttypes>
 #include <cstdio>
 #include <memory>
@@ -39,7 +40,8 @@ int UsageError(const std::string& message) {
   return kExitUsage;
 }
 
-// Forwards to the writer and remembers the first gap, for the closing warning.
+// Forwards one stream's events to the writer and remembers the first gap, for the closing
+// warning. The end of one stream is not the end of the output: RunDecode ends it after the last.
 class GapWatch : public EventSink {
  public:
   explicit GapWatch(EventSink& next) : next_(next) {}
@@ -50,7 +52,7 @@ class GapWatch : public EventSink {
     }
     next_.OnEvent(event);
   }
-  void OnEnd() override { next_.OnEnd(); }
+  void OnEnd() override {}
   const std::optional<TraceGap>& first() const { return first_; }
   uint64_t first_offset() const { return first_offset_; }
 
@@ -69,22 +71,16 @@ int RunDecode(const DecodeOptions& options) {
   if (!raw) return UsageError(raw.error().message);
   auto session = OpenSession(trace_file, *raw, options.in.AnyGiven());
   if (!session) return ReportBadInput(session.error().message);
-  if (session->stream_bytes.size() != 1)
-    return ReportBadInput(trace_file + ": the input holds " +
-                          std::to_string(session->stream_bytes.size()) +
-                          " trace streams; decode reads inputs of one stream for now");
+  for (const std::string& warning : session->warnings)
+    std::fprintf(stderr, "ptprof: warning: %s\n", warning.c_str());
+  auto selected = SelectStreams(*session, options.in.streams);
+  if (!selected) return ReportBadInput(selected.error().message);
   const ImageSet& images = session->images;
-  const std::vector<uint8_t>& trace = session->stream_bytes[0];
-
-  pt::FlowRequest request;
-  request.params = session->params();
-  request.insns = options.insn;
-  request.ticks = options.ticks;
-  request.cpu = 0;  // a raw trace is one stream
 
   X86Decoder x86;
   EventWriterOptions writer_options;
   writer_options.format = options.format == "jsonl" ? EventFormat::kJsonl : EventFormat::kText;
+  writer_options.show_cpu = selected->size() > 1;
   writer_options.symbolize = [&images](uint64_t ip) { return images.Symbolize(ip); };
   writer_options.disassemble = [&x86](const Instruction& insn) {
     auto text = x86.Format(insn.bytes, insn.size, insn.mode, insn.ip);
@@ -98,25 +94,49 @@ int RunDecode(const DecodeOptions& options) {
   std::vector<EventSink*> sinks = {&writer};
   if (options.summary) sinks.push_back(&stats);
   FanoutSink fanout(sinks);
-  GapWatch watch(fanout);
-  auto summary = pt::DecodeFlow(trace, images, request, watch);
-  if (!summary) return ReportBadInput(trace_file + ": " + summary.error().message);
-  for (const std::string& warning : summary->warnings)
-    std::fprintf(stderr, "ptprof: warning: %s\n", warning.c_str());
-  if (!summary->has_psb)
-    return ReportBadInput(trace_file + ": offset 0x0: no PSB found: not an Intel PT trace");
+
+  // The streams one after another (not yet merged by time). A raw trace is one stream whose
+  // failures are the input's; a stream of a multi-stream input that cannot be decoded is a
+  // warning and the others go on.
+  for (size_t index : *selected) {
+    const archive::StreamEntry& stream = session->manifest.streams[index];
+    const bool named = stream.name != "raw";
+    const std::string where = named ? trace_file + ": stream " + stream.name : trace_file;
+    pt::FlowRequest request;
+    request.params = session->params();
+    request.insns = options.insn;
+    request.ticks = options.ticks;
+    request.cpu = stream.cpu != kUnknownId ? stream.cpu : 0;
+    GapWatch watch(fanout);
+    auto summary = pt::DecodeFlow(session->stream_bytes[index], images, request, watch);
+    if (!summary) {
+      if (!named) return ReportBadInput(where + ": " + summary.error().message);
+      std::fprintf(stderr, "ptprof: warning: %s: %s\n", where.c_str(),
+                   summary.error().message.c_str());
+      continue;
+    }
+    for (const std::string& warning : summary->warnings)
+      std::fprintf(stderr, "ptprof: warning: %s\n", warning.c_str());
+    if (!summary->has_psb) {
+      if (!named)
+        return ReportBadInput(where + ": offset 0x0: no PSB found: not an Intel PT trace");
+      std::fprintf(stderr, "ptprof: warning: %s: offset 0x0: no PSB found\n", where.c_str());
+      continue;
+    }
+    if (watch.first()) {
+      const TraceGap& gap = *watch.first();
+      std::fprintf(stderr, "ptprof: warning: %s: offset 0x%" PRIx64 ": %s (%" PRIu64
+                   " gap%s in the decode)\n",
+                   where.c_str(), watch.first_offset(), gap.detail.c_str(), summary->gaps,
+                   summary->gaps == 1 ? "" : "s");
+    }
+  }
+  fanout.OnEnd();
   if (options.summary) {
     if (writer_options.format == EventFormat::kJsonl)
       stats.WriteJson(stdout);
     else
       stats.WriteText(stdout);
-  }
-  if (watch.first()) {
-    const TraceGap& gap = *watch.first();
-    std::fprintf(stderr, "ptprof: warning: %s: offset 0x%" PRIx64 ": %s (%" PRIu64
-                 " gap%s in the decode)\n",
-                 trace_file.c_str(), watch.first_offset(), gap.detail.c_str(), summary->gaps,
-                 summary->gaps == 1 ? "" : "s");
   }
   return kExitOk;
 }
@@ -127,11 +147,13 @@ Command AddDecodeCommand(CLI::App& parent) {
   auto options = std::make_shared<DecodeOptions>();
   CLI::App* app = parent.add_subcommand(
       "decode", "Decode the instruction flow of an Intel PT trace (blocks or instructions)");
-  app->add_option("input", options->input, "raw Intel PT trace file");
+  app->add_option("input", options->input, "raw Intel PT trace, perf.data or .ptar");
   app->add_option("--pt", options->pt, "raw Intel PT trace file (instead of the argument)");
   AddImageOptions(*app, options->in);
   AddPtOptions(*app, options->in);
   AddAddrFilterOption(*app, options->in);
+  AddStreamOption(*app, options->in);
+  AddBinarySearchOptions(*app, options->in);
   auto* insn = app->add_flag("--insn", options->insn, "one record per instruction");
   auto* blocks = app->add_flag("--blocks", options->blocks, "one record per block (default)");
   insn->excludes(blocks);

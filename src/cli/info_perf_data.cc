@@ -13,6 +13,7 @@
 #include "sideband/perf/perf_abi.h"
 #include "sideband/perf/perf_data.h"
 #include "src/cli/command.h"
+#include "src/pipeline/session_perf_data.h"
 
 namespace ptprof::cli {
 
@@ -23,32 +24,18 @@ using Json = nlohmann::ordered_json;
 
 std::string Hex(uint64_t v) { return fmt::format("{:#x}", v); }
 
-// "6/78/3" from a CPUID feature string "GenuineIntel,6,78,3"; "" when it is not one.
-std::string PtCpuFromCpuid(const std::string& cpuid) {
-  unsigned family = 0, model = 0, stepping = 0;
-  char vendor[32] = {};
-  if (std::sscanf(cpuid.c_str(), "%31[^,],%u,%u,%u", vendor, &family, &model, &stepping) != 4) return "";
-  if (std::string(vendor) != "GenuineIntel") return "";
-  return fmt::format("{}/{}/{}", family, model, stepping);
-}
-
-uint64_t ConfigField(uint64_t config, const std::string& name) {
-  for (const auto& [n, v] : DecodeIntelPtConfig(config))
-    if (n == name) return v;
-  return 0;
-}
-
-// The ptdump/ptxed options that decode this file's intel_pt streams.
+// The ptdump/ptxed options that decode this file's intel_pt streams (the parameters a perf.data
+// session decodes with).
 std::string PtDecodeOptions(const PerfData& d) {
-  const PerfAttr* aux = d.AuxAttr();
-  if (!d.intel_pt || !aux) return "";
+  if (!d.intel_pt || !d.AuxAttr()) return "";
+  const pt::PtParams params = PtParamsFromPerfData(d, nullptr);
   std::string out;
-  std::string cpu = PtCpuFromCpuid(d.features.cpuid);
-  if (!cpu.empty()) out += "--cpu " + cpu + " ";
-  if (ConfigField(aux->attr.config, "mtc")) out += fmt::format("--mtc-freq {} ", ConfigField(aux->attr.config, "mtc_period"));
-  if (d.intel_pt->max_non_turbo_ratio) out += fmt::format("--nom-freq {} ", d.intel_pt->max_non_turbo_ratio);
-  if (d.intel_pt->tsc_ctc_ratio_d)
-    out += fmt::format("--cpuid-0x15.eax {} --cpuid-0x15.ebx {}", d.intel_pt->tsc_ctc_ratio_d, d.intel_pt->tsc_ctc_ratio_n);
+  if (params.cpu)
+    out += fmt::format("--cpu {}/{}/{} ", params.cpu->family, params.cpu->model, params.cpu->stepping);
+  if (params.mtc_freq) out += fmt::format("--mtc-freq {} ", params.mtc_freq);
+  if (params.nom_freq) out += fmt::format("--nom-freq {} ", params.nom_freq);
+  if (params.cpuid_0x15_eax)
+    out += fmt::format("--cpuid-0x15.eax {} --cpuid-0x15.ebx {}", params.cpuid_0x15_eax, params.cpuid_0x15_ebx);
   while (!out.empty() && out.back() == ' ') out.pop_back();
   return out;
 }

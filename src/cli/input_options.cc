@@ -1,5 +1,7 @@
 #include "src/cli/input_options.h"
 
+#include <cstdlib>
+
 namespace ptprof::cli {
 
 bool InputOptions::AnyGiven() const {
@@ -28,6 +30,12 @@ Result<RawInputOptions> InputOptions::ToRawInput() const {
   if (nom_freq) out.params.nom_freq = static_cast<uint8_t>(*nom_freq);
   if (cpuid_0x15_eax) out.params.cpuid_0x15_eax = static_cast<uint32_t>(*cpuid_0x15_eax);
   if (cpuid_0x15_ebx) out.params.cpuid_0x15_ebx = static_cast<uint32_t>(*cpuid_0x15_ebx);
+  out.symfs = symfs;
+  out.buildid_dir = buildid_dir;
+  if (out.buildid_dir.empty()) {
+    const char* home = std::getenv("HOME");
+    if (home && *home) out.buildid_dir = std::string(home) + "/.debug";
+  }
   size_t next_elf = 0, next_raw = 0;
   for (bool is_elf : image_order) {
     if (is_elf && next_elf < elf.size()) {
@@ -69,6 +77,20 @@ void AddAddrFilterOption(CLI::App& app, InputOptions& options) {
   app.add_option("--addr-filter", options.addr_filters,
                  "address filter N:CFG:FROM-TO as configured when recording (repeatable)")
       ->allow_extra_args(false);
+}
+
+void AddStreamOption(CLI::App& app, InputOptions& options) {
+  app.add_option("--stream", options.streams,
+                 "read only this trace stream (cpu0, tid1234, ... as 'ptprof info' names them; "
+                 "repeatable; default: all)")
+      ->allow_extra_args(false);
+}
+
+void AddBinarySearchOptions(CLI::App& app, InputOptions& options) {
+  app.add_option("--symfs", options.symfs,
+                 "perf.data: look up the recorded binary paths under DIR (instead of /)");
+  app.add_option("--buildid-dir", options.buildid_dir,
+                 "perf.data: perf's build-id cache to find binaries in (default ~/.debug)");
 }
 
 }  // namespace ptprof::cli

@@ -1,7 +1,8 @@
 #pragma once
 // InputOptions are the command-line options every command that opens a trace shares: the input,
 // the code images (--elf/--raw, in command-line order, a later one hiding what it overlaps), the
-// PT parameters (--cpu, --mtc-freq, --nom-freq, --cpuid-0x15.eax/ebx) and --addr-filter. Each
+// PT parameters (--cpu, --mtc-freq, --nom-freq, --cpuid-0x15.eax/ebx), --addr-filter, the stream
+// selection (--stream) and where a perf.data's binaries are (--symfs, --buildid-dir). Each
 // command adds them to its CLI11 subcommand and turns them into the pipeline's RawInputOptions.
 #include <cstdint>
 #include <optional>
@@ -24,6 +25,9 @@ struct InputOptions {
   std::optional<uint64_t> nom_freq;
   std::optional<uint64_t> cpuid_0x15_eax;
   std::optional<uint64_t> cpuid_0x15_ebx;
+  std::vector<std::string> streams;  // --stream: the trace streams to read (empty: all)
+  std::string symfs;                 // perf.data: --symfs DIR
+  std::string buildid_dir;           // perf.data: --buildid-dir DIR (default ~/.debug)
   CLI::Option* raw_option = nullptr;
   CLI::Option* elf_option = nullptr;
 
@@ -41,5 +45,9 @@ void AddImageOptions(CLI::App& app, InputOptions& options);
 void AddPtOptions(CLI::App& app, InputOptions& options);
 // --addr-filter N:CFG:FROM-TO (repeatable), for commands that decode the flow.
 void AddAddrFilterOption(CLI::App& app, InputOptions& options);
+// --stream NAME (repeatable): which trace streams of a multi-stream input to read.
+void AddStreamOption(CLI::App& app, InputOptions& options);
+// --symfs DIR and --buildid-dir DIR: where a perf.data's binaries are.
+void AddBinarySearchOptions(CLI::App& app, InputOptions& options);
 
 }  // namespace ptprof::cli

@@ -8,6 +8,7 @@
 #include "sideband/build_id.h"
 #include "sideband/file_bytes.h"
 #include "src/pipeline/session_archive.h"
+#include "src/pipeline/session_perf_data.h"
 
 namespace ptprof {
 
@@ -112,10 +113,41 @@ Result<Session> OpenSession(const std::string& input, const RawInputOptions& opt
         return Fail(input + ": a .ptar carries its own images and PT parameters; leave out "
                             "--elf, --raw, --kallsyms and the PT options");
       return OpenArchiveSession(input);
+    case InputKind::kPerfData:
+    case InputKind::kPerfDataPipe:
+      if (!options.images.empty() || options.params.cpu || options.params.cpu_auto ||
+          options.params.mtc_freq || options.params.nom_freq || options.params.cpuid_0x15_eax ||
+          options.params.cpuid_0x15_ebx || options.params.filter[0].cfg ||
+          options.params.filter[1].cfg || options.params.filter[2].cfg ||
+          options.params.filter[3].cfg || !options.kallsyms.empty())
+        return Fail(input + ": a perf.data names its binaries and carries its PT parameters; "
+                            "leave out --elf, --raw, --kallsyms, --addr-filter and the PT options");
+      return OpenPerfDataSession(input, options);
     default:
       return Fail(input + ": offset 0x0: this is " + InputKindName(*kind) +
                   ", which this command does not read yet");
   }
+}
+
+Result<std::vector<size_t>> SelectStreams(const Session& session,
+                                          const std::vector<std::string>& names) {
+  std::vector<size_t> selected;
+  const auto& streams = session.manifest.streams;
+  for (size_t i = 0; i < streams.size(); ++i) {
+    bool wanted = names.empty();
+    for (const std::string& name : names) wanted = wanted || name == streams[i].name;
+    if (wanted) selected.push_back(i);
+  }
+  for (const std::string& name : names) {
+    bool known = false;
+    for (const auto& stream : streams) known = known || stream.name == name;
+    if (known) continue;
+    std::string there;
+    for (const auto& stream : streams) there += (there.empty() ? "" : ", ") + stream.name;
+    return Fail(session.input + ": --stream " + name + ": no such trace stream (there are: " +
+                there + ")");
+  }
+  return selected;
 }
 
 Result<std::optional<Session>> OpenIfArchive(const std::string& path, bool options_given) {

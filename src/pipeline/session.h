@@ -27,6 +27,10 @@ struct RawInputOptions {
   std::vector<std::variant<ElfImageSpec, RawImageSpec>> images;
   pt::PtParams params;
   std::string kallsyms;  // a copy of /proc/kallsyms, or empty
+  // perf.data inputs: where their binaries are (see FindBinary in session_perf_data.h).
+  std::string symfs;        // a root the recorded paths are looked up under, or empty
+  std::string buildid_dir;  // perf's build-id cache (~/.debug layout), or empty
+  bool load_images = true;  // perf.data: false when only packets are read (no binaries needed)
 };
 
 // Where the bytes of one image are on this machine.
@@ -58,6 +62,7 @@ struct Session {
   std::vector<std::vector<uint8_t>> sideband_bytes;  // parallel to manifest.sideband
   ImageSet images;                                 // every image, loaded in manifest order
   std::shared_ptr<ExtractedFiles> extracted;       // keeps extracted archive members alive
+  std::vector<std::string> warnings;  // what opening noticed (binaries not found), one line each
 
   const pt::PtParams& params() const { return manifest.pt; }
 };
@@ -65,11 +70,17 @@ struct Session {
 // A raw PT trace file with its companions. Errors name the file (trace, image or sideband).
 Result<Session> OpenRawSession(const std::string& trace_file, const RawInputOptions& options);
 
-// A raw PT trace (with `options`) or a .ptar (which must come without options: it carries its own
-// images and parameters; `options_given` says whether the user gave any). Other input kinds are
-// an error naming the file and saying what it is.
+// A raw PT trace (with `options`), a perf.data (file or pipe mode: its parameters come from the
+// file; only options.symfs and options.buildid_dir apply) or a .ptar (which must come without
+// options: it carries its own images and parameters; `options_given` says whether the user gave
+// any). Other input kinds are an error naming the file and saying what it is.
 Result<Session> OpenSession(const std::string& input, const RawInputOptions& options,
                             bool options_given);
+
+// The indices of the streams called `names` (every stream when `names` is empty), in session
+// order. An unknown name is an error listing the streams there are.
+Result<std::vector<size_t>> SelectStreams(const Session& session,
+                                          const std::vector<std::string>& names);
 
 // What `decode` needs from a .ptar: nullopt when `path` is not one (the caller then reads raw PT
 // itself), else the session, which must hold exactly one trace stream.
