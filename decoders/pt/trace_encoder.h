@@ -84,6 +84,14 @@ class TraceEncoder {
   // Starts a new, independent stream (a snapshot): the bytes so far are handed over and the next
   // Step begins with PSB+ and TIP.PGE. The encoder keeps its options and statistics.
   std::vector<uint8_t> TakeBytes();
+  // `n` instructions that only fall through ran since the last Step (no packet can be due for
+  // them: the caller keeps Step for branches and block ends, where PSB+ and MTC are placed).
+  void CountStraightLine(uint64_t n) { stats_.insns += n; }
+  // Whether the next instruction must go through Step even if it only falls through: tracing
+  // resumes there (TIP.PGE) or a PSB+ is due (its FUP names that instruction).
+  bool NeedsStep() const {
+    return !enabled_ || fresh_ || out_.size() - bytes_at_last_psb_ >= options_.psb_period;
+  }
   // Forgets the oldest `n` bytes of output (a ring buffer that wrapped, as in snapshot mode).
   void DropPrefix(size_t n);
 

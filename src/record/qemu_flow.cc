@@ -206,8 +206,17 @@ Result<QemuThreadTrace> EncodeQemuThread(const QemuStream& stream, const QemuThr
       if (auto s = deliver(*pending, insns[first].ip, i); !s) return tl::unexpected(s.error());
       pending.reset();
     }
-    for (size_t k = first; k + 1 < insns.size(); ++k)
+    for (size_t k = first; k + 1 < insns.size(); ++k) {
+      if (insns[k].kind == BranchKind::kNone && !snapshots && !encoder.NeedsStep()) {
+        // Straight-line code inside a block needs no packet: count it (the hot path).
+        if (options.keep_ips) out.ips.push_back(insns[k].ip);
+        ++out.insns;
+        tsc += options.cycles_per_insn;
+        encoder.CountStraightLine(1);
+        continue;
+      }
       if (auto s = deliver(insns[k], insns[k + 1].ip, i); !s) return tl::unexpected(s.error());
+    }
     pending = insns.back();
   }
   if (pending) {
