@@ -106,7 +106,8 @@ int RunDecode(const DecodeOptions& options) {
     request.params = session->params();
     request.insns = options.insn;
     request.ticks = options.ticks;
-    request.cpu = stream.cpu != kUnknownId ? stream.cpu : 0;
+    // A raw trace is CPU 0 by convention; a per-thread stream has no CPU.
+    request.cpu = named ? stream.cpu : (stream.cpu != kUnknownId ? stream.cpu : 0);
     GapWatch watch(fanout);
     auto summary = pt::DecodeFlow(session->stream_bytes[index], images, request, watch);
     if (!summary) {
