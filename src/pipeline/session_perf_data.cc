@@ -2,8 +2,8 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <map>
 #include <set>
+#include <tuple>
 #include <utility>
 #include <variant>
 
@@ -65,8 +65,6 @@ std::string BuildIdOf(const perf::PerfData& data, const perf::MmapRecord& mmap) 
   return "";
 }
 
-std::string NameOf(const perf::AuxStream& stream) { return stream.name; }
-
 }  // namespace
 
 pt::PtParams PtParamsFromPerfData(const perf::PerfData& data, std::vector<std::string>* notes) {
@@ -120,7 +118,7 @@ Result<Session> SessionFromPerfData(perf::PerfData data, const std::string& path
   session.manifest.pt = PtParamsFromPerfData(data, &session.warnings);
   for (const perf::AuxStream& stream : data.aux_streams) {
     archive::StreamEntry entry;
-    entry.name = NameOf(stream);
+    entry.name = stream.name;  // as the reader names it
     entry.format = "intel_pt";
     if (stream.cpu) entry.cpu = static_cast<int32_t>(*stream.cpu);
     if (stream.tid) entry.tid = static_cast<int32_t>(*stream.tid);
