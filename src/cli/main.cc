@@ -50,7 +50,8 @@ int Main(int argc, char** argv) {
     return std::string("ptprof: ") + e.what() + " (see --help)\n";
   });
   std::vector<Command> commands = {AddInfoCommand(app), AddDumpCommand(app), AddDecodeCommand(app),
-                                   AddArchiveCommand(app), AddRecordCommand(app)};
+                                   AddArchiveCommand(app), AddRecordCommand(app),
+                                   AddExportCommand(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
