@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -67,8 +68,26 @@ std::vector<perf::PerfMapping> Mappings(const Session& session) {
   return out;
 }
 
-Result<perf::PerfDataDescription> Describe(const Session& session, const std::string& output,
-                                           const std::string& input) {
+// The command line that made the file, for perf's cmdline feature.
+std::vector<std::string> CommandLine(const ExportOptions& options) {
+  std::vector<std::string> out = {"ptprof", "export", "--perf-data", options.perf_data, options.input};
+  size_t elf = 0, raw = 0;
+  for (bool is_elf : options.in.image_order) {
+    if (is_elf && elf < options.in.elf.size()) out.insert(out.end(), {"--elf", options.in.elf[elf++]});
+    if (!is_elf && raw < options.in.raw.size()) out.insert(out.end(), {"--raw", options.in.raw[raw++]});
+  }
+  if (!options.in.cpu.empty()) out.insert(out.end(), {"--cpu", options.in.cpu});
+  auto number = [&](const char* name, const std::optional<uint64_t>& value) {
+    if (value) out.insert(out.end(), {name, std::to_string(*value)});
+  };
+  number("--mtc-freq", options.in.mtc_freq);
+  number("--nom-freq", options.in.nom_freq);
+  number("--cpuid-0x15.eax", options.in.cpuid_0x15_eax);
+  number("--cpuid-0x15.ebx", options.in.cpuid_0x15_ebx);
+  return out;
+}
+
+Result<perf::PerfDataDescription> Describe(const Session& session, std::vector<std::string> cmdline) {
   perf::PerfDataDescription d;
   const pt::PtParams& params = session.params();
   const auto& config = session.manifest.pt_config;
@@ -141,13 +160,9 @@ Result<perf::PerfDataDescription> Describe(const Session& session, const std::st
                                                    : kDefaultPid + static_cast<int32_t>(i);
     const int32_t pid = stream.pid != kUnknownId ? stream.pid : tid;
     const int32_t cpu = stream.cpu != kUnknownId ? stream.cpu : 0;
-    perf::PerfThread* thread = nullptr;
-    for (auto& t : d.threads)
-      if (t.tid == tid) thread = &t;
-    if (!thread) {
-      d.threads.push_back({pid, tid, cpu, comm, mappings});
-      thread = &d.threads.back();
-    }
+    bool known = false;
+    for (const auto& t : d.threads) known |= t.tid == tid;
+    if (!known) d.threads.push_back({pid, tid, cpu, comm, mappings});
     d.buffers.push_back({static_cast<uint32_t>(i), tid, cpu, session.stream_bytes[i]});
   }
   for (const auto& image : session.manifest.images)
@@ -161,7 +176,7 @@ Result<perf::PerfDataDescription> Describe(const Session& session, const std::st
   struct utsname uts {};
   if (uname(&uts) == 0) d.osrelease = uts.release;
   d.version = std::string("ptprof ") + PTPROF_VERSION;
-  d.cmdline = {"ptprof", "export", "--perf-data", output, input};
+  d.cmdline = std::move(cmdline);
   return d;
 }
 
@@ -170,7 +185,7 @@ int RunExport(const ExportOptions& options) {
   if (!parsed) return UsageError(parsed.error().message);
   auto session = OpenSession(options.input, *parsed, options.in.AnyGiven());
   if (!session) return ReportBadInput(session.error().message);
-  auto description = Describe(*session, options.perf_data, options.input);
+  auto description = Describe(*session, CommandLine(options));
   if (!description) return ReportBadInput(description.error().message);
   if (auto st = perf::WritePerfDataFile(*description, options.perf_data, options.force); !st)
     return ReportBadInput(st.error().message);
