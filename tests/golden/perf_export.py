@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """`ptprof export --perf-data` round trip: Linux perf decodes the exported perf.data to the same
 instruction count (`perf script --itrace=i1i`) and the same taken-branch sequence
-(`perf script --itrace=b`) as `ptprof decode`; `ptprof info` reads the file back; an existing
+(`perf script --itrace=b`) as `ptprof decode`; `ptprof info` reads the file back and `ptprof decode`
+of it gives the flow of the input; an existing
 output is not replaced without --force.
 
 Cases: the sample trace (traces/sample) directly and through a .ptar; the real Skylake trace from
@@ -109,6 +110,15 @@ def round_trip(name, tmp, export_input, decode_input, expect_insns=None):
     elif "intel_pt" not in info.stdout or "undecodable 0" not in info.stdout:
         problem = "info does not describe an intel_pt perf.data:\n" + info.stdout
     report(f"{name}: ptprof info reads it back", problem)
+    want = ptprof_flow(decode_input)
+    back = ptprof_flow([data])
+    problem = None
+    if want[2] or back[2]:
+        problem = want[2] or back[2]
+    elif want[:2] != back[:2]:
+        problem = (f"decode of the perf.data gives {back[0]} instructions and {len(back[1])} branches, "
+                   f"of the input {want[0]} and {len(want[1])}")
+    report(f"{name}: ptprof decode of the perf.data gives the same flow", problem)
 
     if not PERF:
         skip(f"{name}: perf round trip", "perf is not installed")
