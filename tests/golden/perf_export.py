@@ -6,7 +6,8 @@ of it gives the flow of the input; an existing
 output is not replaced without --force.
 
 Cases: the sample trace (traces/sample) directly and through a .ptar; the real Skylake trace from
-../shared/testdata/dynamorio (skipped when absent). The perf cases are skipped when `perf` is not
+../shared/testdata/dynamorio with --elf and
+with --raw (skipped when absent). The perf cases are skipped when `perf` is not
 installed (the whole test exits 77 then). perf runs with a temporary HOME and --buildid-dir so that
 it never reads or fills the user's build-id cache.
 """
@@ -97,7 +98,7 @@ def perf_flow(data, tmp):
 
 
 def round_trip(name, tmp, export_input, decode_input, expect_insns=None):
-    data = os.path.join(tmp, name + ".data")
+    data = os.path.join(tmp, name.replace(" ", "_") + ".data")
     r = ptprof(["export", "--perf-data", data, *export_input])
     if r.returncode != 0:
         report(f"{name}: export", r.stderr.strip())
@@ -200,7 +201,10 @@ def main():
             params = ["--cpu", "6/85/4", "--mtc-freq", "3", "--nom-freq", "37",
                       "--cpuid-0x15.eax", "2", "--cpuid-0x15.ebx", "308"]
             skylake = [os.path.join(work, "pt.bin"), "--elf", os.path.join(work, "hello"), *params]
-            round_trip("skylake", tmp, skylake, skylake)
+            round_trip("skylake", tmp, skylake, skylake, expect_insns=8)
+            raw = [os.path.join(work, "pt.bin"), "--raw", os.path.join(work, "hello") + ":0x1000-0x1027:0x401000",
+                   *params]
+            round_trip("skylake --raw", tmp, raw, raw, expect_insns=8)
 
     print(f"{passed} passed, {failed} failed, {skipped} skipped")
     if failed:
