@@ -2,6 +2,7 @@
 // and decodes (`perf script --itrace=...`), so that perf can check ptprof's decode.
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <set>
@@ -32,6 +33,7 @@ struct ExportOptions {
   std::string input;
   std::string perf_data;
   bool force = false;
+  std::string images_dir;  // copy the code here and name the copies in the perf.data
   InputOptions in;
 };
 
@@ -47,7 +49,10 @@ std::string Basename(const std::string& path) {
 
 // The executable mappings of every image, named by the path the binary had when it was traced
 // (for a .ptar: where it was on the recording machine), with the offset into that file.
-std::vector<perf::PerfMapping> Mappings(const Session& session) {
+// With an images directory, every mapping is named by a copy of its bytes in that directory
+// (`imageK-ADDRESS.bin`, page offset 0), so that perf finds code whose original file is gone
+// (a .ptar's images, QEMU's translated code).
+Result<std::vector<perf::PerfMapping>> Mappings(const Session& session, const std::string& images_dir) {
   std::vector<perf::PerfMapping> out;
   std::set<std::tuple<std::string, uint64_t, uint64_t>> seen;
   for (size_t k = 0; k < session.manifest.images.size(); ++k) {
@@ -62,6 +67,20 @@ std::vector<perf::PerfMapping> Mappings(const Session& session) {
       m.pgoff = section.file_offset - source.offset +
                 (image.kind == archive::ImageEntry::Kind::kRaw ? image.file_offset : 0);
       m.filename = image.path;
+      if (!images_dir.empty()) {
+        std::error_code error;
+        std::filesystem::create_directories(images_dir, error);
+        const std::filesystem::path copy = std::filesystem::absolute(images_dir, error) /
+                                           fmt::format("image{}-{:x}.bin", k, section.address);
+        std::FILE* f = std::fopen(copy.c_str(), "wb");
+        if (!f || std::fwrite(section.bytes.data(), 1, section.bytes.size(), f) != section.bytes.size()) {
+          if (f) std::fclose(f);
+          return Fail(copy.string() + ": cannot write the image copy");
+        }
+        if (std::fclose(f) != 0) return Fail(copy.string() + ": cannot write the image copy");
+        m.filename = copy.string();
+        m.pgoff = 0;
+      }
       out.push_back(m);
     }
   }
@@ -76,6 +95,7 @@ std::vector<std::string> CommandLine(const ExportOptions& options) {
     if (is_elf && elf < options.in.elf.size()) out.insert(out.end(), {"--elf", options.in.elf[elf++]});
     if (!is_elf && raw < options.in.raw.size()) out.insert(out.end(), {"--raw", options.in.raw[raw++]});
   }
+  if (!options.images_dir.empty()) out.insert(out.end(), {"--images-dir", options.images_dir});
   if (!options.in.cpu.empty()) out.insert(out.end(), {"--cpu", options.in.cpu});
   auto number = [&](const char* name, const std::optional<uint64_t>& value) {
     if (value) out.insert(out.end(), {name, std::to_string(*value)});
@@ -87,7 +107,8 @@ std::vector<std::string> CommandLine(const ExportOptions& options) {
   return out;
 }
 
-Result<perf::PerfDataDescription> Describe(const Session& session, std::vector<std::string> cmdline) {
+Result<perf::PerfDataDescription> Describe(const Session& session, std::vector<std::string> cmdline,
+                                           const std::string& images_dir) {
   perf::PerfDataDescription d;
   const pt::PtParams& params = session.params();
   const auto& config = session.manifest.pt_config;
@@ -113,7 +134,9 @@ Result<perf::PerfDataDescription> Describe(const Session& session, std::vector<s
     return it != config.end() ? it->second != 0 : seen;
   };
   d.config = uint64_t{1} << Bits::kBranch;
-  if (configured("tsc", has_tsc)) d.config |= uint64_t{1} << Bits::kTsc;
+  // perf's decoder never starts a queue whose first timestamp is 0 (an emulated trace's TSC may
+  // start there): such a trace is exported for timeless decoding, tsc off.
+  if (configured("tsc", has_tsc) && !(has_tsc && first_tsc == 0)) d.config |= uint64_t{1} << Bits::kTsc;
   if (configured("mtc", has_mtc)) d.config |= uint64_t{1} << Bits::kMtc;
   if (configured("cyc", has_cyc)) d.config |= uint64_t{1} << Bits::kCyc;
   if (configured("noretcomp", false)) d.config |= uint64_t{1} << Bits::kNoRetComp;
@@ -147,7 +170,9 @@ Result<perf::PerfDataDescription> Describe(const Session& session, std::vector<s
     d.end_time = 2;
   }
 
-  const auto mappings = Mappings(session);
+  auto mapped = Mappings(session, images_dir);
+  if (!mapped) return tl::unexpected(mapped.error());
+  const auto& mappings = *mapped;
   const std::string comm = session.manifest.images.empty() ? "ptprof-trace"
                                                            : Basename(session.manifest.images.front().path);
   for (size_t i = 0; i < session.manifest.streams.size(); ++i) {
@@ -166,7 +191,7 @@ Result<perf::PerfDataDescription> Describe(const Session& session, std::vector<s
     d.buffers.push_back({static_cast<uint32_t>(i), tid, cpu, session.stream_bytes[i]});
   }
   for (const auto& image : session.manifest.images)
-    if (image.kind == archive::ImageEntry::Kind::kElf && !image.build_id.empty())
+    if (images_dir.empty() && image.kind == archive::ImageEntry::Kind::kElf && !image.build_id.empty())
       d.build_ids.push_back({-1, 2 /* PERF_RECORD_MISC_USER */, image.build_id, image.path});
 
   if (params.cpu)
@@ -185,7 +210,7 @@ int RunExport(const ExportOptions& options) {
   if (!parsed) return UsageError(parsed.error().message);
   auto session = OpenSession(options.input, *parsed, options.in.AnyGiven());
   if (!session) return ReportBadInput(session.error().message);
-  auto description = Describe(*session, CommandLine(options));
+  auto description = Describe(*session, CommandLine(options), options.images_dir);
   if (!description) return ReportBadInput(description.error().message);
   if (auto st = perf::WritePerfDataFile(*description, options.perf_data, options.force); !st)
     return ReportBadInput(st.error().message);
@@ -210,6 +235,9 @@ Command AddExportCommand(CLI::App& parent) {
   app->add_option("--perf-data", options->perf_data, "write an intel_pt perf.data file for Linux perf")
       ->required();
   app->add_flag("--force", options->force, "replace an existing output file");
+  app->add_option("--images-dir", options->images_dir,
+                  "copy the code of every mapping into this directory and name the copies in the "
+                  "perf.data (for a .ptar, whose binaries may not exist here)");
   AddImageOptions(*app, options->in);
   AddPtOptions(*app, options->in);
   return {app, [options, app] {
