@@ -19,23 +19,12 @@ ROOT = os.environ["SOURCE_ROOT"]
 SHARED = os.environ.get("SHARED_TESTDATA", "")
 SAMPLE_DIR = os.path.join(ROOT, "traces", "sample")
 
-passed = failed = skipped = 0
+from tally import Tally
+
+TALLY = Tally()
+report, skip, check = TALLY.report, TALLY.skip, TALLY.check
 
 
-def report(name, problem):
-    global passed, failed
-    if problem:
-        failed += 1
-        print(f"FAIL  {name}: {problem}")
-    else:
-        passed += 1
-        print(f"ok    {name}")
-
-
-def skip(name, why):
-    global skipped
-    skipped += 1
-    print(f"SKIP  {name}: {why}")
 
 
 def run(args, cwd=None):
@@ -182,5 +171,4 @@ with tempfile.TemporaryDirectory() as tmp:
             shutil.rmtree(work)
             compare(f"Skylake {label}", original, decodes([archive_path]), archive_path)
 
-print(f"{passed} passed, {failed} failed, {skipped} skipped")
-sys.exit(1 if failed else 0)
+TALLY.finish()

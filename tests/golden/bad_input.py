@@ -20,17 +20,11 @@ SAMPLE_DIR = os.path.join(ROOT, "traces", "sample")
 SAMPLE_PT = os.path.join(SAMPLE_DIR, "sample.pt")
 SAMPLE_ELF = os.path.join(SAMPLE_DIR, "sample")
 
-passed = failed = 0
+from tally import Tally
 
+TALLY = Tally()
+report, skip, check = TALLY.report, TALLY.skip, TALLY.check
 
-def report(name, problem):
-    global passed, failed
-    if problem:
-        failed += 1
-        print(f"FAIL  {name}: {problem}")
-    else:
-        passed += 1
-        print(f"ok    {name}")
 
 
 def run(args):
@@ -135,5 +129,4 @@ with tempfile.TemporaryDirectory() as tmp:
            None if out.returncode == 0 and truncation and truncation[0].get("offset") == 0x8f
            else f"status {out.returncode}, truncation gaps {truncation}")
 
-print(f"{passed} passed, {failed} failed, 0 skipped")
-sys.exit(1 if failed else 0)
+TALLY.finish()

@@ -25,23 +25,12 @@ SHARED = os.environ.get("SHARED_TESTDATA", "")
 SAMPLE_DIR = os.path.join(ROOT, "traces", "sample")
 PERF = shutil.which("perf")
 
-passed = failed = skipped = 0
+from tally import Tally
+
+TALLY = Tally()
+report, skip, check = TALLY.report, TALLY.skip, TALLY.check
 
 
-def report(name, problem):
-    global passed, failed
-    if problem:
-        failed += 1
-        print(f"FAIL  {name}: {problem}")
-    else:
-        passed += 1
-        print(f"ok    {name}")
-
-
-def skip(name, why):
-    global skipped
-    skipped += 1
-    print(f"SKIP  {name}: {why}")
 
 
 def ptprof(args, cwd=None):
@@ -232,8 +221,8 @@ def main():
                    *params]
             round_trip("skylake --raw", tmp, raw, raw, expect_insns=8)
 
-    print(f"{passed} passed, {failed} failed, {skipped} skipped")
-    if failed:
+    print(f"{TALLY.passed} passed, {TALLY.failed} failed, {TALLY.skipped} skipped")
+    if TALLY.failed:
         return 1
     return 77 if not PERF else 0  # SKIPs of single cases still pass
 

@@ -19,17 +19,11 @@ ROOT = os.environ["SOURCE_ROOT"]
 BUILD = os.path.dirname(PTPROF)
 SAMPLE = os.path.join(ROOT, "traces", "sample")
 
-passed = failed = 0
+from tally import Tally
 
+TALLY = Tally()
+report, skip, check = TALLY.report, TALLY.skip, TALLY.check
 
-def check(name, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-        print(f"ok    {name}")
-    else:
-        failed += 1
-        print(f"FAIL  {name}: {detail}")
 
 
 def decoded_ips(trace, elf, extra=()):
@@ -117,5 +111,4 @@ if os.path.isdir(expected_dir):
         else:
             check(f"golden {name}", out.returncode == 0, f"exit status {out.returncode}")
 
-print(f"{passed} passed, {failed} failed, 0 skipped")
-sys.exit(1 if failed else 0)
+TALLY.finish()
