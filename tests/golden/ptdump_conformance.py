@@ -28,6 +28,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from libipt_manifest import manifest_rows
+
 # Known exceptions: cases not run, with the reason. Keep this list short.
 SIDEBAND_REASON = "perf sideband dump (--sb:*/--pevent:*) is not implemented yet"
 
@@ -160,10 +162,7 @@ def run_libipt(tally, ptprof, root):
     if not manifest.exists():
         print("SKIP libipt: %s is missing" % manifest)
         return
-    lines = manifest.read_text().splitlines()
-    header = lines[0].split("\t")
-    for line in lines[1:]:
-        row = dict(zip(header, line.split("\t")))
+    for row in manifest_rows(manifest):
         command = shlex.split(row["ptdump_cmd"])
         name = "%s [%s]" % (row["test"], row["cpu"])
         reason = known_exception(row["test"], command)

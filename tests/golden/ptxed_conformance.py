@@ -28,6 +28,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from libipt_manifest import manifest_rows
+
 # Cases we do not run, with the reason. Keep this list short.
 SIDEBAND_REASON = "perf sideband (--pevent:*/--sb:*) is a later issue; ptprof rejects it for now"
 
@@ -107,10 +109,7 @@ def run_libipt(tally, ptprof, root):
     if not manifest.exists():
         print("SKIP libipt: %s is missing" % manifest)
         return
-    lines = manifest.read_text().splitlines()
-    header = lines[0].split("\t")
-    for line in lines[1:]:
-        row = dict(zip(header, line.split("\t")))
+    for row in manifest_rows(manifest):
         if row.get("ptxed_check") != "pass":
             continue
         command = shlex.split(row["ptxed_cmd"])
@@ -236,10 +235,7 @@ def run_model(tally, ptprof, root):
     manifest = base / "generated" / "MANIFEST.tsv"
     if not manifest.exists():
         return
-    lines = manifest.read_text().splitlines()
-    header = lines[0].split("\t")
-    for line in lines[1:]:
-        row = dict(zip(header, line.split("\t")))
+    for row in manifest_rows(manifest):
         if row.get("ptxed_check") != "pass":
             continue
         command = shlex.split(row["ptxed_cmd"])
