@@ -82,12 +82,13 @@ struct DecoderApi {
   int (*event)(Decoder*, pt_event*, size_t);
   int (*next)(Decoder*, Unit*, size_t);
   int (*time)(Decoder*, uint64_t*, uint32_t*, uint32_t*);
+  int (*set_image)(Decoder*, pt_image*);
 };
 
 const DecoderApi<pt_block_decoder, pt_block> kBlockApi{
-    pt_blk_sync_forward, pt_blk_get_offset, pt_blk_event, pt_blk_next, pt_blk_time};
+    pt_blk_sync_forward, pt_blk_get_offset, pt_blk_event, pt_blk_next, pt_blk_time, pt_blk_set_image};
 const DecoderApi<pt_insn_decoder, pt_insn> kInsnApi{
-    pt_insn_sync_forward, pt_insn_get_offset, pt_insn_event, pt_insn_next, pt_insn_time};
+    pt_insn_sync_forward, pt_insn_get_offset, pt_insn_event, pt_insn_next, pt_insn_time, pt_insn_set_image};
 
 template <class Decoder, class Unit>
 FlowStep StepAt(const DecoderApi<Decoder, Unit>& api, Decoder* dec, uint64_t offset) {
@@ -128,7 +129,13 @@ bool DecodeLoop(const DecoderApi<Decoder, Unit>& api, Decoder* dec, FlowObserver
         api.get_offset(dec, &offset);
         pt_event event;
         status = api.event(dec, &event, sizeof event);
-        if (status >= 0) observer.OnEvent(event, offset);
+        if (status >= 0) {
+          observer.OnEvent(event, offset);
+          if (pt_image* image = observer.ImageAfterEvent()) {
+            const int set = api.set_image(dec, image);
+            if (set < 0) status = set;
+          }
+        }
       }
       if (status < 0) break;
       if (status & pts_eos) {

@@ -32,6 +32,9 @@ class FlowObserver {
   virtual ~FlowObserver() = default;
   // `offset` is where the decoder stood when the event was read.
   virtual void OnEvent(const pt_event& event, uint64_t offset) = 0;
+  // Asked after each event: the image to decode from from now on (e.g. the process that sideband
+  // says runs after this event), or null to keep the current one. It must outlive the decode.
+  virtual pt_image* ImageAfterEvent() { return nullptr; }
   // A block (block decoder). Also called for a block cut short by an error if it holds
   // instructions.
   virtual void OnBlock(const pt_block& block, const FlowStep& step) = 0;

@@ -23,6 +23,9 @@ class PtImageCache {
   Status AddAll(const ImageSet& images);
 
   pt_image* image() const { return image_; }
+  // The section cache behind the images, for callers that build further images over it (so that
+  // section ids, and Read, stay valid for their sections too).
+  pt_image_section_cache* iscache() const { return iscache_; }
 
   // Reads up to `size` bytes of section `isid` at `ip`; libipt's error code (< 0) on failure.
   int Read(int isid, uint64_t ip, uint8_t* out, uint64_t size) const;
