@@ -82,7 +82,7 @@ Result<PerfSample> ParseSample(std::span<const uint8_t> body, const PerfEventAtt
     return ok;
   };
   bool ok =
-      (!(t & kSampleIdentifier) || need(ReadOptional(c, s.id.id), "identifier")) &&
+      (!(t & kSampleIdentifier) || need(ReadOptional(c, s.id.identifier), "identifier")) &&
       (!(t & kSampleIp) || need(ReadOptional(c, s.ip), "ip")) &&
       (!(t & kSampleTid) || need(ReadPidTid(c, s.id), "pid/tid")) &&
       (!(t & kSampleTime) || need(ReadOptional(c, s.id.time), "time")) &&
@@ -92,6 +92,7 @@ Result<PerfSample> ParseSample(std::span<const uint8_t> body, const PerfEventAtt
       (!(t & kSampleCpu) || need(ReadCpu(c, s.id), "cpu")) &&
       (!(t & kSamplePeriod) || need(ReadOptional(c, s.period), "period")) &&
       (!(t & kSampleRead) || need(ReadReadFormat(c, attr.read_format, s.read_values), "read"));
+  if (ok && !s.id.id) s.id.id = s.id.identifier;
   if (ok && (t & kSampleCallchain)) {
     uint64_t nr = 0;
     ok = need(c.Read(nr) && ReadWords(c, nr, s.callchain), "callchain");
@@ -158,7 +159,10 @@ Result<SampleId> ParseSampleIdTrailer(std::span<const uint8_t> body, const PerfE
   if (t & kSampleId) ReadOptional(c, id.id);
   if (t & kSampleStreamId) ReadOptional(c, id.stream_id);
   if (t & kSampleCpu) ReadCpu(c, id);
-  if (t & kSampleIdentifier) ReadOptional(c, id.id);
+  if (t & kSampleIdentifier) {
+    ReadOptional(c, id.identifier);
+    if (!id.id) id.id = id.identifier;
+  }
   return id;
 }
 

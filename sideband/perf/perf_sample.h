@@ -17,7 +17,8 @@ namespace ptprof::perf {
 struct SampleId {
   std::optional<uint32_t> pid, tid;
   std::optional<uint64_t> time;
-  std::optional<uint64_t> id;
+  std::optional<uint64_t> id;          // SAMPLE_ID, or SAMPLE_IDENTIFIER when only that is sampled
+  std::optional<uint64_t> identifier;  // SAMPLE_IDENTIFIER itself (the same id in perf's files)
   std::optional<uint64_t> stream_id;
   std::optional<uint32_t> cpu;
 };
