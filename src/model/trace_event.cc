@@ -42,8 +42,19 @@ const char* GapReasonName(GapReason reason) {
     case GapReason::kTruncated: return "truncated";
     case GapReason::kMissingData: return "missing_data";
     case GapReason::kOther: return "other";
+    case GapReason::kNoPath: return "no_path";
   }
   return "other";
+}
+
+const char* SecurityName(PeContext::Security security) {
+  switch (security) {
+    case PeContext::Security::kSecure: return "secure";
+    case PeContext::Security::kNonSecure: return "nonsecure";
+    case PeContext::Security::kRoot: return "root";
+    case PeContext::Security::kRealm: return "realm";
+  }
+  return "nonsecure";
 }
 
 namespace {
@@ -80,6 +91,12 @@ const char* MarkerName(Marker::Kind kind) {
     case Marker::Kind::kPtwrite: return "ptwrite";
     case Marker::Kind::kTick: return "tick";
     case Marker::Kind::kMaintenance: return "mnt";
+    case Marker::Kind::kTimestamp: return "timestamp";
+    case Marker::Kind::kCycleCount: return "cycle_count";
+    case Marker::Kind::kEvent: return "hw_event";
+    case Marker::Kind::kSwTrace: return "sw_trace";
+    case Marker::Kind::kSyncMarker: return "sync_marker";
+    case Marker::Kind::kEndOfTrace: return "end_of_trace";
   }
   return "marker";
 }
@@ -112,6 +129,11 @@ const char* EventName(const TraceEvent& event) {
                         [](const ContextSwitch& c) { return SwitchName(c.kind); },
                         [](const PowerEvent& p) { return PowerName(p.kind); },
                         [](const Marker& m) { return MarkerName(m.kind); },
+                        [](const Exception& e) {
+                          return e.kind == Exception::Kind::kTaken ? "exception"
+                                                                   : "exception_return";
+                        },
+                        [](const PeContext&) { return "pe_context"; },
                     },
                     event.body);
 }

@@ -73,6 +73,7 @@ enum class GapReason : uint8_t {
   kTruncated,      // the trace ends in the middle of a packet
   kMissingData,    // AUX data or a snapshot part is missing
   kOther,
+  kNoPath,         // instructions were executed but their path is unknown (Arm: range without path)
 };
 
 // Data that could not be decoded. Decoding resumes at the next synchronisation point.
@@ -133,6 +134,12 @@ struct Marker {
     kPtwrite,
     kTick,           // a timing packet arrived at this IP (ptxed's --event:tick)
     kMaintenance,
+    kTimestamp,      // Arm: a timestamp packet; value is the timestamp
+    kCycleCount,     // Arm: cycles since the last cycle count; value is the count
+    kEvent,          // Arm: a trigger or numbered event; value is the event number
+    kSwTrace,        // Arm STM/ITM: software trace; value is the payload, label master/channel
+    kSyncMarker,     // Arm ETE: a timestamp marker; value is the marker value
+    kEndOfTrace,     // the trace buffer ends here
   };
   Kind kind = Kind::kTrigger;
   uint64_t value = 0;
@@ -141,8 +148,31 @@ struct Marker {
   std::string label;
 };
 
+// An exception was taken (number, preferred return address) or returned from (Arm ETM/ETE).
+struct Exception {
+  enum class Kind : uint8_t { kTaken, kReturn };
+  Kind kind = Kind::kTaken;
+  uint32_t number = 0;  // architecture- and protocol-specific exception number (taken only)
+  uint64_t return_ip = 0;
+  bool has_return_ip = false;
+};
+
+// The processing element's context changed or was restated (Arm): instruction set, exception
+// level, security state, context ID and VMID when the trace carries them.
+struct PeContext {
+  enum class Security : uint8_t { kSecure, kNonSecure, kRoot, kRealm };
+  ExecMode mode = ExecMode::kUnknown;
+  int8_t exception_level = -1;  // -1 when the protocol does not trace it
+  Security security = Security::kNonSecure;
+  bool is_64bit = false;
+  uint32_t context_id = 0;
+  bool has_context_id = false;
+  uint32_t vmid = 0;
+  bool has_vmid = false;
+};
+
 using EventBody = std::variant<ExecBlock, Instruction, TraceGap, TraceToggle, ModeChange,
-                               ContextSwitch, PowerEvent, Marker>;
+                               ContextSwitch, PowerEvent, Marker, Exception, PeContext>;
 
 struct TraceEvent {
   EventHeader header;
@@ -152,6 +182,7 @@ struct TraceEvent {
 const char* BlockEndName(BlockEnd end);
 const char* ExecModeName(ExecMode mode);
 const char* GapReasonName(GapReason reason);
+const char* SecurityName(PeContext::Security security);
 
 // The name of an event's kind as JSONL spells it in its "event" field ("enabled", "exec_mode",
 // "gap", "cbr", "tsx_abort", ...); "block" and "insn" for ExecBlock and Instruction.

@@ -36,3 +36,16 @@ TEST_CASE("event kinds have their JSONL names") {
   abort.kind = Marker::Kind::kTsxAbort;
   CHECK(std::string(EventName(TraceEvent{EventHeader{}, abort})) == "tsx_abort");
 }
+
+TEST_CASE("Arm events have their JSONL names") {
+  CHECK(std::string(EventName(TraceEvent{EventHeader{}, Exception{}})) == "exception");
+  Exception ret;
+  ret.kind = Exception::Kind::kReturn;
+  CHECK(std::string(EventName(TraceEvent{EventHeader{}, ret})) == "exception_return");
+  CHECK(std::string(EventName(TraceEvent{EventHeader{}, PeContext{}})) == "pe_context");
+  Marker ts;
+  ts.kind = Marker::Kind::kTimestamp;
+  CHECK(std::string(EventName(TraceEvent{EventHeader{}, ts})) == "timestamp");
+  CHECK(std::string(GapReasonName(GapReason::kNoPath)) == "no_path");
+  CHECK(std::string(SecurityName(PeContext::Security::kRealm)) == "realm");
+}

@@ -86,6 +86,22 @@ void AppendHeader(JsonLine& j, const EventHeader& h) {
   if (h.tid != kUnknownId) j.SignedNumber("tid", h.tid);
 }
 
+bool IsArmMode(ExecMode mode) {
+  return mode == ExecMode::kA32 || mode == ExecMode::kT32 || mode == ExecMode::kA64;
+}
+
+// The Arm markers whose value is a count or number rather than an address.
+bool MarkerHasNumber(Marker::Kind kind) {
+  switch (kind) {
+    case Marker::Kind::kTimestamp:
+    case Marker::Kind::kCycleCount:
+    case Marker::Kind::kEvent:
+    case Marker::Kind::kSwTrace:
+    case Marker::Kind::kSyncMarker: return true;
+    default: return false;
+  }
+}
+
 }  // namespace
 
 const char* InsnClassName(BlockEnd iclass) {
@@ -112,6 +128,10 @@ void AppendEventJson(std::string& out, const TraceEvent& event) {
             j.Address("last_ip", b.last_ip);
             j.Number("insns", b.insns);
             j.String("exit", BlockEndName(b.end));
+            if (IsArmMode(b.mode)) {  // Arm blocks say their ISA; x86 records stay as they were
+              j.String("isa", ExecModeName(b.mode));
+              j.Number("last_size", b.last_insn_size);
+            }
             if (b.speculative) j.True("speculative");
             AppendHeader(j, event.header);
             if (b.end_time_ns != kUnknownTime) j.Number("end_time", b.end_time_ns);
@@ -159,8 +179,25 @@ void AppendEventJson(std::string& out, const TraceEvent& event) {
           [&](const Marker& m) {
             j.String("event", EventName(event));
             if (m.kind == Marker::Kind::kPtwrite) j.Address("value", m.value);
+            if (MarkerHasNumber(m.kind)) j.Number("value", m.value);
             if (!m.label.empty()) j.Escaped("label", m.label);
             ip(m.has_ip, m.ip);
+            AppendHeader(j, event.header);
+          },
+          [&](const Exception& e) {
+            j.String("event", EventName(event));
+            if (e.kind == Exception::Kind::kTaken) j.Number("number", e.number);
+            if (e.has_return_ip) j.Address("return_ip", e.return_ip);
+            AppendHeader(j, event.header);
+          },
+          [&](const PeContext& c) {
+            j.String("event", "pe_context");
+            j.String("isa", ExecModeName(c.mode));
+            if (c.exception_level >= 0) j.Number("el", static_cast<uint64_t>(c.exception_level));
+            j.String("security", SecurityName(c.security));
+            j.Number("bits", c.is_64bit ? 64 : 32);
+            if (c.has_context_id) j.Number("context_id", c.context_id);
+            if (c.has_vmid) j.Number("vmid", c.vmid);
             AppendHeader(j, event.header);
           },
       },
@@ -283,13 +320,36 @@ std::string EventWriter::EventText(const TraceEvent& event) const {
             ip = p.ip;
           },
           [&](const Marker& m) {
-            if (m.kind == Marker::Kind::kPtwrite || m.kind == Marker::Kind::kMaintenance) {
+            if (m.kind == Marker::Kind::kPtwrite || m.kind == Marker::Kind::kMaintenance ||
+                MarkerHasNumber(m.kind)) {
               std::snprintf(buf, sizeof buf, " 0x%" PRIx64, m.value);
               text += buf;
             }
             if (!m.label.empty()) text += " " + m.label;
             has_ip = m.has_ip;
             ip = m.ip;
+          },
+          [&](const Exception& e) {
+            if (e.kind == Exception::Kind::kTaken) {
+              std::snprintf(buf, sizeof buf, " number 0x%x", e.number);
+              text += buf;
+            }
+            has_ip = e.has_return_ip;
+            ip = e.return_ip;
+          },
+          [&](const PeContext& c) {
+            text += std::string(" ") + ExecModeName(c.mode);
+            if (c.exception_level >= 0) text += " EL" + std::to_string(c.exception_level);
+            text += std::string(" ") + SecurityName(c.security);
+            text += c.is_64bit ? " 64-bit" : " 32-bit";
+            if (c.has_context_id) {
+              std::snprintf(buf, sizeof buf, " context_id 0x%x", c.context_id);
+              text += buf;
+            }
+            if (c.has_vmid) {
+              std::snprintf(buf, sizeof buf, " vmid 0x%x", c.vmid);
+              text += buf;
+            }
           },
           [&](const auto&) {},
       },

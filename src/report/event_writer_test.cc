@@ -107,3 +107,32 @@ TEST_CASE("text output names other events with their payload, IP and symbol") {
   CHECK(Capture(opt, ge) ==
         "[gap: no_image at offset 0x6aa, ip 0x401000 <_start>: no memory mapped at this address]\n");
 }
+
+TEST_CASE("Arm blocks, exceptions and PE contexts have JSONL records and text") {
+  TraceEvent block{EventHeader{}, ExecBlock{0x1000, 0x1008, 3, 4, BlockEnd::kCall, ExecMode::kA64,
+                                            false, false, kUnknownTime}};
+  CHECK(EventToJson(block) ==
+        R"({"first_ip":"0x1000","last_ip":"0x1008","insns":3,"exit":"call","isa":"a64","last_size":4})");
+  Exception ex;
+  ex.number = 0x18;
+  ex.return_ip = 0x2000;
+  ex.has_return_ip = true;
+  TraceEvent exc{EventHeader{}, ex};
+  CHECK(EventToJson(exc) == R"({"event":"exception","number":24,"return_ip":"0x2000"})");
+  PeContext ctx;
+  ctx.mode = ExecMode::kA64;
+  ctx.exception_level = 1;
+  ctx.is_64bit = true;
+  ctx.context_id = 0x1f;
+  ctx.has_context_id = true;
+  TraceEvent pe{EventHeader{}, ctx};
+  CHECK(EventToJson(pe) ==
+        R"({"event":"pe_context","isa":"a64","el":1,"security":"nonsecure","bits":64,"context_id":31})");
+  EventWriterOptions text;
+  CHECK(Capture(text, pe) == "[pe_context a64 EL1 nonsecure 64-bit context_id 0x1f]\n");
+  CHECK(Capture(text, exc) == "[exception number 0x18 ip 0x2000]\n");
+  Marker ts;
+  ts.kind = Marker::Kind::kTimestamp;
+  ts.value = 77;
+  CHECK(EventToJson(TraceEvent{EventHeader{}, ts}) == R"({"event":"timestamp","value":77})");
+}
