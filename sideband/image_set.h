@@ -38,6 +38,8 @@ class ImageSet {
   // "symbol+0xoff" for `address`, or "" when no symbol covers it.
   std::string Symbolize(uint64_t address) const { return symbols_.Describe(address); }
   const SymbolTable& symbols() const { return symbols_; }
+  // A symbol that comes with no image (kernel symbols from a copy of /proc/kallsyms).
+  void AddSymbol(Symbol symbol) { symbols_.Add(std::move(symbol)); }
 
  private:
   std::vector<ImageSection> sections_;  // later sections take precedence

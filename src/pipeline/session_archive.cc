@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "sideband/file_bytes.h"
+#include "sideband/kallsyms.h"
 #include "src/archive/archive_reader.h"
 #include "src/archive/archive_writer.h"
 
@@ -125,6 +126,20 @@ Result<Session> OpenArchiveSession(const std::string& path) {
     session.stream_bytes.push_back(take(stream.member));
   for (const archive::SidebandEntry& sideband : session.manifest.sideband)
     session.sideband_bytes.push_back(take(sideband.member));
+  // A copy of /proc/kallsyms symbolises kernel addresses (a recording of a whole system).
+  for (size_t i = 0; i < session.manifest.sideband.size(); ++i) {
+    const archive::SidebandEntry& sideband = session.manifest.sideband[i];
+    if (sideband.kind != "kallsyms") continue;
+    const std::vector<uint8_t>& bytes = session.sideband_bytes[i];
+    auto entries = ParseKallsyms(
+        std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+        path + ": sideband member '" + sideband.member + "'");
+    if (!entries) {
+      session.warnings.push_back(entries.error().message);
+      continue;
+    }
+    for (Symbol& symbol : KallsymsTextSymbols(*entries)) session.images.AddSymbol(std::move(symbol));
+  }
   if (session.manifest.images.empty()) return session;
 
   auto extracted = ExtractedFiles::Create();
