@@ -1,0 +1,388 @@
+#include "decoders/etm/etm_decoder.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <exception>
+#include <map>
+
+#include <opencsd/c_api/opencsd_c_api.h>
+
+#include "decoders/etm/element_events.h"
+
+namespace ptprof::etm {
+
+namespace {
+
+ocsd_arch_version_t ArchOf(ArchVersion v) {
+  switch (v) {
+    case ArchVersion::kV7: return ARCH_V7;
+    case ArchVersion::kV8: return ARCH_V8;
+    case ArchVersion::kV8r3: return ARCH_V8r3;
+    case ArchVersion::kAA64: return ARCH_AA64;
+    default: return ARCH_UNKNOWN;
+  }
+}
+
+ocsd_core_profile_t ProfileOf(CoreProfile p) {
+  switch (p) {
+    case CoreProfile::kA: return profile_CortexA;
+    case CoreProfile::kR: return profile_CortexR;
+    case CoreProfile::kM: return profile_CortexM;
+    default: return profile_Unknown;
+  }
+}
+
+ocsd_trace_protocol_t OcsdProtocolOf(Protocol p) {
+  switch (p) {
+    case Protocol::kEtmV3: return OCSD_PROTOCOL_ETMV3;
+    case Protocol::kPtm: return OCSD_PROTOCOL_PTM;
+    case Protocol::kEtmV4: return OCSD_PROTOCOL_ETMV4I;
+    case Protocol::kEte: return OCSD_PROTOCOL_ETE;
+    case Protocol::kStm: return OCSD_PROTOCOL_STM;
+  }
+  return OCSD_PROTOCOL_UNKNOWN;
+}
+
+// Snapshot memory space names (the snapshot format's spellings, old ones included).
+ocsd_mem_space_acc_t MemSpaceOf(const std::string& name) {
+  static const std::map<std::string, ocsd_mem_space_acc_t> kSpaces = {
+      {"EL1S", OCSD_MEM_SPACE_EL1S}, {"EL1N", OCSD_MEM_SPACE_EL1N}, {"EL2", OCSD_MEM_SPACE_EL2},
+      {"EL2N", OCSD_MEM_SPACE_EL2},  {"EL2S", OCSD_MEM_SPACE_EL2S}, {"EL3", OCSD_MEM_SPACE_EL3},
+      {"S", OCSD_MEM_SPACE_S},       {"N", OCSD_MEM_SPACE_N},       {"ANY", OCSD_MEM_SPACE_ANY},
+      {"H", OCSD_MEM_SPACE_EL2},     {"P", OCSD_MEM_SPACE_EL1N},    {"NP", OCSD_MEM_SPACE_EL1N},
+      {"SP", OCSD_MEM_SPACE_EL1S}};
+  auto it = kSpaces.find(name);
+  return it == kSpaces.end() ? OCSD_MEM_SPACE_ANY : it->second;
+}
+
+std::string LastError(ocsd_err_t fallback) {
+  char msg[512] = {};
+  ocsd_trc_index_t index = 0;
+  uint8_t chan = 0;
+  ocsd_err_t err = ocsd_get_last_err(&index, &chan, msg, sizeof msg);
+  if (msg[0] != '\0') {
+    std::string s = msg;
+    while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+    return s;
+  }
+  char buf[256] = {};
+  ocsd_err_str(err != OCSD_OK ? err : fallback, buf, sizeof buf);
+  return buf;
+}
+
+}  // namespace
+
+Result<BufferFormat> BufferFormatOf(const std::string& name) {
+  if (name == "coresight") return BufferFormat::kCoreSightFrames;
+  if (name == "dstream_coresight") return BufferFormat::kDstreamFrames;
+  if (name == "source_data") return BufferFormat::kSingleSource;
+  return Fail("unknown trace buffer format '" + name + "'");
+}
+
+struct EtmDecoder::Impl {
+  dcd_tree_handle_t tree = C_API_INVALID_TREE_HANDLE;
+  BufferFormat format = BufferFormat::kCoreSightFrames;
+  EtmDecodeOptions options;
+  std::map<uint8_t, Protocol> protocol_of_id;
+  std::map<uint8_t, int32_t> cpu_of_id;
+  std::vector<MemoryImage> images;  // keeps the bytes OpenCSD reads alive
+  // Per decode:
+  EventSink* sink = nullptr;
+  const std::function<void(const std::string&)>* line = nullptr;
+  const std::vector<uint8_t>* trace = nullptr;
+  std::unique_ptr<ElementTranslator> translator;
+  EtmDecodeStats stats;
+  std::string callback_error;
+
+  ~Impl() {
+    if (tree != C_API_INVALID_TREE_HANDLE) ocsd_destroy_dcd_tree(tree);
+  }
+
+  bool Wanted(uint8_t id) const { return options.trace_ids.empty() || options.trace_ids.count(id); }
+
+  static ocsd_datapath_resp_t OnElement(const void* ctx, const ocsd_trc_index_t index,
+                                        const uint8_t chan, const ocsd_generic_trace_elem* elem) {
+    auto* self = static_cast<Impl*>(const_cast<void*>(ctx));
+    try {
+      if (!self->Wanted(chan)) return OCSD_RESP_CONT;
+      TraceEvent ev = self->translator->Translate(*elem, index, chan);
+      ++self->stats.elements;
+      if (const auto* b = std::get_if<ExecBlock>(&ev.body)) {
+        ++self->stats.ranges;
+        self->stats.instructions += b->insns;
+      } else if (std::holds_alternative<TraceGap>(ev.body)) {
+        ++self->stats.gaps;
+      }
+      self->sink->OnEvent(ev);
+    } catch (const std::exception& e) {
+      self->callback_error = e.what();
+      return OCSD_RESP_FATAL_SYS_ERR;
+    }
+    return OCSD_RESP_CONT;
+  }
+
+  static void OnPacket(const void* ctx, const ocsd_datapath_op_t op, const ocsd_trc_index_t index,
+                       const void* packet, const uint32_t size, const uint8_t* data, uint8_t id) {
+    auto* self = static_cast<Impl*>(const_cast<void*>(ctx));
+    if (op != OCSD_OP_DATA || !packet) return;
+    try {
+      char text[1024] = {};
+      auto it = self->protocol_of_id.find(id);
+      if (it == self->protocol_of_id.end()) return;
+      ocsd_pkt_str(OcsdProtocolOf(it->second), packet, text, sizeof text);
+      char head[64];
+      std::snprintf(head, sizeof head, "Idx:%" PRIu64 "; ID:%x; [", static_cast<uint64_t>(index), id);
+      std::string s = head;
+      for (uint32_t i = 0; i < size; ++i) {
+        char b[8];
+        std::snprintf(b, sizeof b, "0x%02x ", data[i]);
+        s += b;
+      }
+      s += "];\t";
+      s += text;
+      ++self->stats.elements;
+      (*self->line)(s);
+    } catch (const std::exception& e) {
+      self->callback_error = e.what();
+    }
+  }
+
+  // Packet monitor callbacks carry no trace ID: one trampoline per ID gives it back.
+  template <uint8_t kId>
+  static void OnPacketFor(const void* ctx, const ocsd_datapath_op_t op, const ocsd_trc_index_t index,
+                          const void* packet, const uint32_t size, const uint8_t* data) {
+    OnPacket(ctx, op, index, packet, size, data, kId);
+  }
+
+  // Feeds the whole buffer; a fatal response becomes a gap (or an error line), the decoders are
+  // reset and input resumes at the next frame (formatted) or byte (single source).
+  void Feed(const std::vector<uint8_t>& bytes) {
+    stats.bytes = bytes.size();
+    uint64_t pos = 0;
+    const uint64_t step = format == BufferFormat::kSingleSource ? 1 : 16;
+    while (pos < bytes.size()) {
+      uint32_t chunk = static_cast<uint32_t>(std::min<uint64_t>(bytes.size() - pos, 1u << 20));
+      uint32_t used = 0;
+      ocsd_datapath_resp_t resp =
+          ocsd_dt_process_data(tree, OCSD_OP_DATA, pos, chunk, bytes.data() + pos, &used);
+      if (OCSD_DATA_RESP_IS_WAIT(resp)) {
+        uint32_t none = 0;
+        ocsd_dt_process_data(tree, OCSD_OP_FLUSH, 0, 0, nullptr, &none);
+      }
+      if (OCSD_DATA_RESP_IS_FATAL(resp)) {
+        ++stats.fatal_errors;
+        uint64_t at = pos + used;
+        std::string why = callback_error.empty() ? LastError(OCSD_ERR_FAIL) : callback_error;
+        callback_error.clear();
+        ReportFatal(at, why);
+        uint32_t none = 0;
+        ocsd_dt_process_data(tree, OCSD_OP_RESET, at, 0, nullptr, &none);
+        uint64_t next = (at / step + 1) * step;
+        pos = next;
+        continue;
+      }
+      if (used == 0 && !OCSD_DATA_RESP_IS_WAIT(resp)) break;  // no progress: stop, never spin
+      pos += used;
+    }
+    uint32_t none = 0;
+    ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, nullptr, &none);
+  }
+
+  void ReportFatal(uint64_t at, const std::string& why) {
+    char head[96];
+    std::snprintf(head, sizeof head, "decoder error at offset 0x%" PRIx64 ": ", at);
+    if (sink) {
+      TraceEvent ev;
+      ev.header.offset = at;
+      TraceGap g;
+      g.reason = GapReason::kDesync;
+      g.detail = head + why;
+      ev.body = g;
+      ++stats.gaps;
+      sink->OnEvent(ev);
+    } else if (line) {
+      (*line)(std::string(head) + why);
+    }
+  }
+};
+
+EtmDecoder::EtmDecoder(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+EtmDecoder::~EtmDecoder() = default;
+
+Result<std::unique_ptr<EtmDecoder>> EtmDecoder::Create(BufferFormat format,
+                                                       const std::vector<SourceConfig>& sources,
+                                                       const EtmDecodeOptions& options) {
+  try {
+    auto impl = std::make_unique<Impl>();
+    impl->format = format;
+    impl->options = options;
+    ocsd_dcd_tree_src_t src = format == BufferFormat::kSingleSource ? OCSD_TRC_SRC_SINGLE
+                                                                    : OCSD_TRC_SRC_FRAME_FORMATTED;
+    uint32_t flags = format == BufferFormat::kCoreSightFrames ? OCSD_DFRMTR_FRAME_MEM_ALIGN
+                     : format == BufferFormat::kDstreamFrames ? OCSD_DFRMTR_HAS_FSYNCS
+                                                              : 0;
+    impl->tree = ocsd_create_dcd_tree(src, flags);
+    if (impl->tree == C_API_INVALID_TREE_HANDLE)
+      return Fail("OpenCSD: cannot create a decode tree: " + LastError(OCSD_ERR_FAIL));
+    int create = options.packets_only ? OCSD_CREATE_FLG_PACKET_PROC : OCSD_CREATE_FLG_FULL_DECODER;
+    if (options.src_addr_n) create |= ETE_OPFLG_PKTDEC_SRCADDR_N_ATOMS;
+    for (const SourceConfig& s : sources) {
+      const char* name = nullptr;
+      ocsd_etmv4_cfg v4{};
+      ocsd_ete_cfg ete{};
+      ocsd_etmv3_cfg v3{};
+      ocsd_ptm_cfg ptm{};
+      ocsd_stm_cfg stm{};
+      const void* cfg = nullptr;
+      switch (s.protocol) {
+        case Protocol::kEtmV4:
+          v4.reg_idr0 = s.Reg("TRCIDR0");
+          v4.reg_idr1 = s.Reg("TRCIDR1");
+          v4.reg_idr2 = s.Reg("TRCIDR2");
+          v4.reg_idr8 = s.Reg("TRCIDR8");
+          v4.reg_idr9 = s.Reg("TRCIDR9");
+          v4.reg_idr10 = s.Reg("TRCIDR10");
+          v4.reg_idr11 = s.Reg("TRCIDR11");
+          v4.reg_idr12 = s.Reg("TRCIDR12");
+          v4.reg_idr13 = s.Reg("TRCIDR13");
+          v4.reg_configr = s.Reg("TRCCONFIGR");
+          v4.reg_traceidr = s.Reg("TRCTRACEIDR");
+          v4.arch_ver = ArchOf(s.arch.arch);
+          v4.core_prof = ProfileOf(s.arch.profile);
+          name = OCSD_BUILTIN_DCD_ETMV4I;
+          cfg = &v4;
+          break;
+        case Protocol::kEte:
+          ete.reg_idr0 = s.Reg("TRCIDR0");
+          ete.reg_idr1 = s.Reg("TRCIDR1");
+          ete.reg_idr2 = s.Reg("TRCIDR2");
+          ete.reg_idr8 = s.Reg("TRCIDR8");
+          ete.reg_devarch = s.Reg("TRCDEVARCH");
+          ete.reg_configr = s.Reg("TRCCONFIGR");
+          ete.reg_traceidr = s.Reg("TRCTRACEIDR");
+          ete.arch_ver = ArchOf(s.arch.arch);
+          ete.core_prof = ProfileOf(s.arch.profile);
+          name = OCSD_BUILTIN_DCD_ETE;
+          cfg = &ete;
+          break;
+        case Protocol::kEtmV3:
+          v3.reg_idr = s.Reg("ETMIDR");
+          v3.reg_ctrl = s.Reg("ETMCR");
+          v3.reg_ccer = s.Reg("ETMCCER");
+          v3.reg_trc_id = s.Reg("ETMTRACEIDR");
+          v3.arch_ver = ArchOf(s.arch.arch);
+          v3.core_prof = ProfileOf(s.arch.profile);
+          name = OCSD_BUILTIN_DCD_ETMV3;
+          cfg = &v3;
+          break;
+        case Protocol::kPtm:
+          ptm.reg_idr = s.Reg("ETMIDR");
+          ptm.reg_ctrl = s.Reg("ETMCR");
+          ptm.reg_ccer = s.Reg("ETMCCER");
+          ptm.reg_trc_id = s.Reg("ETMTRACEIDR");
+          ptm.arch_ver = ArchOf(s.arch.arch);
+          ptm.core_prof = ProfileOf(s.arch.profile);
+          name = OCSD_BUILTIN_DCD_PTM;
+          cfg = &ptm;
+          break;
+        case Protocol::kStm:
+          stm.reg_tcsr = s.Reg("STMTCSR");
+          stm.reg_feat3r = 0x10000;  // 65536 masters: every master ID is accepted
+          stm.reg_devid = 0x10000;   // 65536 channels per master
+          stm.hw_event = HwEvent_Unknown_Disabled;
+          name = OCSD_BUILTIN_DCD_STM;
+          cfg = &stm;
+          break;
+      }
+      uint8_t id = 0;
+      ocsd_err_t err = ocsd_dt_create_decoder(impl->tree, name, create, cfg, &id);
+      if (err != OCSD_OK)
+        return Fail("OpenCSD: cannot create the " + std::string(ProtocolName(s.protocol)) +
+                    " decoder for source " + s.source + ": " + LastError(err));
+      impl->protocol_of_id[id] = s.protocol;
+      if (s.cpu >= 0) impl->cpu_of_id[id] = s.cpu;
+    }
+    if (!options.packets_only) {
+      ocsd_err_t err = ocsd_dt_set_gen_elem_outfn(impl->tree, &Impl::OnElement, impl.get());
+      if (err != OCSD_OK) return Fail("OpenCSD: cannot attach the element output: " + LastError(err));
+    }
+    return std::unique_ptr<EtmDecoder>(new EtmDecoder(std::move(impl)));
+  } catch (const std::exception& e) {
+    return Fail(std::string("OpenCSD: ") + e.what());
+  }
+}
+
+Status EtmDecoder::AddMemory(const MemoryImage& image) {
+  if (!image.bytes || image.bytes->empty()) return {};
+  for (const MemoryImage& other : impl_->images) {
+    if (other.address == image.address && *other.bytes == *image.bytes) return {};  // the same dump again
+  }
+  try {
+    ocsd_err_t err = ocsd_dt_add_buffer_mem_acc(impl_->tree, image.address, MemSpaceOf(image.space),
+                                                image.bytes->data(),
+                                                static_cast<uint32_t>(image.bytes->size()));
+    if (err != OCSD_OK) {
+      char buf[256] = {};
+      ocsd_err_str(err, buf, sizeof buf);
+      std::string msg = image.where + ": memory at 0x" + [&] {
+        char a[24];
+        std::snprintf(a, sizeof a, "%" PRIx64, image.address);
+        return std::string(a);
+      }() + " not added: " + buf;
+      warnings_.push_back(msg);
+      return Fail(msg);
+    }
+    impl_->images.push_back(image);
+  } catch (const std::exception& e) {
+    return Fail(image.where + ": OpenCSD: " + e.what());
+  }
+  return {};
+}
+
+EtmDecodeStats EtmDecoder::Decode(const std::vector<uint8_t>& trace, EventSink& sink) {
+  impl_->stats = {};
+  impl_->sink = &sink;
+  impl_->line = nullptr;
+  impl_->translator = std::make_unique<ElementTranslator>(impl_->cpu_of_id);
+  try {
+    impl_->Feed(trace);
+  } catch (const std::exception& e) {
+    impl_->ReportFatal(trace.size(), std::string("OpenCSD exception: ") + e.what());
+  }
+  sink.OnEnd();
+  impl_->sink = nullptr;
+  return impl_->stats;
+}
+
+EtmDecodeStats EtmDecoder::ListPackets(const std::vector<uint8_t>& trace,
+                                       const std::function<void(const std::string&)>& line) {
+  impl_->stats = {};
+  impl_->sink = nullptr;
+  impl_->line = &line;
+  using Mon = FnDefPktDataMon;
+  static const Mon kTrampolines[128] = {
+#define PTPROF_T(n) &Impl::OnPacketFor<n>
+#define PTPROF_T8(n) PTPROF_T(n), PTPROF_T(n + 1), PTPROF_T(n + 2), PTPROF_T(n + 3), \
+                     PTPROF_T(n + 4), PTPROF_T(n + 5), PTPROF_T(n + 6), PTPROF_T(n + 7)
+      PTPROF_T8(0),  PTPROF_T8(8),  PTPROF_T8(16), PTPROF_T8(24), PTPROF_T8(32),  PTPROF_T8(40),
+      PTPROF_T8(48), PTPROF_T8(56), PTPROF_T8(64), PTPROF_T8(72), PTPROF_T8(80),  PTPROF_T8(88),
+      PTPROF_T8(96), PTPROF_T8(104), PTPROF_T8(112), PTPROF_T8(120),
+#undef PTPROF_T8
+#undef PTPROF_T
+  };
+  try {
+    for (const auto& [id, protocol] : impl_->protocol_of_id) {
+      if (!impl_->Wanted(id)) continue;
+      ocsd_dt_attach_packet_callback(impl_->tree, id, OCSD_C_API_CB_PKT_MON,
+                                     reinterpret_cast<void*>(kTrampolines[id & 0x7f]),
+                                     impl_.get());
+    }
+    impl_->Feed(trace);
+  } catch (const std::exception& e) {
+    impl_->ReportFatal(trace.size(), std::string("OpenCSD exception: ") + e.what());
+  }
+  impl_->line = nullptr;
+  return impl_->stats;
+}
+
+}  // namespace ptprof::etm

@@ -1,0 +1,78 @@
+#pragma once
+// EtmDecoder answers "what did the traced cores execute, according to this CoreSight trace
+// buffer?": one OpenCSD decode tree over a buffer (frame-formatted, DSTREAM-framed or a single
+// unformatted source) with a decoder per trace source and memory images for the traced code.
+// It emits the model's events (see ElementTranslator) or a packet listing. OpenCSD errors and
+// exceptions end here: a fatal decoder error becomes a TraceGap and decoding resumes after it.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "decoders/etm/source_config.h"
+#include "src/model/event_sink.h"
+#include "src/model/result.h"
+
+namespace ptprof::etm {
+
+// Code bytes at an address, e.g. a snapshot [dump] or a perf mmap of a binary.
+struct MemoryImage {
+  uint64_t address = 0;
+  std::string space;  // snapshot memory space name ("EL1N", "S", ...), empty for any
+  std::shared_ptr<const std::vector<uint8_t>> bytes;
+  std::string where;  // for messages, e.g. "cpu_0.ini:[dump1]"
+};
+
+enum class BufferFormat { kCoreSightFrames, kDstreamFrames, kSingleSource };
+// "coresight", "dstream_coresight", "source_data".
+Result<BufferFormat> BufferFormatOf(const std::string& name);
+
+struct EtmDecodeOptions {
+  bool packets_only = false;  // packet processors only (dump), no memory needed
+  bool src_addr_n = false;    // ETE/ETMv4: split ranges at N atoms (trc_pkt_lister -src_addr_n)
+  std::set<uint8_t> trace_ids;  // emit only these trace IDs; empty: all
+};
+
+struct EtmDecodeStats {
+  uint64_t bytes = 0;
+  uint64_t elements = 0;
+  uint64_t ranges = 0;
+  uint64_t instructions = 0;
+  uint64_t gaps = 0;
+  uint64_t fatal_errors = 0;
+};
+
+class EtmDecoder {
+ public:
+  static Result<std::unique_ptr<EtmDecoder>> Create(BufferFormat format,
+                                                    const std::vector<SourceConfig>& sources,
+                                                    const EtmDecodeOptions& options);
+  ~EtmDecoder();
+  EtmDecoder(const EtmDecoder&) = delete;
+  EtmDecoder& operator=(const EtmDecoder&) = delete;
+
+  // Makes `image` readable by the decoders. An image overlapping one already added is refused
+  // with an error naming both (the caller decides whether that is fatal).
+  Status AddMemory(const MemoryImage& image);
+
+  // Decodes `trace` into events for `sink` (then calls sink.OnEnd()).
+  EtmDecodeStats Decode(const std::vector<uint8_t>& trace, EventSink& sink);
+
+  // Lists the packets of `trace`: one line per packet, "Idx:<offset>; ID:<hex id>; [<bytes>];\t<packet>",
+  // and a line per fatal error.
+  EtmDecodeStats ListPackets(const std::vector<uint8_t>& trace,
+                             const std::function<void(const std::string&)>& line);
+
+  // What AddMemory refused, one line each.
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
+ private:
+  struct Impl;
+  explicit EtmDecoder(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+  std::vector<std::string> warnings_;
+};
+
+}  // namespace ptprof::etm

@@ -1,0 +1,105 @@
+#include "decoders/etm/etm_decoder.h"
+
+#include <random>
+#include <sys/stat.h>
+
+#include <catch2/catch.hpp>
+
+#include "decoders/etm/snapshot_memory.h"
+#include "sideband/file_bytes.h"
+
+using namespace ptprof;
+using namespace ptprof::etm;
+
+namespace {
+
+struct Collect : EventSink {
+  std::vector<TraceEvent> events;
+  bool ended = false;
+  void OnEvent(const TraceEvent& e) override { events.push_back(e); }
+  void OnEnd() override { ended = true; }
+};
+
+std::string Snap(const std::string& name) {
+  return std::string(SHARED_TESTDATA) + "/opencsd/snapshots/" + name;
+}
+
+bool Exists(const std::string& p) {
+  struct stat st {};
+  return stat(p.c_str(), &st) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("the a57 single-step snapshot decodes to one range and one exception") {
+  if (!Exists(Snap("a57_single_step"))) {
+    WARN("SKIP: ../shared/testdata/opencsd is absent");
+    return;
+  }
+  auto snap = LoadSnapshot(Snap("a57_single_step"));
+  REQUIRE(snap);
+  auto plan = PlanBuffer(*snap, "");
+  REQUIRE(plan);
+  auto dec = EtmDecoder::Create(BufferFormat::kCoreSightFrames, plan->sources, {});
+  REQUIRE(dec);
+  auto memory = LoadSnapshotMemory(*snap, *plan);
+  REQUIRE(memory);
+  for (const MemoryImage& m : *memory) REQUIRE((*dec)->AddMemory(m));
+  auto trace = ReadFileBytes(plan->buffer.file);
+  REQUIRE(trace);
+  Collect sink;
+  EtmDecodeStats stats = (*dec)->Decode(*trace, sink);
+  CHECK(sink.ended);
+  CHECK(stats.ranges == 1);
+  CHECK(stats.instructions == 1);
+  bool saw_exception = false;
+  for (const TraceEvent& e : sink.events) {
+    if (const auto* b = std::get_if<ExecBlock>(&e.body)) {
+      CHECK(b->first_ip == 0xfffeb448);
+      CHECK(b->mode == ExecMode::kA64);
+    }
+    if (const auto* x = std::get_if<Exception>(&e.body)) {
+      saw_exception = true;
+      CHECK(x->number == 1);
+      CHECK(x->return_ip == 0xfffeb44c);
+    }
+  }
+  CHECK(saw_exception);
+}
+
+TEST_CASE("random bytes as trace give gaps or nothing, never a crash") {
+  SourceConfig cfg;
+  cfg.source = "ETM_0";
+  cfg.protocol = Protocol::kEtmV4;
+  cfg.arch = {ArchVersion::kV8, CoreProfile::kA};
+  cfg.registers = {{"TRCCONFIGR", 0}, {"TRCTRACEIDR", 0x10}, {"TRCIDR0", 0x28000EA1},
+                   {"TRCIDR1", 0x4100F403}, {"TRCIDR2", 0x488}};
+  std::mt19937 rng(7);
+  for (BufferFormat format : {BufferFormat::kCoreSightFrames, BufferFormat::kSingleSource}) {
+    auto dec = EtmDecoder::Create(format, {cfg}, {});
+    REQUIRE(dec);
+    std::vector<uint8_t> junk(4096);
+    for (auto& b : junk) b = static_cast<uint8_t>(rng());
+    Collect sink;
+    EtmDecodeStats stats = (*dec)->Decode(junk, sink);
+    CHECK(sink.ended);
+    CHECK(stats.bytes == junk.size());
+  }
+}
+
+TEST_CASE("overlapping memory is refused with a message naming it") {
+  SourceConfig cfg;
+  cfg.source = "ETM_0";
+  cfg.protocol = Protocol::kEtmV4;
+  cfg.arch = {ArchVersion::kV8, CoreProfile::kA};
+  cfg.registers = {{"TRCCONFIGR", 0}, {"TRCTRACEIDR", 0x10}, {"TRCIDR0", 0x28000EA1},
+                   {"TRCIDR1", 0x4100F403}, {"TRCIDR2", 0x488}};
+  auto dec = EtmDecoder::Create(BufferFormat::kCoreSightFrames, {cfg}, {});
+  REQUIRE(dec);
+  MemoryImage a{0x1000, "", std::make_shared<const std::vector<uint8_t>>(64, 0), "a.ini:[dump1]"};
+  MemoryImage b{0x1010, "", std::make_shared<const std::vector<uint8_t>>(64, 1), "b.ini:[dump1]"};
+  REQUIRE((*dec)->AddMemory(a));
+  auto refused = (*dec)->AddMemory(b);
+  REQUIRE(!refused);
+  CHECK(refused.error().message.find("b.ini:[dump1]: memory at 0x1010 not added") == 0);
+}
