@@ -104,9 +104,11 @@ FlowStep StepAt(const DecoderApi<Decoder, Unit>& api, Decoder* dec, uint64_t off
 // Decodes to the end: synchronise, drain pending events, take the next block or instruction,
 // report an error and resynchronise at the next PSB. `emit(unit, step, complete)` reports a unit
 // (complete = false: the one cut short by an error), `error_ip(unit, status)` names where it failed.
+// `image_switch` (may be empty) is asked which image to read before each unit and its events.
 template <class Decoder, class Unit, class Emit, class ErrorIp, class MakeErrorFn>
 bool DecodeLoop(const DecoderApi<Decoder, Unit>& api, Decoder* dec, FlowObserver& observer,
-                Emit emit, ErrorIp error_ip, MakeErrorFn make_error) {
+                Emit emit, ErrorIp error_ip, MakeErrorFn make_error,
+                const FlowDecoder::ImageSwitchHook& image_switch) {
   bool synced = false;
   uint64_t last_sync = 0;
   for (;;) {
@@ -124,6 +126,15 @@ bool DecodeLoop(const DecoderApi<Decoder, Unit>& api, Decoder* dec, FlowObserver
     }
     synced = true;
     for (;;) {
+      if (image_switch) {
+        const FlowStep now = StepAt(api, dec, 0);
+        pt_image* image = image_switch(now.tsc, now.decoder_offset);
+        const int set = image ? api.set_image(dec, image) : 0;
+        if (set < 0) {
+          status = set;
+          break;
+        }
+      }
       while (status >= 0 && (status & pts_event_pending)) {
         uint64_t offset = 0;
         api.get_offset(dec, &offset);
@@ -173,7 +184,7 @@ Status FlowDecoder::RunBlocks(FlowObserver& observer) {
         if (complete || block.ninsn) observer.OnBlock(block, step);
       },
       [this](const pt_block& block, int status) { return BlockErrorIp(block, status); },
-      make_error);
+      make_error, image_switch_);
   return {};
 }
 
@@ -188,7 +199,7 @@ Status FlowDecoder::RunInsns(FlowObserver& observer) {
         if (complete || insn.iclass != ptic_error) observer.OnInsn(insn, step);
       },
       [](const pt_insn& insn, int) { return insn.ip; },
-      make_error);
+      make_error, image_switch_);
   return {};
 }
 

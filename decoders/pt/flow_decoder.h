@@ -4,6 +4,8 @@
 // reports errors and resynchronises at the next PSB, and reports all of it to a FlowObserver.
 // It never aborts on bad trace data: an error is reported and decoding goes on after it.
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <vector>
 
 #include <intel-pt.h>
@@ -25,6 +27,14 @@ class FlowDecoder {
   FlowDecoder(const FlowDecoder&) = delete;
   FlowDecoder& operator=(const FlowDecoder&) = delete;
 
+  // Asked before each block or instruction (and before the events pending ahead of it) with the
+  // decoder's time (TSC of the last timing packet, nullopt before the first) and offset: the image
+  // to read code from from now on, or null to keep the current one. This is how a caller follows
+  // context switches it knows from sideband (the code of another process is mapped at the same
+  // addresses). Set it before Run().
+  using ImageSwitchHook = std::function<pt_image*(std::optional<uint64_t> tsc, uint64_t offset)>;
+  void SetImageSwitchHook(ImageSwitchHook hook) { image_switch_ = std::move(hook); }
+
   // Fails only when libipt refuses the configuration (e.g. an empty buffer).
   Status Run(FlowObserver& observer);
 
@@ -44,6 +54,7 @@ class FlowDecoder {
   pt_block_decoder* blk_ = nullptr;
   pt_insn_decoder* insn_ = nullptr;
   bool synced_ = false;
+  ImageSwitchHook image_switch_;
 };
 
 }  // namespace ptprof::pt

@@ -168,6 +168,8 @@ EventHeader FlowToModel::Header(uint64_t offset) const {
   EventHeader h;
   h.offset = offset;
   h.cpu = options_.cpu;
+  h.pid = options_.pid;
+  h.tid = options_.tid;
   return h;
 }
 
@@ -318,6 +320,19 @@ void FlowToModel::OnError(const FlowError& error) {
   gap.ip = error.ip;
   counts_.gaps += 1;
   Emit(TraceEvent{Header(error.offset.value_or(0)), gap});
+}
+
+void FlowToModel::SwitchTask(int32_t pid, int32_t tid, uint64_t offset,
+                             std::optional<uint64_t> tsc) {
+  options_.pid = pid;
+  options_.tid = tid;
+  ContextSwitch change;
+  change.kind = ContextSwitch::Kind::kSideband;
+  change.next_pid = pid;
+  change.next_tid = tid;
+  TraceEvent event{Header(offset), change};
+  if (tsc) event.header.tsc = *tsc;
+  Emit(std::move(event));
 }
 
 void FlowToModel::OnEndOfTrace() { Resolve(Next::kStop); }

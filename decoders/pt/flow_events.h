@@ -5,6 +5,7 @@
 // stop, ...) by decoding the block's last instruction and looking at where execution went next, so
 // it holds a block back until that is known.
 #include <cstdint>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -17,6 +18,8 @@ namespace ptprof::pt {
 
 struct FlowModelOptions {
   int32_t cpu = kUnknownId;  // written into every event header
+  int32_t pid = kUnknownId;  // written into every event header until SwitchTask changes them
+  int32_t tid = kUnknownId;
 };
 
 struct FlowCounts {
@@ -34,6 +37,10 @@ class FlowToModel : public FlowObserver {
   void OnInsn(const pt_insn& insn, const FlowStep& step) override;
   void OnError(const FlowError& error) override;
   void OnEndOfTrace() override;
+
+  // Another task runs from here on (known from sideband): a ContextSwitch{kSideband} event at
+  // `offset` (with `tsc` when known), and later events carry the new pid/tid.
+  void SwitchTask(int32_t pid, int32_t tid, uint64_t offset, std::optional<uint64_t> tsc);
 
   // Sends what is still held back. Call once after the decode.
   void Finish();

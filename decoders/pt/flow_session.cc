@@ -1,6 +1,7 @@
 #include "decoders/pt/flow_session.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 
 #include "decoders/pt/flow_config.h"
@@ -68,8 +69,32 @@ Result<FlowSummary> DecodeFlow(const std::vector<uint8_t>& trace, const ImageSet
                                pt_errstr(pt_errcode(errata_status)));
   PtImageCache cache;
   if (auto st = cache.AddAll(images); !st) return tl::unexpected(st.error());
-  FlowToModel model(sink, cache, FlowModelOptions{request.cpu});
+  FlowToModel model(sink, cache, FlowModelOptions{request.cpu, request.pid, request.tid});
   FlowDecoder decoder(config, flow, trace, cache);
+  // Following the tasks: one libipt image per address space, made when first needed.
+  std::map<size_t, size_t> image_of_space;
+  std::optional<RunningTask> current;
+  if (request.tasks) {
+    decoder.SetImageSwitchHook([&](std::optional<uint64_t> tsc, uint64_t offset) -> pt_image* {
+      const RunningTask task = request.tasks->TaskAt(tsc);
+      if (current && *current == task) return nullptr;
+      if (!current || current->pid != task.pid || current->tid != task.tid)
+        model.SwitchTask(task.pid, task.tid, offset, tsc);
+      const bool same_space = current && current->space == task.space;
+      current = task;
+      if (same_space) return nullptr;
+      auto known = image_of_space.find(task.space);
+      if (known == image_of_space.end()) {
+        const size_t index = cache.AddImage();
+        for (const ImageSection* section : request.tasks->SpaceSections(task.space)) {
+          auto added = cache.Add(*section, index);
+          if (!added && summary.warnings.size() < 16) summary.warnings.push_back(added.error().message);
+        }
+        known = image_of_space.emplace(task.space, index).first;
+      }
+      return cache.image(known->second);
+    });
+  }
   if (auto st = decoder.Run(model); !st) return tl::unexpected(st.error());
   model.Finish();
   if (auto at = TruncatedPacketAt(trace)) {

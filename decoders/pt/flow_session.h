@@ -3,6 +3,7 @@
 // the flow decoder over a trace and the images and sends model TraceEvents to a sink. No libipt
 // types cross this header.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,11 +15,37 @@
 
 namespace ptprof::pt {
 
+// One task (thread) and the address space its code is read from.
+struct RunningTask {
+  int32_t pid = kUnknownId;
+  int32_t tid = kUnknownId;
+  size_t space = 0;  // an address space of the TaskTimeline
+  bool operator==(const RunningTask&) const = default;
+};
+
+// TaskTimeline answers "whose code runs at this point of the trace?" for a trace that switches
+// between tasks (known from sideband, e.g. perf's context switch records): the task at a trace
+// time and the code mapped in each address space.
+class TaskTimeline {
+ public:
+  virtual ~TaskTimeline() = default;
+  // The task running at trace time `tsc` (nullopt: before the trace's first timing packet).
+  virtual RunningTask TaskAt(std::optional<uint64_t> tsc) = 0;
+  // The code of address space `space`, later sections hiding what they overlap.
+  virtual std::vector<const ImageSection*> SpaceSections(size_t space) const = 0;
+};
+
 struct FlowRequest {
   PtParams params;
   bool insns = false;        // instructions (libipt's instruction decoder) instead of blocks
   bool ticks = false;        // a tick event at each timing packet
   int32_t cpu = kUnknownId;  // the CPU the trace was recorded on, for event headers
+  int32_t pid = kUnknownId;  // the task that was traced, for event headers (per-thread traces)
+  int32_t tid = kUnknownId;
+  // When set, the decoder reads the code of the task TaskAt names before each block and events
+  // carry its pid/tid, with a ContextSwitch{kSideband} event where it changes; `images` then only
+  // serves until the first block.
+  TaskTimeline* tasks = nullptr;
 };
 
 struct FlowSummary {
@@ -29,7 +56,7 @@ struct FlowSummary {
   std::vector<std::string> warnings;  // e.g. a CPU libipt knows no errata for
 };
 
-// Decodes `trace` (one PT buffer) against `images`. Fails only when the decode cannot start (an
+// Decodes `trace` (one PT buffer) against `images` (or the images `request.tasks` names). Fails only when the decode cannot start (an
 // empty trace, an image libipt cannot map, "--cpu auto" on a non-Intel host); bad trace data
 // becomes TraceGap events and counts.
 Result<FlowSummary> DecodeFlow(const std::vector<uint8_t>& trace, const ImageSet& images,

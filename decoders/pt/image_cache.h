@@ -3,6 +3,7 @@
 // libipt image backed by an image section cache (pt_iscache), and reads instruction bytes back by
 // section id the way the decoders identify them.
 #include <cstdint>
+#include <vector>
 
 #include <intel-pt.h>
 
@@ -18,14 +19,21 @@ class PtImageCache {
   PtImageCache(const PtImageCache&) = delete;
   PtImageCache& operator=(const PtImageCache&) = delete;
 
-  // Adds one section (file range at an address); later sections hide what they overlap.
+  // Adds one section (file range at an address) to the first image; later sections hide what
+  // they overlap.
   Status Add(const ImageSection& section);
   Status AddAll(const ImageSet& images);
+
+  // Another, empty image over the same section cache (the code of another address space); returns
+  // its index for Add and image. Section ids, and so Read, are shared by all images.
+  size_t AddImage();
+  Status Add(const ImageSection& section, size_t image_index);
 
   pt_image* image() const { return image_; }
   // The section cache behind the images, for callers that build further images over it (so that
   // section ids, and Read, stay valid for their sections too).
   pt_image_section_cache* iscache() const { return iscache_; }
+  pt_image* image(size_t index) const { return index == 0 ? image_ : more_[index - 1]; }
 
   // Reads up to `size` bytes of section `isid` at `ip`; libipt's error code (< 0) on failure.
   int Read(int isid, uint64_t ip, uint8_t* out, uint64_t size) const;
@@ -33,6 +41,7 @@ class PtImageCache {
  private:
   pt_image_section_cache* iscache_ = nullptr;
   pt_image* image_ = nullptr;
+  std::vector<pt_image*> more_;  // images 1, 2, ...
 };
 
 }  // namespace ptprof::pt

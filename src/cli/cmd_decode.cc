@@ -1,5 +1,5 @@
 // ptprof decode: the instruction flow of an Intel PT trace (raw, perf.data or .ptar; every stream or
-// those --stream names, one after another), as blocks (default) or instructions, in text (with
+// those --stream names, merged by time), as blocks (default) or instructions, in text (with
 // symbols and disassembly) or JSON Lines. The ptxed-compatible format (`--format ptxed`) has its
 // own front end in ptxed_compat.cc.
 #include <cinttypes>
@@ -17,6 +17,7 @@
 #include "src/cli/command.h"
 #include "src/cli/input_options.h"
 #include "src/analyses/flow_stats.h"
+#include "src/pipeline/decode_streams.h"
 #include "src/pipeline/fanout_sink.h"
 #include "src/report/event_writer.h"
 
@@ -39,28 +40,6 @@ int UsageError(const std::string& message) {
   std::fprintf(stderr, "ptprof: decode: %s\n", message.c_str());
   return kExitUsage;
 }
-
-// Forwards one stream's events to the writer and remembers the first gap, for the closing
-// warning. The end of one stream is not the end of the output: RunDecode ends it after the last.
-class GapWatch : public EventSink {
- public:
-  explicit GapWatch(EventSink& next) : next_(next) {}
-  void OnEvent(const TraceEvent& event) override {
-    if (const auto* gap = std::get_if<TraceGap>(&event.body); gap && !first_) {
-      first_ = *gap;
-      first_offset_ = event.header.offset;
-    }
-    next_.OnEvent(event);
-  }
-  void OnEnd() override {}
-  const std::optional<TraceGap>& first() const { return first_; }
-  uint64_t first_offset() const { return first_offset_; }
-
- private:
-  EventSink& next_;
-  std::optional<TraceGap> first_;
-  uint64_t first_offset_ = 0;
-};
 
 int RunDecode(const DecodeOptions& options) {
   if (options.input.empty() == options.pt.empty())
@@ -95,41 +74,35 @@ int RunDecode(const DecodeOptions& options) {
   if (options.summary) sinks.push_back(&stats);
   FanoutSink fanout(sinks);
 
-  // The streams one after another (not yet merged by time). A raw trace is one stream whose
-  // failures are the input's; a stream of a multi-stream input that cannot be decoded is a
-  // warning and the others go on.
-  for (size_t index : *selected) {
-    const archive::StreamEntry& stream = session->manifest.streams[index];
+  // The streams merged by time. A raw trace is one stream whose failures are the input's; a
+  // stream of a multi-stream input that cannot be decoded is a warning and the others go on.
+  DecodeStreamsOptions decode_options;
+  decode_options.insns = options.insn;
+  decode_options.ticks = options.ticks;
+  const auto outcomes = DecodeStreams(*session, *selected, decode_options, fanout);
+  for (const StreamOutcome& outcome : outcomes) {
+    const archive::StreamEntry& stream = session->manifest.streams[outcome.stream];
     const bool named = stream.name != "raw";
     const std::string where = named ? trace_file + ": stream " + stream.name : trace_file;
-    pt::FlowRequest request;
-    request.params = session->params();
-    request.insns = options.insn;
-    request.ticks = options.ticks;
-    // A raw trace is CPU 0 by convention; a per-thread stream has no CPU.
-    request.cpu = named ? stream.cpu : (stream.cpu != kUnknownId ? stream.cpu : 0);
-    GapWatch watch(fanout);
-    auto summary = pt::DecodeFlow(session->stream_bytes[index], images, request, watch);
-    if (!summary) {
-      if (!named) return ReportBadInput(where + ": " + summary.error().message);
-      std::fprintf(stderr, "ptprof: warning: %s: %s\n", where.c_str(),
-                   summary.error().message.c_str());
+    if (!outcome.summary) {
+      if (!named) return ReportBadInput(where + ": " + outcome.error);
+      std::fprintf(stderr, "ptprof: warning: %s: %s\n", where.c_str(), outcome.error.c_str());
       continue;
     }
-    for (const std::string& warning : summary->warnings)
+    const pt::FlowSummary& summary = *outcome.summary;
+    for (const std::string& warning : summary.warnings)
       std::fprintf(stderr, "ptprof: warning: %s\n", warning.c_str());
-    if (!summary->has_psb) {
+    if (!summary.has_psb) {
       if (!named)
         return ReportBadInput(where + ": offset 0x0: no PSB found: not an Intel PT trace");
       std::fprintf(stderr, "ptprof: warning: %s: offset 0x0: no PSB found\n", where.c_str());
       continue;
     }
-    if (watch.first()) {
-      const TraceGap& gap = *watch.first();
+    if (outcome.first_gap) {
       std::fprintf(stderr, "ptprof: warning: %s: offset 0x%" PRIx64 ": %s (%" PRIu64
                    " gap%s in the decode)\n",
-                   where.c_str(), watch.first_offset(), gap.detail.c_str(), summary->gaps,
-                   summary->gaps == 1 ? "" : "s");
+                   where.c_str(), outcome.first_gap_offset, outcome.first_gap->detail.c_str(),
+                   summary.gaps, summary.gaps == 1 ? "" : "s");
     }
   }
   fanout.OnEnd();

@@ -53,6 +53,8 @@ class ExtractedFiles {
   std::string dir_;
 };
 
+struct SessionTasks;  // session_tasks.h
+
 struct Session {
   std::string input;  // the path that was opened
   InputKind kind = InputKind::kUnknown;
@@ -63,6 +65,8 @@ struct Session {
   ImageSet images;                                 // every image, loaded in manifest order
   std::shared_ptr<ExtractedFiles> extracted;       // keeps extracted archive members alive
   std::vector<std::string> warnings;  // what opening noticed (binaries not found), one line each
+  // Who ran when, with which code (perf.data sideband); null: every stream reads `images`.
+  std::shared_ptr<const SessionTasks> tasks;
 
   const pt::PtParams& params() const { return manifest.pt; }
 };

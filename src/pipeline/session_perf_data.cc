@@ -1,7 +1,10 @@
 #include "src/pipeline/session_perf_data.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -9,6 +12,7 @@
 
 #include "sideband/build_id.h"
 #include "sideband/perf/perf_auxtrace_info.h"
+#include "src/pipeline/session_tasks.h"
 
 namespace ptprof {
 
@@ -63,6 +67,62 @@ std::string BuildIdOf(const perf::PerfData& data, const perf::MmapRecord& mmap) 
         (entry.filename == "[kernel.kallsyms]" && mmap.filename.rfind(entry.filename, 0) == 0))
       return entry.build_id;
   return "";
+}
+
+
+// A file holding a mapping's bare bytes (as `export --perf-data --images-dir` writes them): not
+// ELF, no build-id recorded, found under `symfs` or at its path.
+std::string FindBareImage(const std::string& path, const std::string& build_id,
+                          const std::string& symfs) {
+  namespace fs = std::filesystem;
+  if (!build_id.empty() || path.empty() || path[0] != '/') return "";
+  const fs::path file = symfs.empty() ? fs::path(path) : fs::path(symfs) / fs::path(path).relative_path();
+  if (!IsFile(file) || ReadBuildId(file.string())) return "";
+  return file.string();
+}
+
+// Loads the image an executable mapping names into the session (images, manifest, sources).
+// Fails with "binary PATH (build-id ...): why" when it is not available.
+Status LoadMapping(const perf::PerfData& data, const perf::PerfRecord& record,
+                   const perf::MmapRecord& mmap, const RawInputOptions& options, Session& session) {
+  const std::string build_id = BuildIdOf(data, mmap);
+  const std::string what = "binary " + mmap.filename + " (build-id " +
+                           (build_id.empty() ? std::string("unknown") : build_id) + ")";
+  archive::ImageEntry entry;
+  entry.path = mmap.filename;
+  entry.build_id = build_id;
+  entry.pid = static_cast<int32_t>(mmap.pid);
+  if (record.sample_id.time) entry.time_ns = *record.sample_id.time;
+  std::string file = FindBinary(mmap.filename, build_id, options.symfs, options.buildid_dir);
+  std::error_code error;
+  if (!file.empty()) {
+    const ElfImageSpec spec{file, mmap.addr - mmap.pgoff};
+    if (auto added = session.images.AddElf(spec); !added)
+      return Fail(what + ": " + added.error().message);
+    entry.kind = archive::ImageEntry::Kind::kElf;
+    if (entry.build_id.empty()) {
+      auto own = ReadBuildId(file);
+      if (own && own->has_value()) entry.build_id = **own;
+    }
+    entry.base = spec.base;
+    entry.size = std::filesystem::file_size(file, error);
+    session.image_sources.push_back({file, 0});
+  } else {
+    file = FindBareImage(mmap.filename, build_id, options.symfs);
+    if (file.empty()) return Fail(what + ": not found");
+    const uint64_t file_size = std::filesystem::file_size(file, error);
+    if (error || mmap.pgoff >= file_size) return Fail(what + ": shorter than its mapping's offset");
+    const RawImageSpec spec{file, mmap.pgoff, std::min(mmap.len, file_size - mmap.pgoff), mmap.addr};
+    if (auto added = session.images.AddRaw(spec); !added)
+      return Fail(what + ": " + added.error().message);
+    entry.kind = archive::ImageEntry::Kind::kRaw;
+    entry.address = spec.address;
+    entry.file_offset = spec.file_offset;
+    entry.size = spec.size;
+    session.image_sources.push_back({file, spec.file_offset});
+  }
+  session.manifest.images.push_back(entry);
+  return {};
 }
 
 }  // namespace
@@ -129,45 +189,30 @@ Result<Session> SessionFromPerfData(perf::PerfData data, const std::string& path
     session.manifest.clock =
         archive::ClockEntry{clock->time_shift, clock->time_mult, clock->time_zero};
 
-  // Every executable mapping, once per (file, address, offset); missing files once per file.
-  std::set<std::tuple<std::string, uint64_t, uint64_t>> loaded;
+  // Every executable mapping's image is loaded once per (file, address, offset), when the
+  // sideband first maps it; missing files are reported once per file.
+  auto tasks = std::make_shared<SessionTasks>();
+  tasks->clock = data.clock();
+  std::map<std::tuple<std::string, uint64_t, uint64_t>, std::optional<size_t>> image_of_key;
   std::set<std::string> reported;
-  for (const perf::PerfRecord& record : data.sideband) {
-    if (!options.load_images) break;
-    const auto* mmap = std::get_if<perf::MmapRecord>(&record.body);
-    if (!mmap || !mmap->executable || mmap->filename.empty()) continue;
-    if (!loaded.insert({mmap->filename, mmap->addr, mmap->pgoff}).second) continue;
-    const std::string build_id = BuildIdOf(data, *mmap);
-    const std::string file =
-        FindBinary(mmap->filename, build_id, options.symfs, options.buildid_dir);
-    Status added = Fail("not found");
-    const ElfImageSpec spec{file, mmap->addr - mmap->pgoff};
-    if (!file.empty()) added = session.images.AddElf(spec);
-    if (!added) {
-      if (reported.insert(mmap->filename).second)
-        session.warnings.push_back(
-            path + ": binary " + mmap->filename + " (build-id " +
-            (build_id.empty() ? std::string("unknown") : build_id) + "): " +
-            (file.empty() ? std::string("not found") : added.error().message) +
-            "; its code decodes as gaps");
-      continue;
+  auto image_of = [&](const perf::PerfRecord& record,
+                      const perf::MmapRecord& mmap) -> std::optional<size_t> {
+    if (!options.load_images || mmap.filename.empty()) return std::nullopt;
+    auto [known, added_key] = image_of_key.try_emplace({mmap.filename, mmap.addr, mmap.pgoff});
+    if (!added_key) return known->second;
+    const size_t first_section = session.images.sections().size();
+    auto entry = LoadMapping(data, record, mmap, options, session);
+    if (!entry) {
+      if (reported.insert(mmap.filename).second)
+        session.warnings.push_back(path + ": " + entry.error().message + "; its code decodes as gaps");
+      return std::nullopt;
     }
-    archive::ImageEntry entry;
-    entry.kind = archive::ImageEntry::Kind::kElf;
-    entry.path = mmap->filename;
-    entry.build_id = build_id;
-    if (entry.build_id.empty()) {
-      auto own = ReadBuildId(file);
-      if (own && own->has_value()) entry.build_id = **own;
-    }
-    entry.base = spec.base;
-    std::error_code error;
-    entry.size = std::filesystem::file_size(file, error);
-    entry.pid = static_cast<int32_t>(mmap->pid);
-    if (record.sample_id.time) entry.time_ns = *record.sample_id.time;
-    session.manifest.images.push_back(entry);
-    session.image_sources.push_back({file, 0});
-  }
+    known->second = tasks->image_sections.size();
+    tasks->image_sections.emplace_back(first_section, session.images.sections().size());
+    return known->second;
+  };
+  AddPerfSideband(data, image_of, *tasks);
+  session.tasks = std::move(tasks);
   return session;
 }
 

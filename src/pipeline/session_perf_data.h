@@ -3,12 +3,13 @@
 // stream per AUX stream (named as the reader names them: cpu0, tid1234, ...), the PT parameters
 // taken from the file alone (CPU from the cpuid feature, MTC frequency from the event's config,
 // nominal frequency and TSC:CTC ratio from AUXTRACE_INFO), and the binaries its executable
-// mappings name, found under --symfs, in a perf build-id cache or at their recorded path.
+// mappings name, found under --symfs, in a perf build-id cache or at their recorded path (or, for
+// a file of bare bytes as `export --perf-data --images-dir` writes, loaded as a raw image).
 //
-// Limitation (first version): images are pid-agnostic. Every executable mapping of every process
-// is loaded into one ImageSet at its mapped address, in record order (a later mapping hides what
-// it overlaps), so a trace that runs two processes with different code at one address decodes the
-// later one's bytes. Context switches are not applied yet.
+// The session's `tasks` (SessionTasks) say which task runs on each stream when and which images
+// its process maps at that time (mmaps, exec, fork, exit; the kernel's mappings in every process),
+// so that the decoder switches to the code of the process that runs. `images` holds every loaded
+// image once, for symbols and for archiving.
 #include <string>
 #include <vector>
 

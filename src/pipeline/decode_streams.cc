@@ -1,0 +1,98 @@
+#include "src/pipeline/decode_streams.h"
+
+#include <memory>
+
+#include "src/pipeline/session_tasks.h"
+#include "src/pipeline/stream_merge.h"
+
+namespace ptprof {
+
+namespace {
+
+// Between one stream's decoder and the merge: perf time from the TSC, the stream's first gap,
+// and the decoder's end of stream kept to itself (the merged output ends once, after all).
+class StreamStamp : public EventSink {
+ public:
+  StreamStamp(EventSink& next, const SessionTasks* tasks, std::optional<perf::PerfClock> clock,
+              StreamOutcome& outcome)
+      : next_(next), tasks_(tasks), clock_(clock), outcome_(outcome) {}
+
+  void OnEvent(const TraceEvent& event) override {
+    if (const auto* gap = std::get_if<TraceGap>(&event.body); gap && !outcome_.first_gap) {
+      outcome_.first_gap = *gap;
+      outcome_.first_gap_offset = event.header.offset;
+    }
+    if (event.header.tsc == kUnknownTime || event.header.time_ns != kUnknownTime ||
+        (!tasks_ && !clock_)) {
+      next_.OnEvent(event);
+      return;
+    }
+    TraceEvent stamped = event;
+    stamped.header.time_ns =
+        tasks_ ? tasks_->TimeOf(event.header.tsc) : clock_->TscToPerfTime(event.header.tsc);
+    next_.OnEvent(stamped);
+  }
+  void OnEnd() override {}
+
+ private:
+  EventSink& next_;
+  const SessionTasks* tasks_;
+  std::optional<perf::PerfClock> clock_;
+  StreamOutcome& outcome_;
+};
+
+std::optional<perf::PerfClock> ClockOf(const Session& session) {
+  if (session.tasks) return session.tasks->clock;
+  if (!session.manifest.clock) return std::nullopt;
+  perf::PerfClock clock{session.manifest.clock->time_shift, session.manifest.clock->time_mult,
+                        session.manifest.clock->time_zero};
+  if (!clock.usable()) return std::nullopt;
+  return clock;
+}
+
+}  // namespace
+
+std::vector<StreamOutcome> DecodeStreams(const Session& session, const std::vector<size_t>& selected,
+                                         const DecodeStreamsOptions& options, EventSink& out) {
+  static const ImageSet kNoImages;
+  std::vector<StreamOutcome> outcomes(selected.size());
+  const std::optional<perf::PerfClock> clock = ClockOf(session);
+  std::vector<StreamProducer> producers;
+  for (size_t i = 0; i < selected.size(); ++i) {
+    outcomes[i].stream = selected[i];
+    producers.push_back([&, i](EventSink& sink) {
+      StreamOutcome& outcome = outcomes[i];
+      const archive::StreamEntry& stream = session.manifest.streams[outcome.stream];
+      const bool named = stream.name != "raw";
+      pt::FlowRequest request;
+      request.params = session.params();
+      request.insns = options.insns;
+      request.ticks = options.ticks;
+      // A raw trace is CPU 0 by convention; a per-thread stream has no CPU.
+      request.cpu = named ? stream.cpu : (stream.cpu != kUnknownId ? stream.cpu : 0);
+      request.pid = stream.pid;
+      request.tid = stream.tid;
+      std::unique_ptr<pt::TaskTimeline> tasks;
+      if (session.tasks) {
+        std::optional<uint32_t> cpu;
+        std::optional<int32_t> tid;
+        if (stream.cpu != kUnknownId) cpu = static_cast<uint32_t>(stream.cpu);
+        if (stream.tid != kUnknownId) tid = stream.tid;
+        tasks = session.tasks->ForStream(session.images, cpu, tid);
+        request.tasks = tasks.get();
+      }
+      StreamStamp stamp(sink, session.tasks.get(), clock, outcome);
+      auto summary = pt::DecodeFlow(session.stream_bytes[outcome.stream],
+                                    request.tasks ? kNoImages : session.images, request, stamp);
+      if (summary) {
+        outcome.summary = std::move(*summary);
+      } else {
+        outcome.error = summary.error().message;
+      }
+    });
+  }
+  MergeStreams(producers, out);
+  return outcomes;
+}
+
+}  // namespace ptprof
