@@ -219,7 +219,11 @@ Status TraceEncoder::Begin(uint64_t ip, ExecMode mode, uint64_t tsc) {
 
 Status TraceEncoder::Step(const ExecutedInsn& insn, uint64_t tsc) {
   if (fresh_) return Begin(insn.ip, mode_, tsc).and_then([&] { return Step(insn, tsc); });
-  if (auto s = Tick(tsc); !s) return s;
+  if (options_.emit_mtc) {
+    if (auto s = Tick(tsc); !s) return s;
+  } else {
+    now_ = tsc;  // Tick without MTC (the common case, without the call)
+  }
   if (!enabled_) {
     // Execution came back to traced code (after a syscall): tracing resumes here.
     if (auto s = EmitIp(ppt_tip_pge, insn.ip, false); !s) return s;
@@ -283,6 +287,23 @@ Status TraceEncoder::AsyncBranch(uint64_t from, uint64_t to, uint64_t tsc) {
   ++stats_.async_branches;
   next_ip_ = to;
   return EmitIp(ppt_tip, to, false);
+}
+
+Status TraceEncoder::Overflow(uint64_t resume_ip, uint64_t tsc) {
+  if (fresh_) return {};  // a new stream starts with PSB+ anyway
+  // Outcomes recorded before the loss were written before it.
+  if (auto s = FlushTnt(); !s) return s;
+  now_ = tsc;
+  pt_packet packet;
+  std::memset(&packet, 0, sizeof packet);
+  packet.type = ppt_ovf;
+  if (auto s = Emit(&packet); !s) return s;
+  ++stats_.overflows;
+  have_last_ip_ = false;
+  ret_depth_ = 0;
+  next_ip_ = resume_ip;
+  if (!enabled_) return {};  // the next Step's TIP.PGE says where tracing resumes
+  return EmitIp(ppt_fup, resume_ip, false);
 }
 
 std::vector<uint8_t> TraceEncoder::TakeBytes() {

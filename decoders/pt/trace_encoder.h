@@ -81,6 +81,11 @@ class TraceEncoder {
   Status AsyncBranch(uint64_t from, uint64_t to, uint64_t tsc);
   // Tracing stops before the next instruction (the program exited or the recording ends).
   Status End();
+  // Packets were lost (the recorder could not keep up, as when the hardware's internal buffer
+  // overflows): OVF, then, when tracing is enabled, FUP naming `resume_ip`, where execution goes
+  // on; IP compression and the return stack start afresh. The instructions between the last Step
+  // and `resume_ip` are unknown to the decoder (it reports a gap).
+  Status Overflow(uint64_t resume_ip, uint64_t tsc);
   // Starts a new, independent stream (a snapshot): the bytes so far are handed over and the next
   // Step begins with PSB+ and TIP.PGE. The encoder keeps its options and statistics.
   std::vector<uint8_t> TakeBytes();

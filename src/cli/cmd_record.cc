@@ -16,6 +16,9 @@
 #include "decoders/pt/pt_params.h"
 #include "src/archive/manifest.h"
 #include "src/cli/command.h"
+#include "sideband/build_id.h"
+#include "sideband/file_bytes.h"
+#include "src/record/mapped_elfs.h"
 #include "src/record/qemu_recorder.h"
 
 namespace ptprof::cli {
@@ -88,7 +91,14 @@ Status ParseSnapshotTriggers(const RecordOptions& options, record::QemuFlowOptio
       return Fail("--snapshot-on " + text + ": expected syscall=NAME[,NAME] or insns=N");
     }
   }
-  if (!options.snapshot_on.empty()) flow.buffer_size = options.buffer_size;
+  if (options.snapshot_on.empty()) return {};
+  // A snapshot decodes from its first PSB: a ring that cannot hold a whole PSB period (plus the
+  // PSB+ that ends it) could hold no PSB at a trigger, and its snapshot would be undecodable.
+  if (options.buffer_size < 2 * options.psb_period)
+    return Fail(fmt::format("--buffer-size {} is smaller than two PSB periods ({} bytes with "
+                            "--psb-period {}): a snapshot could hold no PSB to decode from",
+                            options.buffer_size, 2 * options.psb_period, options.psb_period));
+  flow.buffer_size = options.buffer_size;
   return {};
 }
 
@@ -107,7 +117,9 @@ std::string Join(const std::vector<std::string>& lines) {
   return text;
 }
 
-Status WriteArchive(const RecordOptions& options, const record::QemuRecording& recording) {
+// Writes the archive; `binaries` adds the ELF files the program ran (for symbols).
+Status WriteArchive(const RecordOptions& options, const record::QemuRecording& recording,
+                    bool binaries) {
   auto writer = archive::ArchiveWriter::Create(options.output, options.force);
   if (!writer) return tl::unexpected(writer.error());
   archive::Manifest manifest;
@@ -163,6 +175,30 @@ Status WriteArchive(const RecordOptions& options, const record::QemuRecording& r
     if (auto st = writer->Add(stream.member, thread.pt); !st) return st;
     manifest.streams.push_back(stream);
   }
+  // The ELF files the program ran code from, where they were loaded: symbols for the decode.
+  // They come first: the raw code below hides their bytes where it overlaps (it is what ran).
+  const uint64_t first_ip = recording.threads.empty() ? 0 : recording.threads[0].first_ip;
+  for (const record::MappedElf& elf : record::FindMappedElfs(recording.info, recording.sideband,
+                                                              first_ip)) {
+    if (!binaries) break;
+    auto bytes = ReadFileBytes(elf.path);
+    auto build_id = ReadBuildId(elf.path);
+    if (!bytes || !build_id) continue;  // gone since the run: the raw code still decodes
+    archive::ImageEntry image;
+    image.kind = archive::ImageEntry::Kind::kElf;
+    image.path = elf.path;
+    image.build_id = build_id->value_or("");
+    image.base = elf.base;
+    image.size = bytes->size();
+    image.pid = pid;
+    const std::string name = elf.path.substr(elf.path.rfind('/') + 1);
+    image.member = "images/" + (image.build_id.empty() ? "no-build-id" : image.build_id) + "/" + name;
+    bool stored = false;
+    for (const auto& other : manifest.images) stored = stored || other.member == image.member;
+    if (!stored)
+      if (auto st = writer->Add(image.member, *bytes); !st) return st;
+    manifest.images.push_back(image);
+  }
   // The executed code, exactly as QEMU translated it: one member, one raw image per region.
   std::vector<uint8_t> code;
   for (const auto& region : recording.code) {
@@ -204,6 +240,7 @@ int RunRecord(const RecordOptions& options) {
   qemu.qemu = options.qemu;
   qemu.plugin = options.plugin;
   qemu.stream_path = options.output + ".qemu-stream";
+  qemu.punch_consumed = !options.keep_stream;
   pt::EncoderOptions& enc = qemu.flow.encoder;
   enc.psb_period = options.psb_period;
   enc.emit_tsc = !options.no_tsc;
@@ -227,18 +264,35 @@ int RunRecord(const RecordOptions& options) {
   if (!recording->complete)
     std::fprintf(stderr, "ptprof: record: warning: %s; the trace holds what ran before\n",
                  recording->note.c_str());
+  uint64_t lost_words = 0, overflows = 0;
+  for (const auto& t : recording->threads) {
+    lost_words += t.lost_words;
+    overflows += t.overflows;
+  }
+  if (lost_words != 0)
+    std::fprintf(stderr, "ptprof: record: warning: the emulator found no room for its stream and "
+                         "lost %llu execution words; the trace has %llu OVF packets there\n",
+                 static_cast<unsigned long long>(lost_words),
+                 static_cast<unsigned long long>(overflows));
   if (recording->signal != 0)
     std::fprintf(stderr, "ptprof: record: the program was killed by signal %d; the trace holds "
                          "what ran before\n", recording->signal);
-  if (auto st = WriteArchive(options, *recording); !st)
-    return ReportBadInput("record: " + st.error().message);
+  if (auto st = WriteArchive(options, *recording, true); !st) {
+    // Most likely a full disk: the binaries are the bulk of an archive and the trace decodes
+    // without them (the executed code is in it), so what was recorded is kept without them.
+    if (auto again = WriteArchive(options, *recording, false); !again)
+      return ReportBadInput("record: " + st.error().message);
+    return ReportBadInput("record: " + st.error().message + "; wrote " + options.output +
+                          " without the binaries (no symbols)");
+  }
   if (!options.quiet) {
-    uint64_t insns = 0, bytes = 0, reps = 0, signals = 0;
+    uint64_t insns = 0, bytes = 0, reps = 0, signals = 0, crossings = 0;
     for (const auto& t : recording->threads) {
       insns += t.insns;
       bytes += t.pt.size();
       reps += t.rep_repeats;
       signals += t.signals;
+      crossings += t.page_crossings;
     }
     std::fprintf(stderr,
                  "ptprof: record: %zu thread(s), %llu instructions, %llu bytes of PT (%.3f bytes/"
@@ -248,13 +302,15 @@ int RunRecord(const RecordOptions& options) {
                  insns ? static_cast<double>(bytes) / static_cast<double>(insns) : 0.0,
                  recording->code.size(), recording->exit_status, options.output.c_str());
     std::fprintf(stderr,
-                 "ptprof: record: emulation %.3f s, stream %llu bytes, encoding %.3f s (%.1f M "
-                 "insn/s); %llu rep-string iterations folded, %llu asynchronous transfers\n",
+                 "ptprof: record: emulation %.3f s, stream %llu bytes, encoding %.3f s CPU (%.1f M "
+                 "insn/s); %llu rep-string iterations folded, %llu asynchronous transfers, "
+                 "%llu page-crossing block ends\n",
                  recording->run_seconds, static_cast<unsigned long long>(recording->stream_bytes),
                  recording->encode_seconds,
                  recording->encode_seconds > 0
                      ? static_cast<double>(insns) / recording->encode_seconds / 1e6 : 0.0,
-                 static_cast<unsigned long long>(reps), static_cast<unsigned long long>(signals));
+                 static_cast<unsigned long long>(reps), static_cast<unsigned long long>(signals),
+                 static_cast<unsigned long long>(crossings));
   }
   if (!recording->complete)
     return ReportBadInput("record: " + options.output + " holds the trace up to the failure: " +

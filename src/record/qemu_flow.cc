@@ -13,10 +13,13 @@ namespace ptprof::record {
 
 namespace sf = qemu_stream;
 using pt::BranchKind;
+using Insn = QemuBlockCache::Insn;
 
 namespace {
 constexpr uint64_t kSysRtSigreturn = 15;
+constexpr uint64_t kSysClone = 56, kSysClone3 = 435;
 constexpr size_t kSigreturnLookahead = 1 << 22;  // words searched for the end of a handler
+constexpr size_t kCompactAt = 1 << 16;            // consumed words dropped from the queue
 
 uint64_t Word64(const std::vector<uint32_t>& words, size_t at) {
   return uint64_t{words[at]} | (uint64_t{words[at + 1]} << 32);
@@ -34,23 +37,21 @@ size_t FirstPsb(const std::vector<uint8_t>& bytes, size_t from) {
 size_t EventWords(uint32_t tag) {
   if (tag == sf::kTagSyscall) return sf::kSyscallWords;
   if (tag == sf::kTagSysret) return sf::kSysretWords;
+  if (tag == sf::kTagLost) return sf::kLostWords;
   return 1;
 }
 }  // namespace
 
-Result<const std::vector<QemuBlockCache::Insn>*> QemuBlockCache::Get(uint32_t id) {
+Result<const QemuBlockCache::Block*> QemuBlockCache::Decode(uint32_t id) {
   if (id >= stream_.blocks.size() || !stream_.blocks[id].defined)
     return Fail(fmt::format("QEMU stream: block {} executed but never defined", id));
-  if (insns_.size() <= id) {
-    insns_.resize(stream_.blocks.size());
-    done_.resize(stream_.blocks.size());
-  }
-  if (done_[id]) return &insns_[id];
+  if (blocks_.size() <= id) blocks_.resize(std::max<size_t>(stream_.blocks.size(), id + 1));
   static thread_local X86Decoder decoder;
   const QemuBlock& block = stream_.blocks[id];
   const uint8_t* code = stream_.CodeOf(block);
   const uint8_t* sizes = stream_.SizesOf(block);
-  std::vector<Insn>& out = insns_[id];
+  Block& out = blocks_[id];
+  out.insns.clear();
   uint64_t ip = block.vaddr;
   size_t offset = 0;
   for (uint16_t i = 0; i < block.insns; ++i) {
@@ -66,135 +67,204 @@ Result<const std::vector<QemuBlockCache::Insn>*> QemuBlockCache::Get(uint32_t id
                               id, ip, hex,
                               insn ? ": length differs from QEMU's" : ": " + insn.error().message));
     }
-    out.push_back({ip, insn->length, UserModeBranchKind(*insn),
-                   insn->has_branch_disp ? insn->NextIp(ip) : 0});
+    out.insns.push_back({ip, insn->length, UserModeBranchKind(*insn),
+                         insn->has_branch_disp ? insn->NextIp(ip) : 0});
     ip += insn->length;
     offset += insn->length;
   }
-  done_[id] = 1;
+  out.straight_end = 0;
+  while (out.straight_end + 1 < out.insns.size() &&
+         out.insns[out.straight_end].kind == BranchKind::kNone)
+    ++out.straight_end;
+  if (!out.insns.empty()) {
+    const Insn& last = out.insns.back();
+    out.last_crosses_page = (last.ip >> 12) != ((last.ip + last.size - 1) >> 12);
+  }
+  out.done = true;
   return &out;
 }
 
-namespace {
+struct QemuThreadEncoder::State {
+  State(const QemuStream& s, QemuBlockCache& c, const QemuFlowOptions& o, uint32_t tid,
+        uint64_t tsc_begin)
+      : stream(s), cache(c), options(o), encoder(o.encoder), tsc(tsc_begin),
+        snapshots(o.buffer_size > 0) {
+    out.tid = tid;
+    out.tsc_begin = tsc_begin;
+  }
+
+  const QemuStream& stream;
+  QemuBlockCache& cache;
+  const QemuFlowOptions& options;
+  pt::TraceEncoder encoder;
+  QemuThreadTrace out;
+  uint64_t tsc;
+  const bool snapshots;
+  bool started = false;
+  bool lost = false;       // words were lost since the last block: OVF before the next one
+  std::optional<Insn> pending;  // executed; where it went is not known yet
+  std::vector<uint32_t> queue;  // words not yet encoded start at queue[pos]
+  size_t pos = 0;
+  bool final = false;
+  std::vector<std::pair<uint32_t, uint64_t>> clones;
+
+  enum class Resume { kFound, kNone, kWait };
+  Resume ResumeAfterSignal(size_t from, uint64_t* ip) const;
+  Status Cut(std::string label);
+  Status Step(const Insn& insn, uint64_t next);
+  Status Deliver(const Insn& insn, uint64_t next, size_t at);
+  Status Event(uint32_t tag, size_t at);
+  Status Process();
+};
 
 // Where an interrupted thread resumes: the first block after the next rt_sigreturn, if found.
-std::optional<uint64_t> ResumeAfterSignal(const QemuStream& stream, const QemuThread& thread,
-                                          size_t from) {
-  const auto& words = thread.words;
+QemuThreadEncoder::State::Resume QemuThreadEncoder::State::ResumeAfterSignal(size_t from,
+                                                                              uint64_t* ip) const {
   bool after_sigreturn = false;
-  for (size_t i = from; i < words.size() && i < from + kSigreturnLookahead;) {
-    const uint32_t word = words[i];
+  size_t i = from;
+  for (; i < queue.size() && i < from + kSigreturnLookahead;) {
+    const uint32_t word = queue[i];
     if (word >= sf::kFirstTag) {
-      if (word == sf::kTagSyscall && i + 2 < words.size() && Word64(words, i + 1) == kSysRtSigreturn)
+      if (word == sf::kTagSyscall && i + 2 < queue.size() && Word64(queue, i + 1) == kSysRtSigreturn)
         after_sigreturn = true;
       i += EventWords(word);
       continue;
     }
     if (after_sigreturn) {
-      if (word < stream.blocks.size() && stream.blocks[word].defined)
-        return stream.blocks[word].vaddr;
-      return std::nullopt;
+      if (word < stream.blocks.size() && stream.blocks[word].defined) {
+        *ip = stream.blocks[word].vaddr;
+        return Resume::kFound;
+      }
+      return Resume::kNone;
     }
     ++i;
   }
-  return std::nullopt;
+  return !final && i >= queue.size() ? Resume::kWait : Resume::kNone;
 }
 
-}  // namespace
+Status QemuThreadEncoder::State::Cut(std::string label) {
+  if (auto s = encoder.End(); !s) return s;
+  std::vector<uint8_t> bytes = encoder.TakeBytes();
+  size_t from = bytes.size() > options.buffer_size ? bytes.size() - options.buffer_size : 0;
+  from = FirstPsb(bytes, from);
+  QemuSnapshot snapshot;
+  snapshot.pt.assign(bytes.begin() + static_cast<std::ptrdiff_t>(from), bytes.end());
+  snapshot.label = std::move(label);
+  snapshot.tsc = tsc;
+  snapshot.insns = out.insns;
+  out.snapshots.push_back(std::move(snapshot));
+  return {};
+}
 
-Result<QemuThreadTrace> EncodeQemuThread(const QemuStream& stream, const QemuThread& thread,
-                                         QemuBlockCache& cache, const QemuFlowOptions& options,
-                                         uint64_t tsc_begin) {
-  QemuThreadTrace out;
-  out.tid = thread.tid;
-  out.tsc_begin = tsc_begin;
-  pt::TraceEncoder encoder(options.encoder);
-  uint64_t tsc = tsc_begin;
-  bool started = false;
-  std::optional<QemuBlockCache::Insn> pending;  // executed; where it went is not known yet
-  const auto& words = thread.words;
+Status QemuThreadEncoder::State::Step(const Insn& insn, uint64_t next) {
+  pt::ExecutedInsn executed{insn.ip, insn.size, insn.kind, next, insn.target};
+  if (options.keep_ips) out.ips.push_back(insn.ip);
+  ++out.insns;
+  tsc += options.cycles_per_insn;
+  if (auto s = encoder.Step(executed, tsc); !s) return s;
+  if (snapshots) {
+    // The ring wraps: only the newest buffer_size bytes survive (trimmed in large steps).
+    if (encoder.bytes().size() > 2 * options.buffer_size + 4096)
+      encoder.DropPrefix(encoder.bytes().size() - options.buffer_size);
+    if (options.snapshot_every_insns && out.insns % options.snapshot_every_insns == 0)
+      return Cut(fmt::format("insns={}", options.snapshot_every_insns));
+  }
+  return {};
+}
 
-  const bool snapshots = options.buffer_size > 0;
-  auto cut = [&](std::string label) -> Status {
-    if (auto s = encoder.End(); !s) return s;
-    std::vector<uint8_t> bytes = encoder.TakeBytes();
-    size_t from = bytes.size() > options.buffer_size ? bytes.size() - options.buffer_size : 0;
-    from = FirstPsb(bytes, from);
-    QemuSnapshot snapshot;
-    snapshot.pt.assign(bytes.begin() + static_cast<std::ptrdiff_t>(from), bytes.end());
-    snapshot.label = std::move(label);
-    snapshot.tsc = tsc;
-    snapshot.insns = out.insns;
-    out.snapshots.push_back(std::move(snapshot));
-    return {};
-  };
-  auto step = [&](const QemuBlockCache::Insn& insn, uint64_t next) -> Status {
-    pt::ExecutedInsn executed{insn.ip, insn.size, insn.kind, next, insn.target};
-    if (options.keep_ips) out.ips.push_back(insn.ip);
-    ++out.insns;
-    tsc += options.cycles_per_insn;
-    if (auto s = encoder.Step(executed, tsc); !s) return s;
-    if (snapshots) {
-      // The ring wraps: only the newest buffer_size bytes survive (trimmed in large steps).
-      if (encoder.bytes().size() > 2 * options.buffer_size + 4096)
-        encoder.DropPrefix(encoder.bytes().size() - options.buffer_size);
-      if (options.snapshot_every_insns && out.insns % options.snapshot_every_insns == 0)
-        return cut(fmt::format("insns={}", options.snapshot_every_insns));
-    }
-    return {};
-  };
-  // `insn` executed and execution continued at `next`: word index `at` is where the stream goes on.
-  auto deliver = [&](const QemuBlockCache::Insn& insn, uint64_t next, size_t at) -> Status {
-    const uint64_t fall = insn.ip + insn.size;
-    uint64_t interrupted = 0;  // where a signal interrupted the flow, 0 for none
-    switch (insn.kind) {
-      case BranchKind::kCondJump:
-        if (next != fall && next != insn.target) {
-          auto resume = ResumeAfterSignal(stream, thread, at);
-          interrupted = (resume && *resume == insn.target) ? insn.target : fall;
-        }
-        break;
-      case BranchKind::kDirectJump:
-      case BranchKind::kDirectCall:
-        if (next != insn.target) interrupted = insn.target;
-        break;
-      default:
-        break;  // kNone: the encoder sees the async transfer; indirect: any target is valid
-    }
-    if (interrupted == 0) {
-      if (insn.kind == BranchKind::kNone && next != fall) ++out.signals;
-      return step(insn, next);
-    }
-    ++out.signals;
-    if (auto s = step(insn, interrupted); !s) return s;
-    return encoder.AsyncBranch(interrupted, next, tsc);
-  };
-
-  for (size_t i = 0; i < words.size();) {
-    const uint32_t word = words[i];
-    if (word >= sf::kFirstTag) {
-      if (word == sf::kTagSyscall && i + 2 < words.size() && pending &&
-          pending->kind == BranchKind::kSyscall) {
-        // The syscall instruction is complete: tracing stops here whatever comes next.
-        if (auto s = step(*pending, pending->ip + pending->size); !s) return tl::unexpected(s.error());
-        pending.reset();
-        const uint64_t number = Word64(words, i + 1);
-        for (uint64_t trigger : options.snapshot_syscalls)
-          if (snapshots && trigger == number)
-            if (auto s = cut(fmt::format("syscall={}", number)); !s) return tl::unexpected(s.error());
+// `insn` executed and execution continued at `next`: word index `at` is where the stream goes on.
+Status QemuThreadEncoder::State::Deliver(const Insn& insn, uint64_t next, size_t at) {
+  const uint64_t fall = insn.ip + insn.size;
+  uint64_t interrupted = 0;  // where a signal interrupted the flow, 0 for none
+  switch (insn.kind) {
+    case BranchKind::kCondJump:
+      if (next != fall && next != insn.target) {
+        uint64_t resume = 0;
+        const bool found = ResumeAfterSignal(at, &resume) == Resume::kFound;
+        interrupted = (found && resume == insn.target) ? insn.target : fall;
       }
-      i += EventWords(word);
+      break;
+    case BranchKind::kDirectJump:
+    case BranchKind::kDirectCall:
+      if (next != insn.target) interrupted = insn.target;
+      break;
+    default:
+      break;  // kNone: the encoder sees the async transfer; indirect: any target is valid
+  }
+  if (interrupted == 0) {
+    if (insn.kind == BranchKind::kNone && next != fall) ++out.signals;
+    return Step(insn, next);
+  }
+  ++out.signals;
+  if (auto s = Step(insn, interrupted); !s) return s;
+  return encoder.AsyncBranch(interrupted, next, tsc);
+}
+
+Status QemuThreadEncoder::State::Event(uint32_t tag, size_t at) {
+  if (tag == sf::kTagSyscall && pending && pending->kind == BranchKind::kSyscall) {
+    // The syscall instruction is complete: tracing stops here whatever comes next.
+    if (auto s = Step(*pending, pending->ip + pending->size); !s) return s;
+    pending.reset();
+    const uint64_t number = Word64(queue, at + 1);
+    for (uint64_t trigger : options.snapshot_syscalls)
+      if (snapshots && trigger == number)
+        if (auto s = Cut(fmt::format("syscall={}", number)); !s) return s;
+  } else if (tag == sf::kTagSysret) {
+    const uint64_t number = Word64(queue, at + 1);
+    const auto ret = static_cast<int64_t>(Word64(queue, at + 3));
+    if ((number == kSysClone || number == kSysClone3) && ret > 0)
+      clones.emplace_back(static_cast<uint32_t>(ret), tsc);
+  } else if (tag == sf::kTagLost) {
+    // Where the last instruction before the loss went is unknown: it is lost with the rest.
+    out.lost_words += queue[at + 1];
+    pending.reset();
+    lost = true;
+  }
+  return {};
+}
+
+Status QemuThreadEncoder::State::Process() {
+  const bool fast = !options.keep_ips && !snapshots;
+  while (pos < queue.size()) {
+    const uint32_t word = queue[pos];
+    if (word >= sf::kFirstTag) {
+      const size_t n = EventWords(word);
+      if (pos + n > queue.size()) {
+        if (final) pos = queue.size();  // an event cut short at the end: nothing to encode
+        break;
+      }
+      if (auto s = Event(word, pos); !s) return s;
+      pos += n;
       continue;
     }
-    ++i;
-    auto block = cache.Get(word);
-    if (!block) return tl::unexpected(block.error());
-    const auto& insns = **block;
-    if (insns.empty()) continue;
+    auto cached = cache.Get(word);
+    if (!cached) return tl::unexpected(cached.error());
+    const auto& insns = (*cached)->insns;
+    if (insns.empty()) {
+      ++pos;
+      continue;
+    }
+    if (pending && pending->kind == BranchKind::kCondJump) {
+      // A branch that went neither way was interrupted by a signal: its outcome is where the
+      // thread resumes after the handler, which may still be to come.
+      const uint64_t next = insns[0].ip;
+      uint64_t resume = 0;
+      if (next != pending->ip + pending->size && next != pending->target &&
+          ResumeAfterSignal(pos + 1, &resume) == Resume::kWait)
+        break;
+    }
+    ++pos;
+    if ((*cached)->last_crosses_page) ++out.page_crossings;
     size_t first = 0;
     if (!started) {
-      if (auto s = encoder.Begin(insns[0].ip, ExecMode::k64Bit, tsc); !s) return tl::unexpected(s.error());
+      if (auto s = encoder.Begin(insns[0].ip, ExecMode::k64Bit, tsc); !s) return s;
       started = true;
+      lost = false;
+      out.first_ip = insns[0].ip;
+    } else if (lost) {
+      if (auto s = encoder.Overflow(insns[0].ip, tsc); !s) return s;
+      ++out.overflows;
+      lost = false;
     }
     if (pending) {
       if (pending->kind == BranchKind::kNone && pending->ip == insns[0].ip) {
@@ -203,38 +273,77 @@ Result<QemuThreadTrace> EncodeQemuThread(const QemuStream& stream, const QemuThr
         first = 1;
         if (insns.size() == 1) continue;
       }
-      if (auto s = deliver(*pending, insns[first].ip, i); !s) return tl::unexpected(s.error());
+      if (auto s = Deliver(*pending, insns[first].ip, pos); !s) return s;
       pending.reset();
     }
-    for (size_t k = first; k + 1 < insns.size(); ++k) {
-      if (insns[k].kind == BranchKind::kNone && !snapshots && !encoder.NeedsStep()) {
-        // Straight-line code inside a block needs no packet: count it (the hot path).
-        if (options.keep_ips) out.ips.push_back(insns[k].ip);
-        ++out.insns;
-        tsc += options.cycles_per_insn;
-        encoder.CountStraightLine(1);
-        continue;
-      }
-      if (auto s = deliver(insns[k], insns[k + 1].ip, i); !s) return tl::unexpected(s.error());
+    const size_t straight_end = (*cached)->straight_end;
+    size_t k = first;
+    if (fast && k < straight_end && !encoder.NeedsStep()) {
+      // Straight-line code inside a block needs no packet: count it at once (the hot path).
+      const uint64_t n = straight_end - k;
+      out.insns += n;
+      tsc += n * options.cycles_per_insn;
+      encoder.CountStraightLine(n);
+      k = straight_end;
     }
+    for (; k + 1 < insns.size(); ++k)
+      if (auto s = Deliver(insns[k], insns[k + 1].ip, pos); !s) return s;
     pending = insns.back();
   }
-  if (pending) {
+  if (pos >= kCompactAt && pos * 2 >= queue.size()) {
+    queue.erase(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(pos));
+    pos = 0;
+  }
+  return {};
+}
+
+QemuThreadEncoder::QemuThreadEncoder(const QemuStream& stream, QemuBlockCache& cache,
+                                     const QemuFlowOptions& options, uint32_t tid,
+                                     uint64_t tsc_begin)
+    : state_(std::make_unique<State>(stream, cache, options, tid, tsc_begin)) {}
+
+QemuThreadEncoder::~QemuThreadEncoder() = default;
+
+Status QemuThreadEncoder::Feed(const uint32_t* words, size_t count) {
+  state_->queue.insert(state_->queue.end(), words, words + count);
+  return state_->Process();
+}
+
+std::vector<std::pair<uint32_t, uint64_t>> QemuThreadEncoder::TakeClones() {
+  std::vector<std::pair<uint32_t, uint64_t>> taken;
+  taken.swap(state_->clones);
+  return taken;
+}
+
+Result<QemuThreadTrace> QemuThreadEncoder::Finish() {
+  State& st = *state_;
+  st.final = true;
+  if (auto s = st.Process(); !s) return tl::unexpected(s.error());
+  if (st.pending) {
     // The thread's last instruction: a syscall (exit) or an instruction that falls through.
     // A branch whose outcome nobody saw is left out (the trace ends before it).
-    const uint64_t fall = pending->ip + pending->size;
-    if (pending->kind == BranchKind::kSyscall || pending->kind == BranchKind::kNone)
-      if (auto s = step(*pending, fall); !s) return tl::unexpected(s.error());
+    const uint64_t fall = st.pending->ip + st.pending->size;
+    if (st.pending->kind == BranchKind::kSyscall || st.pending->kind == BranchKind::kNone)
+      if (auto s = st.Step(*st.pending, fall); !s) return tl::unexpected(s.error());
   }
-  if (started && snapshots) {
-    if (auto s = cut("end"); !s) return tl::unexpected(s.error());
-  } else if (started) {
-    if (auto s = encoder.End(); !s) return tl::unexpected(s.error());
+  if (st.started && st.snapshots) {
+    if (auto s = st.Cut("end"); !s) return tl::unexpected(s.error());
+  } else if (st.started) {
+    if (auto s = st.encoder.End(); !s) return tl::unexpected(s.error());
   }
-  out.pt = snapshots ? std::vector<uint8_t>{} : encoder.bytes();
-  out.stats = encoder.stats();
-  out.tsc_end = tsc;
-  return out;
+  st.out.pt = st.snapshots ? std::vector<uint8_t>{} : st.encoder.bytes();
+  st.out.stats = st.encoder.stats();
+  st.out.tsc_end = st.tsc;
+  return std::move(st.out);
+}
+
+Result<QemuThreadTrace> EncodeQemuThread(const QemuStream& stream, const QemuThread& thread,
+                                         QemuBlockCache& cache, const QemuFlowOptions& options,
+                                         uint64_t tsc_begin) {
+  QemuThreadEncoder encoder(stream, cache, options, thread.tid, tsc_begin);
+  if (auto s = encoder.Feed(thread.words.data(), thread.words.size()); !s)
+    return tl::unexpected(s.error());
+  return encoder.Finish();
 }
 
 }  // namespace ptprof::record

@@ -6,6 +6,7 @@
 // `cycles_per_insn` core cycles per instruction, the TSC running at the core clock (emulated time,
 // not the host's).
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -42,8 +43,12 @@ struct QemuThreadTrace {
   uint64_t insns = 0;           // instructions encoded
   uint64_t rep_repeats = 0;     // rep-string iterations folded into one instruction
   uint64_t signals = 0;         // asynchronous transfers
+  uint64_t page_crossings = 0;  // executions of blocks whose last instruction spans two pages
+  uint64_t lost_words = 0;      // execution words the plugin could not write (OVF in the trace)
+  uint64_t overflows = 0;       // OVF packets
   uint64_t tsc_begin = 0;
   uint64_t tsc_end = 0;
+  uint64_t first_ip = 0;        // where the thread's trace begins
 };
 
 // The per-instruction facts of every translated block, decoded once.
@@ -55,17 +60,57 @@ class QemuBlockCache {
     pt::BranchKind kind;
     uint64_t target;  // direct branches: where they go when taken
   };
+  struct Block {
+    std::vector<Insn> insns;
+    // insns[0, straight_end) only fall through: no packet can be due for them (a block ends at
+    // its first branch, so usually straight_end == insns.size() - 1).
+    size_t straight_end = 0;
+    // The last instruction spans two pages: QEMU 7.2's inline per-instruction counter never
+    // counts it (docs/record.md, "Cross-checks").
+    bool last_crosses_page = false;
+    bool done = false;
+  };
+  // The stream may still grow (blocks defined later): the cache looks blocks up by id each time.
   explicit QemuBlockCache(const QemuStream& stream) : stream_(stream) {}
   // Fails for an id the stream never defined or code Zydis cannot decode.
-  Result<const std::vector<Insn>*> Get(uint32_t id);
+  Result<const Block*> Get(uint32_t id) {
+    if (id < blocks_.size() && blocks_[id].done) return &blocks_[id];
+    return Decode(id);
+  }
 
  private:
+  Result<const Block*> Decode(uint32_t id);
+
   const QemuStream& stream_;
-  std::vector<std::vector<Insn>> insns_;
-  std::vector<uint8_t> done_;
+  std::vector<Block> blocks_;
 };
 
-// Encodes one thread, starting at time `tsc_begin`.
+// QemuThreadEncoder answers "what PT did this thread produce so far?" for one thread whose
+// execution words arrive in pieces (Feed), as the plugin writes them. Words whose meaning depends
+// on later words (the outcome of a branch a signal interrupted) wait for them; everything else is
+// encoded at once, so memory stays bounded.
+class QemuThreadEncoder {
+ public:
+  QemuThreadEncoder(const QemuStream& stream, QemuBlockCache& cache, const QemuFlowOptions& options,
+                    uint32_t tid, uint64_t tsc_begin);
+  ~QemuThreadEncoder();
+  QemuThreadEncoder(const QemuThreadEncoder&) = delete;
+  QemuThreadEncoder& operator=(const QemuThreadEncoder&) = delete;
+
+  // More of the thread's words, in order.
+  Status Feed(const uint32_t* words, size_t count);
+  // The threads this one created (clone returned their tid) since the last call, with the time of
+  // the clone: a thread starts at its creator's time.
+  std::vector<std::pair<uint32_t, uint64_t>> TakeClones();
+  // No more words: encodes the rest and returns the thread's trace.
+  Result<QemuThreadTrace> Finish();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// Encodes one thread whose words are all known, starting at time `tsc_begin`.
 Result<QemuThreadTrace> EncodeQemuThread(const QemuStream& stream, const QemuThread& thread,
                                          QemuBlockCache& cache, const QemuFlowOptions& options,
                                          uint64_t tsc_begin);

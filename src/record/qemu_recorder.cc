@@ -1,67 +1,31 @@
 #include "src/record/qemu_recorder.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 
 #include <fmt/format.h>
 
-#include "sideband/file_bytes.h"
 #include "src/record/qemu/stream_format.h"
+#include "src/record/qemu_stream_encoder.h"
 
 namespace ptprof::record {
 
-namespace sf = qemu_stream;
 
 namespace {
 
 bool IsExecutableFile(const std::string& path) {
   struct stat st;
   return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0;
-}
-
-// Thread start times: a thread created by clone starts at its creator's time at the clone.
-std::map<uint32_t, uint64_t> ThreadStartTimes(const QemuStream& stream, uint32_t cycles_per_insn) {
-  constexpr uint64_t kSysClone = 56, kSysClone3 = 435;
-  std::map<uint32_t, std::pair<uint32_t, uint64_t>> created_by;  // child -> (parent, offset)
-  for (const QemuThread& thread : stream.threads) {
-    uint64_t insns = 0;
-    const auto& w = thread.words;
-    for (size_t i = 0; i < w.size();) {
-      if (w[i] < sf::kFirstTag) {
-        if (w[i] < stream.blocks.size()) insns += stream.blocks[w[i]].insns;
-        ++i;
-      } else if (w[i] == sf::kTagSysret && i + 4 < w.size()) {
-        const uint64_t num = uint64_t{w[i + 1]} | (uint64_t{w[i + 2]} << 32);
-        const int64_t ret = static_cast<int64_t>(uint64_t{w[i + 3]} | (uint64_t{w[i + 4]} << 32));
-        if ((num == kSysClone || num == kSysClone3) && ret > 0)
-          created_by[static_cast<uint32_t>(ret)] = {thread.tid, insns * cycles_per_insn};
-        i += sf::kSysretWords;
-      } else {
-        i += w[i] == sf::kTagSyscall ? sf::kSyscallWords : 1;
-      }
-    }
-  }
-  std::map<uint32_t, uint64_t> start;
-  for (const QemuThread& thread : stream.threads) {
-    uint64_t t = 0;
-    uint32_t tid = thread.tid;
-    for (int depth = 0; depth < 64; ++depth) {  // follow the creators up to the first thread
-      auto it = created_by.find(tid);
-      if (it == created_by.end()) break;
-      t += it->second.second;
-      tid = it->second.first;
-    }
-    start[thread.tid] = t;
-  }
-  return start;
 }
 
 }  // namespace
@@ -146,15 +110,90 @@ Result<QemuRecording> EncodeQemuStream(const QemuStream& stream, const QemuFlowO
   recording.complete = stream.complete;
   recording.note = stream.note;
   recording.code = CollectCode(stream, 256, &recording.code_conflicts);
-  QemuBlockCache cache(stream);
-  auto start = ThreadStartTimes(stream, options.cycles_per_insn);
-  for (const QemuThread& thread : stream.threads) {
-    auto trace = EncodeQemuThread(stream, thread, cache, options, start[thread.tid]);
-    if (!trace) return Fail(fmt::format("thread {}: {}", thread.tid, trace.error().message));
-    recording.threads.push_back(std::move(*trace));
-  }
+  QemuStreamEncoder encoder(stream, options);
+  for (const QemuThread& thread : stream.threads)
+    if (auto s = encoder.OnExec(thread.tid, thread.words.data(), thread.words.size()); !s)
+      return tl::unexpected(s.error());
+  auto traces = encoder.Finish();
+  if (!traces) return tl::unexpected(traces.error());
+  recording.threads = std::move(*traces);
   return recording;
 }
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+// CPU time of the calling thread: what encoding costs, whatever else the machine runs.
+double ThreadCpuSeconds() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
+
+// Reads the stream the emulator (process `child`) is writing to `fd` as it grows, encodes it
+// and waits for the emulator's exit. Consumed parts of the file are punched out when asked, so
+// the disk holds only what is not read yet.
+struct StreamFollower {
+  int fd = -1;
+  pid_t child = -1;
+  bool punch = false;
+  int status = 0;
+  uint64_t bytes = 0;
+  double encode_seconds = 0;
+  Clock::time_point exited_at;
+
+  Status Run(QemuStreamReader& reader, QemuStreamEncoder& encoder) {
+    std::vector<uint8_t> buffer(4 << 20);
+    size_t have = 0;
+    uint64_t punched = 0;
+    bool exited = false;
+    auto on_exec = [&](uint32_t tid, const uint32_t* words, size_t count) {
+      return encoder.OnExec(tid, words, count);
+    };
+    for (;;) {
+      const ssize_t n = read(fd, buffer.data() + have, buffer.size() - have);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return Fail(std::string("reading the stream: ") + std::strerror(errno));
+      if (n == 0) {
+        if (exited) break;
+        int status_now = 0;
+        const pid_t r = waitpid(child, &status_now, WNOHANG);
+        if (r == child) {
+          exited = true;
+          status = status_now;
+          exited_at = Clock::now();
+        } else if (r < 0 && errno != EINTR) {
+          return Fail(std::string("waitpid: ") + std::strerror(errno));
+        } else {
+          usleep(1000);
+        }
+        continue;
+      }
+      have += static_cast<size_t>(n);
+      bytes += static_cast<uint64_t>(n);
+      const double t0 = ThreadCpuSeconds();
+      auto consumed = reader.Consume(buffer.data(), have, on_exec);
+      encode_seconds += ThreadCpuSeconds() - t0;
+      if (!consumed) return tl::unexpected(consumed.error());
+      std::memmove(buffer.data(), buffer.data() + *consumed, have - *consumed);
+      have -= *consumed;
+      if (have == buffer.size()) buffer.resize(buffer.size() * 2);  // a chunk bigger than it
+      if (punch && reader.offset() - punched >= (16u << 20)) {
+        const uint64_t upto = reader.offset() & ~uint64_t{4095};
+        fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(punched),
+                  static_cast<off_t>(upto - punched));
+        punched = upto;
+      }
+    }
+    reader.Finish(have);
+    return {};
+  }
+};
+
+}  // namespace
 
 Result<QemuRecording> RecordWithQemu(const QemuRecordOptions& options) {
   if (options.argv.empty()) return Fail("no command to record");
@@ -181,9 +220,15 @@ Result<QemuRecording> RecordWithQemu(const QemuRecordOptions& options) {
   for (auto& a : args) cargs.push_back(a.data());
   cargs.push_back(nullptr);
 
-  const auto started = std::chrono::steady_clock::now();
+  // The stream file exists before the emulator starts, so that it can be followed from the start.
+  const int fd = open(options.stream_path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Fail(options.stream_path + ": " + std::strerror(errno));
+  const auto started = Clock::now();
   pid_t child = fork();
-  if (child < 0) return Fail(std::string("fork: ") + std::strerror(errno));
+  if (child < 0) {
+    close(fd);
+    return Fail(std::string("fork: ") + std::strerror(errno));
+  }
   if (child == 0) {
     if (options.quiet_child) {
       int null = open("/dev/null", O_WRONLY);
@@ -195,30 +240,44 @@ Result<QemuRecording> RecordWithQemu(const QemuRecordOptions& options) {
     execv(cargs[0], cargs.data());
     _exit(127);
   }
-  int status = 0;
-  while (waitpid(child, &status, 0) < 0) {
-    if (errno != EINTR) return Fail(std::string("waitpid: ") + std::strerror(errno));
+  QemuStreamReader reader(options.stream_path);
+  QemuStreamEncoder encoder(reader.stream(), options.flow);
+  StreamFollower follower;
+  follower.fd = fd;
+  follower.child = child;
+  follower.punch = options.punch_consumed;
+  Status followed = follower.Run(reader, encoder);
+  close(fd);
+  if (!followed) {
+    kill(child, SIGKILL);
+    while (waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    return tl::unexpected(followed.error());
   }
-  const auto ran = std::chrono::steady_clock::now();
-  auto bytes = ReadFileBytes(options.stream_path);
-  if (!bytes || bytes->empty()) {
+  const int status = follower.status;
+  if (follower.bytes == 0) {
     std::string why = WIFEXITED(status) ? fmt::format("exit status {}", WEXITSTATUS(status))
                                         : fmt::format("signal {}", WTERMSIG(status));
-    return Fail(fmt::format("{}: the emulator wrote no trace ({}{})", options.stream_path, why,
-                            bytes ? "" : ": " + bytes.error().message));
+    return Fail(fmt::format("{}: the emulator wrote no trace ({})", options.stream_path, why));
   }
-  auto stream = ParseQemuStream(*bytes, options.stream_path);
-  if (!stream) return tl::unexpected(stream.error());
-  auto recording = EncodeQemuStream(*stream, options.flow);
-  if (!recording) return recording;
-  recording->stream_bytes = bytes->size();
-  recording->run_seconds = std::chrono::duration<double>(ran - started).count();
-  recording->encode_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - ran).count();
+  const double t0 = ThreadCpuSeconds();
+  auto traces = encoder.Finish();
+  if (!traces) return tl::unexpected(traces.error());
+  QemuRecording recording;
+  const QemuStream& stream = reader.stream();
+  recording.threads = std::move(*traces);
+  recording.info = stream.info;
+  recording.sideband = stream.sideband;
+  recording.complete = stream.complete;
+  recording.note = stream.note;
+  recording.code = CollectCode(stream, 256, &recording.code_conflicts);
+  recording.stream_bytes = follower.bytes;
+  recording.run_seconds = Seconds(follower.exited_at - started);
+  recording.encode_seconds = follower.encode_seconds + ThreadCpuSeconds() - t0;
   if (WIFEXITED(status)) {
-    recording->exit_status = WEXITSTATUS(status);
+    recording.exit_status = WEXITSTATUS(status);
   } else if (WIFSIGNALED(status)) {
-    recording->signal = WTERMSIG(status);
+    recording.signal = WTERMSIG(status);
   }
   return recording;
 }

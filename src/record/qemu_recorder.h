@@ -21,6 +21,7 @@ struct QemuRecordOptions {
   std::string qemu = "qemu-x86_64";
   std::string plugin;              // the plugin library; empty: FindQemuPlugin()
   std::string stream_path;         // where the plugin writes its stream (kept for the caller)
+  bool punch_consumed = false;     // free the stream's disk space as it is read (not kept)
   QemuFlowOptions flow;
   bool quiet_child = false;        // the program's stdout/stderr to /dev/null
 };
@@ -43,7 +44,8 @@ struct QemuRecording {
   std::string note;             // why not, when it did not
   uint64_t stream_bytes = 0;
   double run_seconds = 0;     // the emulator with the plugin, wall clock
-  double encode_seconds = 0;  // reading the stream and encoding PT, wall clock
+  double encode_seconds = 0;  // reading the stream and encoding PT (while the emulator runs and
+                              // after): CPU time of the reader and encoder
 };
 
 // Where the plugin library is: $PTPROF_QEMU_PLUGIN, else next to the running executable (build

@@ -101,6 +101,7 @@ constexpr size_t kBlockBufferBytes = 256 * 1024;
 struct ThreadBuffer {
   uint32_t tid;
   uint32_t used;
+  uint32_t lost;            // words dropped since the last written chunk (no room on the disk)
   int64_t syscall_args[7];  // number and arguments of the syscall in progress (for mmap)
   uint32_t words[kExecWords];
 };
@@ -123,6 +124,8 @@ struct PluginState {
   size_t thread_count = 0;
   uint64_t insn_count = 0;  // mode=count: the inline counter
   uint64_t dropped_threads = 0;
+  uint64_t lost_words = 0;      // exec words dropped for lack of room
+  uint64_t refused_chunks = 0;  // chunk writes refused for lack of room
 };
 
 PluginState g_state;
@@ -149,30 +152,78 @@ void WriteAll(const void* data, size_t size) {
   }
 }
 
+// Whether `size` more bytes fit on the disk: they are reserved first (fallocate, keeping the
+// file size: the reader must not see the reserved bytes before they are written), so that a write
+// never stops inside a chunk. A file system without fallocate is trusted to have room.
+bool Reserve(size_t size) {
+  if (g_state.disabled || g_state.fd < 0) return false;
+  int r;
+  do {
+    r = fallocate(g_state.fd, FALLOC_FL_KEEP_SIZE, static_cast<off_t>(g_state.bytes_written),
+                  static_cast<off_t>(size));
+  } while (r < 0 && errno == EINTR);
+  if (r == 0 || (errno != ENOSPC && errno != EDQUOT)) return true;
+  g_state.write_errno = errno;
+  ++g_state.refused_chunks;
+  return false;
+}
+
 // Caller holds the lock. Header and payload go out in one write so that chunks stay whole.
-void WriteChunkLocked(uint32_t type, uint32_t tid, const void* payload, uint32_t size) {
+// Returns false when there was no room for the chunk (nothing was written).
+bool WriteChunkLocked(uint32_t type, uint32_t tid, const void* payload, uint32_t size) {
   static uint8_t scratch[sizeof(fmt::ChunkHeader) + 4 * kExecWords + kBlockBufferBytes];
+  if (size > sizeof scratch - sizeof(fmt::ChunkHeader)) return false;
+  if (!Reserve(sizeof(fmt::ChunkHeader) + size)) return false;
   fmt::ChunkHeader header{type, tid, size, g_state.seq++};
-  if (size > sizeof scratch - sizeof header) return;
   std::memcpy(scratch, &header, sizeof header);
   std::memcpy(scratch + sizeof header, payload, size);
   WriteAll(scratch, sizeof header + size);
+  return !g_state.disabled;
 }
 
-void FlushBlocksLocked() {
-  if (g_state.blocks_used == 0) return;
-  WriteChunkLocked(fmt::kChunkBlocks, CurrentTid(), g_state.blocks,
-                   static_cast<uint32_t>(g_state.blocks_used));
+// A chunk that must not be lost (block definitions, the end): waits up to about two seconds for
+// room (ptprof frees the part of the stream it has read).
+bool WriteChunkWaitingLocked(uint32_t type, uint32_t tid, const void* payload, uint32_t size) {
+  for (int attempt = 0; attempt < 2000; ++attempt) {
+    if (WriteChunkLocked(type, tid, payload, size)) return true;
+    if (g_state.disabled) return false;
+    usleep(1000);
+  }
+  return false;
+}
+
+bool FlushBlocksLocked() {
+  if (g_state.blocks_used == 0) return true;
+  if (!WriteChunkWaitingLocked(fmt::kChunkBlocks, CurrentTid(), g_state.blocks,
+                               static_cast<uint32_t>(g_state.blocks_used)))
+    return false;
   g_state.blocks_used = 0;
+  return true;
 }
 
 // Block definitions go out before any exec chunk written after them, so a reader always knows a
-// block before it sees it executed.
+// block before it sees it executed. When there is no room, the thread's words are dropped, as a
+// PT unit drops packets when its output cannot keep up: a lost tag (with the number of words lost)
+// starts the thread's next words, and ptprof encodes an OVF there.
 void FlushThreadLocked(ThreadBuffer* buffer) {
-  FlushBlocksLocked();
+  const bool blocks_written = FlushBlocksLocked();
   if (buffer->used == 0) return;
-  WriteChunkLocked(fmt::kChunkExec, buffer->tid, buffer->words, buffer->used * 4);
-  buffer->used = 0;
+  if (blocks_written &&
+      WriteChunkLocked(fmt::kChunkExec, buffer->tid, buffer->words, buffer->used * 4)) {
+    buffer->used = 0;
+    buffer->lost = 0;
+    return;
+  }
+  if (g_state.disabled) {
+    buffer->used = 0;  // nothing is written any more
+    return;
+  }
+  const uint64_t lost = buffer->lost + buffer->used;
+  buffer->lost = lost > 0xffffffffu ? 0xffffffffu : static_cast<uint32_t>(lost);
+  g_state.lost_words += buffer->used;
+  buffer->words[0] = fmt::kTagLost;
+  buffer->words[1] = buffer->lost;
+  buffer->used = fmt::kLostWords;
 }
 
 void FlushThread(ThreadBuffer* buffer) {
@@ -182,7 +233,7 @@ void FlushThread(ThreadBuffer* buffer) {
 }
 
 void WriteTextLocked(uint32_t type, const char* text) {
-  WriteChunkLocked(type, CurrentTid(), text, static_cast<uint32_t>(std::strlen(text)));
+  WriteChunkWaitingLocked(type, CurrentTid(), text, static_cast<uint32_t>(std::strlen(text)));
 }
 
 ThreadBuffer* NewThreadBuffer() {
@@ -287,7 +338,12 @@ void OnTranslate(qemu_plugin_id_t, struct qemu_plugin_tb* tb) {
   header.id = g_state.next_block_id++;
   std::memcpy(def, &header, sizeof header);
   const size_t size = code_at + bytes;
-  if (g_state.blocks_used + size > kBlockBufferBytes) FlushBlocksLocked();
+  if (g_state.blocks_used + size > kBlockBufferBytes && !FlushBlocksLocked()) {
+    // Block definitions cannot be dropped: the recording ends here (the stream stays valid).
+    g_state.disabled = true;
+    pthread_mutex_unlock(&g_state.lock);
+    return;
+  }
   std::memcpy(g_state.blocks + g_state.blocks_used, def, size);
   g_state.blocks_used += size;
   pthread_mutex_unlock(&g_state.lock);
@@ -359,16 +415,24 @@ void OnExit(qemu_plugin_id_t, void*) {
     for (size_t i = 0; i < g_state.thread_count; ++i) FlushThreadLocked(g_state.threads[i]);
     FlushBlocksLocked();
     char text[256];
-    std::snprintf(text, sizeof text, "blocks %u\nthreads %zu\ndropped_threads %llu\n",
+    std::snprintf(text, sizeof text,
+                  "blocks %u\nthreads %zu\ndropped_threads %llu\nlost_words %llu\n",
                   g_state.next_block_id, g_state.thread_count,
-                  static_cast<unsigned long long>(g_state.dropped_threads));
+                  static_cast<unsigned long long>(g_state.dropped_threads),
+                  static_cast<unsigned long long>(g_state.lost_words));
     WriteTextLocked(fmt::kChunkEnd, text);
     pthread_mutex_unlock(&g_state.lock);
   }
-  if (g_state.write_errno != 0)
+  if (g_state.disabled && g_state.write_errno != 0)
     std::fprintf(stderr, "ptprof qemu plugin: %s: write failed after %llu bytes: %s\n",
                  g_state.out_path, static_cast<unsigned long long>(g_state.bytes_written),
                  std::strerror(g_state.write_errno));
+  else if (g_state.refused_chunks != 0)
+    std::fprintf(stderr, "ptprof qemu plugin: %s: %llu chunks found no room (%s): %llu execution "
+                 "words lost\n", g_state.out_path,
+                 static_cast<unsigned long long>(g_state.refused_chunks),
+                 std::strerror(g_state.write_errno),
+                 static_cast<unsigned long long>(g_state.lost_words));
   if (g_state.fd >= 0) close(g_state.fd);
   g_state.fd = -1;
 }

@@ -49,8 +49,13 @@ enum ExecTag : uint32_t {
   kTagSysret = 0xffffff02u,
   // The exec stream of this thread continues after a flush; no payload (used at thread exit).
   kTagThreadExit = 0xffffff03u,
+  // The plugin could not write some of this thread's words (a write failed, e.g. a full disk):
+  // they are lost, execution goes on with the next word. Payload: the number of words lost
+  // (one word, saturating). Added after the first version of the format (older readers misread it).
+  kTagLost = 0xffffff04u,
 };
 inline constexpr uint32_t kSyscallWords = 1 + 2 * 7;
 inline constexpr uint32_t kSysretWords = 1 + 2 * 2;
+inline constexpr uint32_t kLostWords = 1 + 1;
 
 }  // namespace ptprof::record::qemu_stream

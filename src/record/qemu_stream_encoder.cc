@@ -1,0 +1,87 @@
+#include "src/record/qemu_stream_encoder.h"
+
+#include <fmt/format.h>
+
+namespace ptprof::record {
+
+QemuStreamEncoder::QemuStreamEncoder(const QemuStream& stream, const QemuFlowOptions& options)
+    : stream_(stream), options_(options), cache_(stream) {}
+
+QemuStreamEncoder::~QemuStreamEncoder() = default;
+
+Status QemuStreamEncoder::Start(Thread& thread, uint64_t tsc_begin) {
+  thread.encoder =
+      std::make_unique<QemuThreadEncoder>(stream_, cache_, options_, thread.tid, tsc_begin);
+  std::vector<uint32_t> held;
+  held.swap(thread.held);
+  if (auto s = thread.encoder->Feed(held.data(), held.size()); !s)
+    return Fail(fmt::format("thread {}: {}", thread.tid, s.error().message));
+  return TakeClones(thread);
+}
+
+// Threads the given one created can start now (their own words may be waiting already).
+Status QemuStreamEncoder::TakeClones(Thread& thread) {
+  for (auto [child, tsc] : thread.encoder->TakeClones()) {
+    auto it = by_tid_.find(child);
+    if (it != by_tid_.end() && !it->second->encoder) {
+      if (auto s = Start(*it->second, tsc); !s) return s;
+    } else if (it == by_tid_.end()) {
+      clone_times_[child] = tsc;
+    }
+  }
+  return {};
+}
+
+Status QemuStreamEncoder::OnExec(uint32_t tid, const uint32_t* words, size_t count) {
+  auto it = by_tid_.find(tid);
+  if (it == by_tid_.end()) {
+    auto thread = std::make_unique<Thread>();
+    thread->tid = tid;
+    it = by_tid_.emplace(tid, thread.get()).first;
+    const bool first = threads_.empty();
+    threads_.push_back(std::move(thread));
+    auto clone = clone_times_.find(tid);
+    if (first || clone != clone_times_.end()) {
+      if (auto s = Start(*it->second, first ? 0 : clone->second); !s) return s;
+    }
+  }
+  Thread& thread = *it->second;
+  if (!thread.encoder) {
+    thread.held.insert(thread.held.end(), words, words + count);
+    return {};
+  }
+  if (auto s = thread.encoder->Feed(words, count); !s)
+    return Fail(fmt::format("thread {}: {}", tid, s.error().message));
+  return TakeClones(thread);
+}
+
+Result<std::vector<QemuThreadTrace>> QemuStreamEncoder::Finish() {
+  // Finishing a thread can reveal the threads it created (its last words are encoded now); a
+  // thread whose creator was never seen (its words were lost) starts at time 0.
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (size_t i = 0; i < threads_.size(); ++i) {
+      Thread& thread = *threads_[i];
+      if (thread.trace) continue;
+      if (!thread.encoder) continue;
+      auto trace = thread.encoder->Finish();
+      if (!trace) return Fail(fmt::format("thread {}: {}", thread.tid, trace.error().message));
+      thread.trace = std::make_unique<QemuThreadTrace>(std::move(*trace));
+      if (auto s = TakeClones(thread); !s) return tl::unexpected(s.error());
+      progress = true;
+    }
+    if (!progress) {
+      for (auto& thread : threads_) {
+        if (thread->encoder) continue;
+        if (auto s = Start(*thread, 0); !s) return tl::unexpected(s.error());
+        progress = true;
+        break;
+      }
+    }
+  }
+  std::vector<QemuThreadTrace> traces;
+  for (auto& thread : threads_) traces.push_back(std::move(*thread->trace));
+  return traces;
+}
+
+}  // namespace ptprof::record
