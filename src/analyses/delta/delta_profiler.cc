@@ -1,0 +1,149 @@
+#include "src/analyses/delta/delta_profiler.h"
+
+namespace ptprof::delta {
+
+Result<std::unique_ptr<DeltaProfiler>> DeltaProfiler::Create(const ImageSet& images,
+                                                              const patterns::Pattern& open,
+                                                              const patterns::Pattern& close,
+                                                              DeltaOptions options) {
+  auto matcher = patterns::PatternMatcher::Compile({open, close});
+  if (!matcher) return tl::unexpected(matcher.error());
+  return std::unique_ptr<DeltaProfiler>(
+      new DeltaProfiler(images, open, close, std::move(*matcher), std::move(options)));
+}
+
+DeltaProfiler::DeltaProfiler(const ImageSet& images, patterns::Pattern open,
+                             patterns::Pattern close, patterns::PatternMatcher matcher,
+                             DeltaOptions options)
+    : open_(std::move(open)),
+      close_(std::move(close)),
+      matcher_(std::move(matcher)),
+      options_(std::move(options)),
+      cache_(images, matcher_),
+      expander_(cache_) {
+  same_pattern_ = open_.name == close_.name;
+  counts_.matches[0].assign(open_.alternatives.size(), 0);
+  counts_.matches[1].assign(close_.alternatives.size(), 0);
+}
+
+void DeltaProfiler::BeginStream(uint32_t index) {
+  stream_ = index;
+  last_lane_ = nullptr;
+}
+
+DeltaProfiler::Lane& DeltaProfiler::LaneOf(const EventHeader& header) {
+  // Per CPU; a per-thread stream (no CPU) is its own lane, as is every thread with --per-thread.
+  int32_t id = LaneId(header, options_.per_thread);
+  if (last_lane_ && id == last_key_) return *last_lane_;
+  auto [it, inserted] = lanes_.try_emplace(id);
+  if (inserted) {
+    it->second.match = matcher_.NewState();
+    it->second.cpu = header.cpu;
+    it->second.tid = header.tid;
+  }
+  last_key_ = id;
+  last_lane_ = &it->second;
+  return it->second;
+}
+
+void DeltaProfiler::OnMatch(Lane& lane, const EventHeader& header, uint64_t ip,
+                            uint64_t position, ExecMode mode) {
+  const int opener = matched_[0];
+  const int closer = same_pattern_ ? matched_[0] : matched_[1];
+  if (opener >= 0) ++counts_.matches[0][static_cast<size_t>(opener)];
+  if (closer >= 0 && !same_pattern_) ++counts_.matches[1][static_cast<size_t>(closer)];
+
+  if (closer >= 0 && lane.open) {
+    const Open& o = *lane.open;
+    Interval interval;
+    interval.id = intervals_.size() + 1;
+    interval.stream = stream_;
+    interval.cpu = header.cpu != kUnknownId ? header.cpu : lane.cpu;
+    interval.tid = header.tid != kUnknownId ? header.tid : lane.tid;
+    interval.open_ip = o.ip;
+    interval.close_ip = ip;
+    interval.open_offset = o.offset;
+    interval.close_offset = header.offset;
+    interval.open_position = o.position;
+    interval.close_position = position;
+    interval.open_time = o.time;
+    if (options_.time_of) interval.close_time = options_.time_of(header);
+    interval.open_alternative = o.alternative;
+    interval.close_alternative = closer;
+    interval.nested = o.nested;
+    interval.lane = LaneId(header, options_.per_thread);
+    interval.mode = o.mode;
+    if (!interval.time()) ++counts_.intervals_without_time;
+    intervals_.push_back(interval);
+    ++counts_.intervals;
+    lane.open.reset();
+    return;
+  }
+  if (opener >= 0) {
+    if (lane.open) {
+      ++lane.open->nested;
+      ++counts_.nested_openers;
+      return;
+    }
+    Open o;
+    o.ip = ip;
+    o.offset = header.offset;
+    o.position = position;
+    if (options_.time_of) o.time = options_.time_of(header);
+    o.alternative = opener;
+    o.mode = mode;
+    lane.open = o;
+    return;
+  }
+  if (closer >= 0) ++counts_.closers_without_opener;
+}
+
+void DeltaProfiler::OnBlock(const EventHeader& header, const ExecBlock& block) {
+  Lane& lane = LaneOf(header);
+  counts_.instructions += block.insns;
+  const ExpandedBlock& expanded = expander_.Expand(block);
+  uint32_t done = 0;
+  for (const BlockHit& hit : expanded.hits) {
+    if (hit.index > done) matcher_.Skip(lane.match, hit.index - done);
+    if (matcher_.Step(lane.match, hit.atoms, matched_))
+      OnMatch(lane, header, hit.ip, lane.position + hit.index, block.mode);
+    done = hit.index + 1;
+  }
+  if (expanded.expanded > done) matcher_.Skip(lane.match, expanded.expanded - done);
+  if (expanded.expanded < block.insns) {
+    counts_.unexpanded_instructions += block.insns - expanded.expanded;
+    matcher_.Reset(lane.match);
+  }
+  lane.position += block.insns;
+}
+
+void DeltaProfiler::OnEvent(const TraceEvent& event) {
+  if (const auto* block = std::get_if<ExecBlock>(&event.body)) {
+    OnBlock(event.header, *block);
+  } else if (const auto* insn = std::get_if<Instruction>(&event.body)) {
+    ExecBlock one;
+    one.first_ip = one.last_ip = insn->ip;
+    one.insns = 1;
+    one.mode = insn->mode;
+    OnBlock(event.header, one);
+  } else if (std::holds_alternative<TraceGap>(event.body)) {
+    ++counts_.gaps;
+    Lane& lane = LaneOf(event.header);
+    matcher_.Reset(lane.match);
+    if (lane.open) {
+      ++counts_.dropped_at_gap;
+      lane.open.reset();
+    }
+  }
+}
+
+void DeltaProfiler::OnEnd() {
+  for (auto& [key, lane] : lanes_) {
+    if (lane.open) {
+      ++counts_.open_at_end;
+      lane.open.reset();
+    }
+  }
+}
+
+}  // namespace ptprof::delta

@@ -1,0 +1,134 @@
+#pragma once
+// DeltaProfiler answers "how long, in time and in instructions, are the intervals between an
+// opening and a closing instruction pattern?" (Algorithm 1 of the hardware-assisted profiling
+// paper, both modes at once). Per CPU, or per thread, an interval opens at a match of the opening
+// pattern and closes at the next match of the closing one; an opener seen while an interval is
+// open is counted as nested (the interval keeps its first opener); an interval that crosses a gap
+// in the trace is dropped and counted. A match's position is its last instruction; its time is
+// the time the decoder gives the block holding it. It also counts every match of both patterns,
+// per alternative. A lane (a CPU, or a thread: LaneOf) is named by its CPU, or by its thread when
+// the trace has no CPU or --per-thread is given; positions count the lane's instructions.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sideband/image_set.h"
+#include "src/analyses/delta/block_expander.h"
+#include "src/analyses/patterns/insn_cache.h"
+#include "src/analyses/patterns/pattern.h"
+#include "src/analyses/patterns/pattern_matcher.h"
+#include "src/model/event_sink.h"
+#include "src/model/result.h"
+
+namespace ptprof::delta {
+
+// One closed interval.
+struct Interval {
+  uint64_t id = 0;       // 1, 2, ... in the order the intervals closed
+  uint32_t stream = 0;   // the session stream it was decoded from
+  int32_t cpu = kUnknownId;
+  int32_t tid = kUnknownId;
+  uint64_t open_ip = 0, close_ip = 0;
+  uint64_t open_offset = 0, close_offset = 0;  // trace offsets of the blocks holding the matches
+  uint64_t open_position = 0, close_position = 0;  // instruction index in the stream (0-based)
+  std::optional<double> open_time, close_time;     // in the profile's time unit
+  int open_alternative = 0, close_alternative = 0;
+  uint32_t nested = 0;  // openers seen while it was open
+  int32_t lane = kUnknownId;  // DeltaProfiler::LaneId of its events
+  ExecMode mode = ExecMode::kUnknown;
+
+  uint64_t instructions() const { return close_position - open_position; }
+  std::optional<double> time() const {
+    if (!open_time || !close_time) return std::nullopt;
+    return *close_time - *open_time;
+  }
+};
+
+struct DeltaCounts {
+  uint64_t intervals = 0;
+  uint64_t nested_openers = 0;
+  uint64_t dropped_at_gap = 0;       // open when the trace had a gap
+  uint64_t open_at_end = 0;          // still open when their stream ended
+  uint64_t closers_without_opener = 0;
+  uint64_t instructions = 0;         // executed, from the blocks' counts
+  uint64_t unexpanded_instructions = 0;  // without code bytes: not matched against the patterns
+  uint64_t gaps = 0;
+  uint64_t intervals_without_time = 0;
+  // Matches of the opening [0] and closing [1] pattern, per alternative.
+  std::vector<uint64_t> matches[2];
+};
+
+struct DeltaOptions {
+  bool per_thread = false;
+  // The time of an event in the profile's unit, when known (ns from the header's time, or the
+  // TSC converted with the trace's frequency).
+  std::function<std::optional<double>(const EventHeader&)> time_of;
+};
+
+class DeltaProfiler : public EventSink {
+ public:
+  // `open` and `close` may be the same pattern (then matches alternate: open, close, open, ...).
+  static Result<std::unique_ptr<DeltaProfiler>> Create(const ImageSet& images,
+                                                       const patterns::Pattern& open,
+                                                       const patterns::Pattern& close,
+                                                       DeltaOptions options);
+
+  // The events that follow come from session stream `index` (for the report only).
+  void BeginStream(uint32_t index);
+
+  void OnEvent(const TraceEvent& event) override;
+  void OnEnd() override;
+
+  const std::vector<Interval>& intervals() const { return intervals_; }
+  const DeltaCounts& counts() const { return counts_; }
+  const patterns::Pattern& open_pattern() const { return open_; }
+  const patterns::Pattern& close_pattern() const { return close_; }
+  patterns::InsnCache& insn_cache() { return cache_; }
+
+  // The lane an event belongs to: its CPU, or its thread (no CPU known, or per_thread).
+  static int32_t LaneId(const EventHeader& header, bool per_thread) {
+    return per_thread || header.cpu == kUnknownId ? header.tid : header.cpu;
+  }
+
+ private:
+  DeltaProfiler(const ImageSet& images, patterns::Pattern open, patterns::Pattern close,
+                patterns::PatternMatcher matcher, DeltaOptions options);
+
+  struct Open {
+    uint64_t ip = 0, offset = 0, position = 0;
+    std::optional<double> time;
+    int alternative = 0;
+    uint32_t nested = 0;
+    ExecMode mode = ExecMode::kUnknown;
+  };
+  struct Lane {  // one CPU or thread
+    uint64_t position = 0;
+    patterns::PatternMatcher::State match;
+    std::optional<Open> open;
+    int32_t cpu = kUnknownId, tid = kUnknownId;
+  };
+
+  Lane& LaneOf(const EventHeader& header);
+  void OnBlock(const EventHeader& header, const ExecBlock& block);
+  void OnMatch(Lane& lane, const EventHeader& header, uint64_t ip, uint64_t position,
+               ExecMode mode);
+
+  patterns::Pattern open_, close_;
+  patterns::PatternMatcher matcher_;
+  DeltaOptions options_;
+  patterns::InsnCache cache_;
+  BlockExpander expander_;
+  uint32_t stream_ = 0;
+  std::map<int32_t, Lane> lanes_;
+  int32_t last_key_ = 0;
+  Lane* last_lane_ = nullptr;
+  std::vector<int> matched_;  // per pattern, scratch
+  bool same_pattern_ = false;
+  std::vector<Interval> intervals_;
+  DeltaCounts counts_;
+};
+
+}  // namespace ptprof::delta

@@ -1,0 +1,137 @@
+#include "src/analyses/delta/delta_profiler.h"
+
+#include <catch2/catch.hpp>
+
+#include "src/analyses/delta/delta_test_image.h"
+#include "src/analyses/patterns/pattern_parser.h"
+
+using namespace ptprof;
+using namespace ptprof::delta;
+
+namespace {
+
+// 0x1000 pause ; 0x1002 nop ; 0x1003 nop ; 0x1004 lfence ; 0x1007 nop ; 0x1008 cli ; 0x1009 sti
+const std::vector<uint8_t> kCode = {0xf3, 0x90, 0x90, 0x90, 0x0f, 0xae, 0xe8, 0x90, 0xfa, 0xfb};
+
+patterns::Pattern P(const std::string& name, const std::string& text) {
+  auto p = patterns::ParsePattern(name, text);
+  REQUIRE(p);
+  return *p;
+}
+
+TraceEvent Block(uint64_t ip, uint32_t insns, uint64_t tsc, int32_t cpu = 0, uint64_t offset = 0) {
+  ExecBlock b;
+  b.first_ip = ip;
+  b.insns = insns;
+  b.mode = ExecMode::k64Bit;
+  TraceEvent e{EventHeader{}, b};
+  e.header.tsc = tsc;
+  e.header.cpu = cpu;
+  e.header.offset = offset;
+  return e;
+}
+
+TraceEvent Gap(int32_t cpu = 0) {
+  TraceEvent e{EventHeader{}, TraceGap{}};
+  e.header.cpu = cpu;
+  return e;
+}
+
+std::unique_ptr<DeltaProfiler> Profiler(const ImageSet& images, const std::string& open,
+                                        const std::string& close) {
+  DeltaOptions options;
+  options.time_of = [](const EventHeader& h) -> std::optional<double> {
+    if (h.tsc == kUnknownTime) return std::nullopt;
+    return static_cast<double>(h.tsc) * 0.5;
+  };
+  auto p = DeltaProfiler::Create(images, P("open", open), P("close", close), options);
+  REQUIRE(p);
+  return std::move(*p);
+}
+
+}  // namespace
+
+TEST_CASE("an interval runs from the opener's instruction to the closer's") {
+  ImageSet images = testing::ImageWith(kCode, 0x1000);
+  auto p = Profiler(images, "pause", "lfence");
+  p->OnEvent(Block(0x1002, 3, 10));         // nop nop lfence: a closer without an opener
+  p->OnEvent(Block(0x1000, 4, 20, 0, 0x40));  // pause nop nop lfence
+  p->OnEvent(Block(0x1007, 3, 30));
+  p->OnEvent(Block(0x1000, 2, 40, 0, 0x80));  // pause nop
+  p->OnEvent(Block(0x1003, 2, 52, 0, 0x90));  // nop lfence
+  p->OnEnd();
+  const auto& c = p->counts();
+  CHECK(c.intervals == 2);
+  CHECK(c.closers_without_opener == 1);
+  CHECK(c.instructions == 14);
+  REQUIRE(p->intervals().size() == 2);
+  const Interval& a = p->intervals()[0];
+  CHECK(a.instructions() == 3);
+  CHECK(a.open_position == 3);
+  CHECK(a.open_ip == 0x1000);
+  CHECK(a.close_ip == 0x1004);
+  CHECK(a.open_offset == 0x40);
+  CHECK(a.time() == 0.0);  // both in one block: one time
+  const Interval& b = p->intervals()[1];
+  CHECK(b.instructions() == 3);
+  CHECK(b.open_offset == 0x80);
+  CHECK(b.close_offset == 0x90);
+  CHECK(b.time() == 6.0);
+  CHECK(c.matches[0] == std::vector<uint64_t>{2});
+  CHECK(c.matches[1] == std::vector<uint64_t>{3});
+}
+
+TEST_CASE("a repeated opener is nested; a gap drops the open interval") {
+  ImageSet images = testing::ImageWith(kCode, 0x1000);
+  auto p = Profiler(images, "pause", "lfence");
+  p->OnEvent(Block(0x1000, 3, 1));  // pause nop nop
+  p->OnEvent(Block(0x1000, 4, 2));  // pause (nested) nop nop lfence
+  p->OnEvent(Block(0x1000, 1, 3));  // pause
+  p->OnEvent(Gap());
+  p->OnEvent(Block(0x1004, 1, 4));  // lfence, no longer open
+  p->OnEnd();
+  const auto& c = p->counts();
+  CHECK(c.intervals == 1);
+  CHECK(c.nested_openers == 1);
+  CHECK(p->intervals()[0].nested == 1);
+  CHECK(p->intervals()[0].instructions() == 6);
+  CHECK(c.dropped_at_gap == 1);
+  CHECK(c.gaps == 1);
+  CHECK(c.closers_without_opener == 1);
+}
+
+TEST_CASE("lanes: each CPU has its own intervals; per thread on request") {
+  ImageSet images = testing::ImageWith(kCode, 0x1000);
+  auto p = Profiler(images, "pause", "lfence");
+  p->OnEvent(Block(0x1000, 1, 1, 0));  // cpu 0 opens
+  p->OnEvent(Block(0x1004, 1, 2, 1));  // cpu 1: a closer without an opener
+  p->OnEnd();
+  CHECK(p->counts().intervals == 0);
+  CHECK(p->counts().closers_without_opener == 1);
+  CHECK(p->counts().open_at_end == 1);
+}
+
+TEST_CASE("the same pattern twice alternates opening and closing (Algorithm 1)") {
+  ImageSet images = testing::ImageWith(kCode, 0x1000);
+  auto p = Profiler(images, "pause", "pause");
+  for (int i = 0; i < 3; ++i) p->OnEvent(Block(0x1000, 2, 10 * static_cast<uint64_t>(i)));
+  p->OnEnd();
+  CHECK(p->counts().intervals == 1);
+  CHECK(p->intervals()[0].instructions() == 2);
+  CHECK(p->counts().open_at_end == 1);
+  CHECK(p->counts().nested_openers == 0);
+}
+
+TEST_CASE("sequences match across blocks; blocks without code are counted, not matched") {
+  ImageSet images = testing::ImageWith(kCode, 0x1000);
+  auto p = Profiler(images, "nop ; lfence", "cli ;{1} sti");
+  p->OnEvent(Block(0x1003, 1, 1));  // nop
+  p->OnEvent(Block(0x1004, 1, 1));  // lfence: the opener ends here
+  p->OnEvent(Block(0x1007, 3, 5));  // nop cli sti: the closer ends at sti
+  p->OnEvent(Block(0x5000, 7, 6));  // no code
+  p->OnEnd();
+  CHECK(p->counts().intervals == 1);
+  CHECK(p->intervals()[0].instructions() == 3);
+  CHECK(p->intervals()[0].close_ip == 0x1009);
+  CHECK(p->counts().unexpanded_instructions == 7);
+}

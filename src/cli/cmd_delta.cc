@@ -1,0 +1,133 @@
+// ptprof delta: delta profiling (docs/delta.md). Intervals between a match of one instruction
+// pattern and the next match of another (superCLI -> superSTI: interrupts off), per CPU or per
+// thread, as instruction-count and time histograms with percentiles, counts and the longest
+// intervals, in text, JSON or CSV, and optionally as an SVG plot.
+#include <cinttypes>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "src/cli/command.h"
+#include "src/cli/delta_run.h"
+#include "src/cli/input_options.h"
+#include "src/report/delta_report.h"
+#include "src/report/svg_plot.h"
+
+namespace ptprof::cli {
+
+namespace {
+
+struct DeltaCommandOptions {
+  std::string input;
+  InputOptions in;
+  PairOptions pair;
+  size_t bins = 20;
+  std::string scale = "lin";
+  size_t top = 10;
+  std::string format = "text";
+  std::string svg;
+};
+
+int UsageError(const std::string& message) {
+  std::fprintf(stderr, "ptprof: delta: %s\n", message.c_str());
+  return kExitUsage;
+}
+
+// When the pair gave no interval, says why in one line (nullopt: there are intervals).
+std::optional<std::string> WhyNoIntervals(const DeltaReport& r) {
+  if (r.counts.intervals) return std::nullopt;
+  const std::string decoded = std::to_string(r.counts.instructions) + " instructions decoded";
+  if (r.open.matches == 0 && r.close.matches == 0)
+    return "neither " + r.open.name + " nor " + r.close.name + " matched (" + decoded +
+           "): no intervals";
+  if (r.open.matches == 0)
+    return r.open.name + " never matched (" + decoded + ", " + r.close.name + " " +
+           std::to_string(r.close.matches) + " times): no intervals";
+  if (r.close.matches == 0 && r.open.name != r.close.name)
+    return r.close.name + " never matched (" + decoded + ", " + r.open.name + " " +
+           std::to_string(r.open.matches) + " times): no intervals";
+  return "no interval closed (" + decoded + "; " + std::to_string(r.counts.dropped_at_gap) +
+         " dropped at gaps, " + std::to_string(r.counts.open_at_end) + " open at the end, " +
+         std::to_string(r.counts.closers_without_opener) + " closers without an opener)";
+}
+
+int RunDeltaCommand(const DeltaCommandOptions& options) {
+  if (options.bins == 0) return UsageError("--bins must be at least 1");
+  auto pair = ResolvePair(options.pair);
+  if (!pair) return UsageError(pair.error().message);
+  auto raw = options.in.ToRawInput();
+  if (!raw) return UsageError(raw.error().message);
+  auto session = OpenSession(options.input, *raw, options.in.AnyGiven());
+  if (!session) return ReportBadInput(session.error().message);
+  for (const std::string& warning : session->warnings)
+    std::fprintf(stderr, "ptprof: warning: %s\n", warning.c_str());
+  auto selected = SelectStreams(*session, options.in.streams);
+  if (!selected) return ReportBadInput(selected.error().message);
+
+  auto run = RunDelta(*session, *selected, *pair, options.pair.per_thread, options.input);
+  if (!run) return ReportBadInput(run.error().message);
+
+  DeltaReportOptions report_options;
+  report_options.input = options.input;
+  for (const auto& stream : session->manifest.streams) report_options.stream_names.push_back(stream.name);
+  report_options.bins = options.bins;
+  report_options.scale = options.scale == "log2" ? BinScale::kLog2 : BinScale::kLinear;
+  report_options.top = options.top;
+  report_options.time_unit = run->clock.unit;
+  const ImageSet& images = session->images;
+  report_options.symbolize = [&images](uint64_t ip) { return images.Symbolize(ip); };
+  DeltaReport report = MakeDeltaReport(*run->profiler, report_options);
+
+  if (auto why = WhyNoIntervals(report)) {
+    std::fprintf(stderr, "ptprof: delta: %s: %s\n", options.input.c_str(), why->c_str());
+    return kExitBadInput;
+  }
+  if (options.format == "json")
+    WriteDeltaJson(stdout, report);
+  else if (options.format == "csv")
+    WriteDeltaCsv(stdout, report);
+  else
+    WriteDeltaText(stdout, report);
+
+  if (!options.svg.empty()) {
+    std::string title = "delta " + report.open.name + " -> " + report.close.name + ": " +
+                        std::to_string(report.counts.intervals) + " intervals";
+    std::string svg = HistogramSvg(
+        title, {{"instruction-count delta", "instructions between the matches", &report.instructions},
+                {"time delta", "time between the matches (" + report.time_unit + ")", &report.time}});
+    std::FILE* f = std::fopen(options.svg.c_str(), "w");
+    if (!f || std::fwrite(svg.data(), 1, svg.size(), f) != svg.size() || std::fclose(f) != 0)
+      return ReportBadInput(options.svg + ": cannot write the SVG");
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+Command AddDeltaCommand(CLI::App& parent) {
+  auto options = std::make_shared<DeltaCommandOptions>();
+  CLI::App* app = parent.add_subcommand(
+      "delta", "Delta profiling: time and instruction-count histograms of the intervals between "
+               "two instruction patterns (e.g. --pair superCLI,superSTI)");
+  app->add_option("input", options->input, "raw Intel PT trace, perf.data or .ptar")->required();
+  AddPairOptions(*app, options->pair, /*pair_required=*/true);
+  AddImageOptions(*app, options->in);
+  AddPtOptions(*app, options->in);
+  AddAddrFilterOption(*app, options->in);
+  AddStreamOption(*app, options->in);
+  AddBinarySearchOptions(*app, options->in);
+  app->add_option("--bins", options->bins, "histogram bins (linear scale; default 20)");
+  app->add_option("--scale", options->scale, "histogram scale: lin or log2 (octaves)")
+      ->check(CLI::IsMember({"lin", "log2"}));
+  app->add_option("--top", options->top, "the K longest intervals to list (default 10)");
+  app->add_option("--format", options->format, "text, json or csv (one row per interval)")
+      ->check(CLI::IsMember({"text", "json", "csv"}));
+  app->add_option("--svg", options->svg, "also write both histograms as an SVG plot to FILE");
+  return {app, [options, app] {
+            options->in.RecordImageOrder(*app);
+            return RunDeltaCommand(*options);
+          }};
+}
+
+}  // namespace ptprof::cli

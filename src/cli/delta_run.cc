@@ -1,0 +1,94 @@
+#include "src/cli/delta_run.h"
+
+#include <cstdio>
+
+#include "decoders/pt/flow_session.h"
+#include "src/analyses/patterns/pattern_library.h"
+
+namespace ptprof::cli {
+
+void AddPairOptions(CLI::App& app, PairOptions& options, bool pair_required) {
+  auto* pair = app.add_option("--pair", options.pair,
+                              "OPEN,CLOSE: the patterns that open and close an interval "
+                              "(built-in names such as superCLI,superSTI, or --pattern names)");
+  if (pair_required) pair->required();
+  app.add_option("--pattern", options.patterns,
+                 "NAME=DEFINITION: define a pattern (docs/delta.md), repeatable");
+  app.add_flag("--per-thread", options.per_thread, "intervals per thread instead of per CPU");
+}
+
+Result<std::pair<patterns::Pattern, patterns::Pattern>> ResolvePair(const PairOptions& options) {
+  patterns::PatternLibrary library;
+  for (const std::string& spec : options.patterns) {
+    auto defined = library.Define(spec);
+    if (!defined) return tl::unexpected(defined.error());
+  }
+  size_t comma = options.pair.find(',');
+  if (comma == std::string::npos || options.pair.find(',', comma + 1) != std::string::npos)
+    return Fail("--pair '" + options.pair + "': expected two pattern names as OPEN,CLOSE");
+  auto open = library.Find(options.pair.substr(0, comma));
+  if (!open) return tl::unexpected(open.error());
+  auto close = library.Find(options.pair.substr(comma + 1));
+  if (!close) return tl::unexpected(close.error());
+  return std::make_pair(std::move(*open), std::move(*close));
+}
+
+ProfileClock ClockFor(const Session& session) {
+  ProfileClock clock;
+  const unsigned nom_freq = session.params().nom_freq;
+  if (nom_freq) {
+    // The TSC runs at the nominal frequency, nom_freq x 100 MHz: a tick is 10/nom_freq ns.
+    const double ns_per_tick = 10.0 / nom_freq;
+    clock.unit = "ns";
+    clock.time_of = [ns_per_tick](const EventHeader& h) -> std::optional<double> {
+      if (h.time_ns != kUnknownTime) return static_cast<double>(h.time_ns);
+      if (h.tsc != kUnknownTime) return static_cast<double>(h.tsc) * ns_per_tick;
+      return std::nullopt;
+    };
+  } else {
+    clock.unit = "ticks";
+    clock.time_of = [](const EventHeader& h) -> std::optional<double> {
+      if (h.tsc != kUnknownTime) return static_cast<double>(h.tsc);
+      return std::nullopt;
+    };
+  }
+  return clock;
+}
+
+Result<DeltaRun> RunDelta(const Session& session, const std::vector<size_t>& selected,
+                          const std::pair<patterns::Pattern, patterns::Pattern>& pair,
+                          bool per_thread, const std::string& where) {
+  DeltaRun run;
+  run.clock = ClockFor(session);
+  delta::DeltaOptions options;
+  options.per_thread = per_thread;
+  options.time_of = run.clock.time_of;
+  auto profiler = delta::DeltaProfiler::Create(session.images, pair.first, pair.second, options);
+  if (!profiler) return tl::unexpected(profiler.error());
+  run.profiler = std::move(*profiler);
+  for (size_t index : selected) {
+    const archive::StreamEntry& stream = session.manifest.streams[index];
+    const bool named = stream.name != "raw";
+    const std::string stream_where = named ? where + ": stream " + stream.name : where;
+    pt::FlowRequest request;
+    request.params = session.params();
+    // A raw trace is CPU 0 by convention; a per-thread stream has no CPU.
+    request.cpu = named ? stream.cpu : (stream.cpu != kUnknownId ? stream.cpu : 0);
+    run.profiler->BeginStream(static_cast<uint32_t>(index));
+    auto summary = pt::DecodeFlow(session.stream_bytes[index], session.images, request, *run.profiler);
+    if (!summary) {
+      if (!named) return Fail(stream_where + ": " + summary.error().message);
+      std::fprintf(stderr, "ptprof: warning: %s: %s\n", stream_where.c_str(),
+                   summary.error().message.c_str());
+      continue;
+    }
+    if (!summary->has_psb) {
+      if (!named) return Fail(stream_where + ": offset 0x0: no PSB found: not an Intel PT trace");
+      std::fprintf(stderr, "ptprof: warning: %s: offset 0x0: no PSB found\n", stream_where.c_str());
+    }
+  }
+  run.profiler->OnEnd();
+  return run;
+}
+
+}  // namespace ptprof::cli

@@ -1,0 +1,53 @@
+#pragma once
+// DeltaReport answers "what does a delta profile say?" in the form the user reads: the pair, the
+// counts (intervals, nested openers, dropped and unfinished intervals, pattern matches per
+// alternative), an instruction-count and a time histogram with percentiles, and the K longest
+// intervals with their stream, CPU/thread, times, trace offsets and the symbols where they opened
+// and closed. It is written as text, JSON, or CSV (one row per interval).
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "src/analyses/delta/delta_profiler.h"
+#include "src/report/histogram.h"
+
+namespace ptprof {
+
+struct DeltaReportOptions {
+  std::string input;
+  std::vector<std::string> stream_names;  // by session stream index
+  size_t bins = 20;
+  BinScale scale = BinScale::kLinear;
+  size_t top = 10;
+  std::string time_unit = "ns";  // "ns" or "ticks" (TSC ticks when no frequency is known)
+  std::function<std::string(uint64_t ip)> symbolize;  // "" when unknown
+};
+
+struct DeltaPatternSummary {
+  std::string name, definition;
+  std::vector<std::pair<std::string, uint64_t>> alternatives;  // text, matches
+  uint64_t matches = 0;
+};
+
+struct ReportedInterval {
+  delta::Interval interval;
+  std::string stream, open_symbol, close_symbol;
+};
+
+struct DeltaReport {
+  std::string input, time_unit;
+  DeltaPatternSummary open, close;
+  delta::DeltaCounts counts;
+  Histogram instructions, time;
+  std::vector<ReportedInterval> top;  // longest first
+  std::vector<ReportedInterval> all;  // in closing order (for CSV)
+};
+
+DeltaReport MakeDeltaReport(const delta::DeltaProfiler& profiler, const DeltaReportOptions& options);
+
+void WriteDeltaText(std::FILE* out, const DeltaReport& report);
+void WriteDeltaJson(std::FILE* out, const DeltaReport& report);
+void WriteDeltaCsv(std::FILE* out, const DeltaReport& report);
+
+}  // namespace ptprof

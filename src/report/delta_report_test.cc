@@ -1,0 +1,85 @@
+#include "src/report/delta_report.h"
+
+#include <cstdio>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include <catch2/catch.hpp>
+
+#include "src/analyses/delta/delta_test_image.h"
+#include "src/analyses/patterns/pattern_parser.h"
+
+using namespace ptprof;
+
+namespace {
+
+std::string Capture(void (*write)(std::FILE*, const DeltaReport&), const DeltaReport& r) {
+  char* buf = nullptr;
+  size_t size = 0;
+  std::FILE* f = open_memstream(&buf, &size);
+  write(f, r);
+  std::fclose(f);
+  std::string s(buf, size);
+  std::free(buf);
+  return s;
+}
+
+TraceEvent Block(uint64_t ip, uint32_t insns, uint64_t tsc) {
+  ExecBlock b;
+  b.first_ip = ip;
+  b.insns = insns;
+  b.mode = ExecMode::k64Bit;
+  TraceEvent e{EventHeader{}, b};
+  e.header.tsc = tsc;
+  e.header.cpu = 2;
+  e.header.offset = tsc;
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE("the report holds counts, both histograms and the longest intervals") {
+  // 0x1000 pause ; nop ; nop ; lfence
+  ImageSet images = delta::testing::ImageWith({0xf3, 0x90, 0x90, 0x90, 0x0f, 0xae, 0xe8}, 0x1000);
+  auto open = patterns::ParsePattern("open", "pause");
+  auto close = patterns::ParsePattern("close", "lfence");
+  delta::DeltaOptions options;
+  options.time_of = [](const EventHeader& h) -> std::optional<double> { return h.tsc; };
+  auto p = delta::DeltaProfiler::Create(images, *open, *close, options);
+  REQUIRE(p);
+  (*p)->OnEvent(Block(0x1000, 1, 10));
+  (*p)->OnEvent(Block(0x1002, 3, 30));  // 3 instructions, 20 ticks
+  (*p)->OnEvent(Block(0x1000, 4, 40));  // 3 instructions, 0 ticks
+  (*p)->OnEnd();
+  DeltaReportOptions ro;
+  ro.input = "t.ptar";
+  ro.stream_names = {"cpu2"};
+  ro.top = 1;
+  ro.time_unit = "ticks";
+  ro.symbolize = [](uint64_t ip) { return ip == 0x1000 ? std::string("f") : std::string(); };
+  DeltaReport r = MakeDeltaReport(**p, ro);
+  CHECK(r.counts.intervals == 2);
+  CHECK(r.instructions.count == 2);
+  CHECK(r.instructions.distinct == std::vector<std::pair<double, uint64_t>>{{3, 2}});
+  REQUIRE(r.top.size() == 1);
+  CHECK(r.top[0].interval.id == 1);  // the longer in time
+  CHECK(r.top[0].open_symbol == "f");
+  CHECK(r.top[0].stream == "cpu2");
+
+  std::string text = Capture(WriteDeltaText, r);
+  CHECK(text.find("intervals                   2") != std::string::npos);
+  CHECK(text.find("exact values: 3 x2") != std::string::npos);
+  CHECK(text.find("f (0x1000) -> 0x1004") != std::string::npos);
+
+  auto json = nlohmann::json::parse(Capture(WriteDeltaJson, r));
+  CHECK(json["counts"]["intervals"] == 2);
+  CHECK(json["time_unit"] == "ticks");
+  CHECK(json["time"]["percentiles"]["max"] == 20);
+  CHECK(json["top"][0]["cpu"] == 2);
+  CHECK(json["open"]["matches"] == 2);
+
+  std::string csv = Capture(WriteDeltaCsv, r);
+  CHECK(csv.find("id,stream,cpu,tid,instructions,time_ticks") == 0);
+  CHECK(csv.find("\n1,\"cpu2\",2,,3,20,10,30,0x1000,0x1004,") != std::string::npos);
+}
