@@ -2,6 +2,8 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
+#include <algorithm>
 #include <exception>
 #include <map>
 
@@ -72,6 +74,20 @@ std::string LastError(ocsd_err_t fallback) {
 
 }  // namespace
 
+// A DSTREAM capture is written in 512-byte blocks whose last 8 bytes are a footer, not trace:
+// the trace indices (as trc_pkt_lister counts them) run over the data bytes only.
+static std::vector<uint8_t> WithoutDstreamFooters(const std::vector<uint8_t>& in) {
+  constexpr size_t kBlock = 512, kFooter = 8;
+  std::vector<uint8_t> out;
+  out.reserve(in.size());
+  for (size_t pos = 0; pos < in.size(); pos += kBlock) {
+    size_t data = std::min(kBlock - kFooter, in.size() - pos);
+    out.insert(out.end(), in.begin() + static_cast<ptrdiff_t>(pos),
+               in.begin() + static_cast<ptrdiff_t>(pos + data));
+  }
+  return out;
+}
+
 Result<BufferFormat> BufferFormatOf(const std::string& name) {
   if (name == "coresight") return BufferFormat::kCoreSightFrames;
   if (name == "dstream_coresight") return BufferFormat::kDstreamFrames;
@@ -85,7 +101,13 @@ struct EtmDecoder::Impl {
   EtmDecodeOptions options;
   std::map<uint8_t, Protocol> protocol_of_id;
   std::map<uint8_t, int32_t> cpu_of_id;
-  std::vector<MemoryImage> images;  // keeps the bytes OpenCSD reads alive
+  // The code OpenCSD reads, through one callback accessor over the whole address space.
+  struct Region {
+    MemoryImage image;
+    uint32_t space;  // ocsd_mem_space_acc_t mask
+  };
+  std::vector<Region> regions;
+  size_t last_region = 0;  // the region the previous read hit: reads cluster
   // Per decode:
   EventSink* sink = nullptr;
   const std::function<void(const std::string&)>* line = nullptr;
@@ -96,6 +118,25 @@ struct EtmDecoder::Impl {
 
   ~Impl() {
     if (tree != C_API_INVALID_TREE_HANDLE) ocsd_destroy_dcd_tree(tree);
+  }
+
+  static uint32_t ReadMemory(const void* ctx, const ocsd_vaddr_t address,
+                             const ocsd_mem_space_acc_t space, const uint32_t want, uint8_t* out) {
+    auto* self = static_cast<Impl*>(const_cast<void*>(ctx));
+    const size_t n = self->regions.size();
+    for (size_t k = 0; k < n; ++k) {
+      size_t i = (self->last_region + k) % n;
+      const Region& r = self->regions[i];
+      const uint64_t size = r.image.bytes->size();
+      if (address < r.image.address || address - r.image.address >= size) continue;
+      if ((r.space & static_cast<uint32_t>(space)) == 0) continue;
+      self->last_region = i;
+      uint64_t offset = address - r.image.address;
+      uint32_t count = static_cast<uint32_t>(std::min<uint64_t>(want, size - offset));
+      std::memcpy(out, r.image.bytes->data() + offset, count);
+      return count;
+    }
+    return 0;
   }
 
   bool Wanted(uint8_t id) const { return options.trace_ids.empty() || options.trace_ids.count(id); }
@@ -156,8 +197,11 @@ struct EtmDecoder::Impl {
 
   // Feeds the whole buffer; a fatal response becomes a gap (or an error line), the decoders are
   // reset and input resumes at the next frame (formatted) or byte (single source).
-  void Feed(const std::vector<uint8_t>& bytes) {
-    stats.bytes = bytes.size();
+  void Feed(const std::vector<uint8_t>& input) {
+    stats.bytes = input.size();
+    std::vector<uint8_t> stripped;
+    if (format == BufferFormat::kDstreamFrames) stripped = WithoutDstreamFooters(input);
+    const std::vector<uint8_t>& bytes = format == BufferFormat::kDstreamFrames ? stripped : input;
     uint64_t pos = 0;
     const uint64_t step = format == BufferFormat::kSingleSource ? 1 : 16;
     while (pos < bytes.size()) {
@@ -303,6 +347,12 @@ Result<std::unique_ptr<EtmDecoder>> EtmDecoder::Create(BufferFormat format,
       if (s.cpu >= 0) impl->cpu_of_id[id] = s.cpu;
     }
     if (!options.packets_only) {
+      // One accessor for all memory: images are looked up by our own code, so images from
+      // snapshots, ELF files or perf mmaps need nothing more from OpenCSD, and a decode with
+      // no image at all reports inaccessible memory instead of failing.
+      ocsd_err_t mem = ocsd_dt_add_callback_mem_acc(impl->tree, 0, ~0ull, OCSD_MEM_SPACE_ANY,
+                                                    &Impl::ReadMemory, impl.get());
+      if (mem != OCSD_OK) return Fail("OpenCSD: cannot attach the memory accessor: " + LastError(mem));
       ocsd_err_t err = ocsd_dt_set_gen_elem_outfn(impl->tree, &Impl::OnElement, impl.get());
       if (err != OCSD_OK) return Fail("OpenCSD: cannot attach the element output: " + LastError(err));
     }
@@ -314,28 +364,22 @@ Result<std::unique_ptr<EtmDecoder>> EtmDecoder::Create(BufferFormat format,
 
 Status EtmDecoder::AddMemory(const MemoryImage& image) {
   if (!image.bytes || image.bytes->empty()) return {};
-  for (const MemoryImage& other : impl_->images) {
-    if (other.address == image.address && *other.bytes == *image.bytes) return {};  // the same dump again
-  }
-  try {
-    ocsd_err_t err = ocsd_dt_add_buffer_mem_acc(impl_->tree, image.address, MemSpaceOf(image.space),
-                                                image.bytes->data(),
-                                                static_cast<uint32_t>(image.bytes->size()));
-    if (err != OCSD_OK) {
-      char buf[256] = {};
-      ocsd_err_str(err, buf, sizeof buf);
-      std::string msg = image.where + ": memory at 0x" + [&] {
-        char a[24];
-        std::snprintf(a, sizeof a, "%" PRIx64, image.address);
-        return std::string(a);
-      }() + " not added: " + buf;
-      warnings_.push_back(msg);
-      return Fail(msg);
+  const uint64_t end = image.address + image.bytes->size();
+  const uint32_t space = MemSpaceOf(image.space);
+  for (const Impl::Region& r : impl_->regions) {
+    const MemoryImage& other = r.image;
+    if (other.address == image.address && *other.bytes == *image.bytes) return {};  // same dump again
+    const uint64_t other_end = other.address + other.bytes->size();
+    if (image.address < other_end && other.address < end && (r.space & space) != 0) {
+      char msg[160];
+      std::snprintf(msg, sizeof msg, ": memory at 0x%" PRIx64 "-0x%" PRIx64
+                    " not added: it overlaps ", image.address, end);
+      std::string text = image.where + msg + other.where;
+      warnings_.push_back(text);
+      return Fail(text);
     }
-    impl_->images.push_back(image);
-  } catch (const std::exception& e) {
-    return Fail(image.where + ": OpenCSD: " + e.what());
   }
+  impl_->regions.push_back(Impl::Region{image, space});
   return {};
 }
 

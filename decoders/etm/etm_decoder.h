@@ -53,8 +53,9 @@ class EtmDecoder {
   EtmDecoder(const EtmDecoder&) = delete;
   EtmDecoder& operator=(const EtmDecoder&) = delete;
 
-  // Makes `image` readable by the decoders. An image overlapping one already added is refused
-  // with an error naming both (the caller decides whether that is fatal).
+  // Makes `image` readable by the decoders (the bytes are shared, not copied). An image
+  // overlapping one already added in the same memory space is refused with an error naming both
+  // (the caller decides whether that is fatal); the very same image again is ignored.
   Status AddMemory(const MemoryImage& image);
 
   // Decodes `trace` into events for `sink` (then calls sink.OnEnd()).

@@ -42,7 +42,8 @@ TEST_CASE("the a57 single-step snapshot decodes to one range and one exception")
   REQUIRE(plan);
   auto dec = EtmDecoder::Create(BufferFormat::kCoreSightFrames, plan->sources, {});
   REQUIRE(dec);
-  auto memory = LoadSnapshotMemory(*snap, *plan);
+  std::vector<std::string> warnings;
+  auto memory = LoadSnapshotMemory(*snap, *plan, warnings);
   REQUIRE(memory);
   for (const MemoryImage& m : *memory) REQUIRE((*dec)->AddMemory(m));
   auto trace = ReadFileBytes(plan->buffer.file);
@@ -101,5 +102,6 @@ TEST_CASE("overlapping memory is refused with a message naming it") {
   REQUIRE((*dec)->AddMemory(a));
   auto refused = (*dec)->AddMemory(b);
   REQUIRE(!refused);
-  CHECK(refused.error().message.find("b.ini:[dump1]: memory at 0x1010 not added") == 0);
+  CHECK(refused.error().message ==
+        "b.ini:[dump1]: memory at 0x1010-0x1050 not added: it overlaps a.ini:[dump1]");
 }

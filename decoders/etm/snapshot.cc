@@ -50,7 +50,7 @@ Result<MemoryDump> ReadDump(const std::string& dir, const IniFile& ini, const In
   if (!file) return tl::unexpected(file.error());
   dump.file = JoinPath(dir, (*file)->value);
   if (!IsRegularFile(dump.file))
-    return Fail(ini.Where((*file)->line) + ": file: dump file '" + dump.file + "' does not exist");
+    dump.missing = ini.Where((*file)->line) + ": file: dump file '" + dump.file + "' does not exist";
   auto address = Required(ini, s, "address");
   if (!address) return tl::unexpected(address.error());
   auto a = ParseNumber((*address)->value, ini.Where((*address)->line), "address");
@@ -89,7 +89,7 @@ Result<SnapshotDevice> ReadDevice(const std::string& dir, const std::string& ini
       dev.registers.push_back(RegisterLine{StripSuffix(e.key), e.value, ini->Where(e.line)});
   }
   for (const IniSection& s : ini->sections) {
-    if (s.name.size() > 4 && EqualsIgnoreCase(s.name.substr(0, 4), "dump")) {
+    if (s.name.size() >= 4 && EqualsIgnoreCase(s.name.substr(0, 4), "dump")) {
       auto dump = ReadDump(dir, *ini, s);
       if (!dump) return tl::unexpected(dump.error());
       dev.dumps.push_back(std::move(*dump));
@@ -144,8 +144,11 @@ Result<void> ReadTraceMetadata(const std::string& path, Snapshot& snap) {
   auto sources = RequiredSection(*ini, "source_buffers");
   if (!sources) return tl::unexpected(sources.error());
   for (const IniEntry& e : (*sources)->entries) {
-    if (!snap.Buffer(e.value))
-      return Fail(ini->Where(e.line) + ": " + e.key + ": no trace buffer named '" + e.value + "'");
+    if (!snap.Buffer(e.value)) {  // a buffer the snapshot did not capture: nothing to decode
+      snap.warnings.push_back(ini->Where(e.line) + ": " + e.key + ": no trace buffer named '" +
+                              e.value + "' in 'buffers': source ignored");
+      continue;
+    }
     snap.source_buffers.emplace_back(e.key, e.value);
   }
   if (const IniSection* cores = ini->Find("core_trace_sources")) {

@@ -28,6 +28,9 @@ struct MemoryDump {
   std::optional<uint64_t> length;      // to the end of the file when absent
   std::string space;                   // memory space name ("EL1N", "S", ...), empty for any
   std::string where;                   // "cpu_0.ini:[dump1]"
+  // Why the dump cannot be read (its file does not exist), or empty. A snapshot may name dumps
+  // it does not ship: their code is then unknown, as for trc_pkt_lister.
+  std::string missing;
 };
 
 struct SnapshotDevice {
@@ -55,6 +58,7 @@ struct Snapshot {
   std::vector<TraceBuffer> buffers;  // in [trace_buffers] order
   std::vector<std::pair<std::string, std::string>> source_buffers;  // source -> buffer
   std::vector<std::pair<std::string, std::string>> core_sources;    // core -> source
+  std::vector<std::string> warnings;  // entries that were ignored, with file and line
 
   const SnapshotDevice* Device(const std::string& name) const;
   const TraceBuffer* Buffer(const std::string& name) const;

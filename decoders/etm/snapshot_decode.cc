@@ -10,6 +10,7 @@ Result<SnapshotDecode> OpenSnapshotDecode(const std::string& dir, const Snapshot
   auto snapshot = LoadSnapshot(dir);
   if (!snapshot) return tl::unexpected(snapshot.error());
   d.snapshot = std::move(*snapshot);
+  d.warnings = d.snapshot.warnings;
   auto plan = PlanBuffer(d.snapshot, request.buffer);
   if (!plan) return tl::unexpected(plan.error());
   d.plan = std::move(*plan);
@@ -39,7 +40,7 @@ Result<SnapshotDecode> OpenSnapshotDecode(const std::string& dir, const Snapshot
   if (!decoder) return Fail(dir + ": " + decoder.error().message);
   d.decoder = std::move(*decoder);
   if (!options.packets_only) {
-    auto memory = LoadSnapshotMemory(d.snapshot, d.plan);
+    auto memory = LoadSnapshotMemory(d.snapshot, d.plan, d.warnings);
     if (!memory) return tl::unexpected(memory.error());
     d.memory = std::move(*memory);
     for (const MemoryImage& m : d.memory) {

@@ -6,7 +6,8 @@
 
 namespace ptprof::etm {
 
-Result<std::vector<MemoryImage>> LoadSnapshotMemory(const Snapshot& snapshot, const BufferPlan& plan) {
+Result<std::vector<MemoryImage>> LoadSnapshotMemory(const Snapshot& snapshot, const BufferPlan& plan,
+                                                    std::vector<std::string>& warnings) {
   std::vector<MemoryImage> images;
   std::set<std::string> cores;
   for (const SourceConfig& s : plan.sources) {
@@ -14,6 +15,10 @@ Result<std::vector<MemoryImage>> LoadSnapshotMemory(const Snapshot& snapshot, co
     const SnapshotDevice* core = snapshot.Device(s.core);
     if (!core) continue;
     for (const MemoryDump& d : core->dumps) {
+      if (!d.missing.empty()) {
+        warnings.push_back(d.missing + " (its code is unknown to the decode)");
+        continue;
+      }
       auto bytes = ReadFileRange(d.file, d.offset, d.length.value_or(UINT64_MAX));
       if (!bytes) return Fail(d.where + ": " + bytes.error().message);
       if (d.length && bytes->size() < *d.length)

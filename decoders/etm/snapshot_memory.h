@@ -10,7 +10,8 @@
 namespace ptprof::etm {
 
 // The dumps of the cores of `plan`'s sources, each core once. A dump whose offset or length lies
-// outside its file is an error naming the dump.
-Result<std::vector<MemoryImage>> LoadSnapshotMemory(const Snapshot& snapshot, const BufferPlan& plan);
+// outside its file is an error naming the dump; a dump whose file is missing is a warning.
+Result<std::vector<MemoryImage>> LoadSnapshotMemory(const Snapshot& snapshot, const BufferPlan& plan,
+                                                    std::vector<std::string>& warnings);
 
 }  // namespace ptprof::etm

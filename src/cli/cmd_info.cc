@@ -9,6 +9,7 @@
 #include "decoders/pt/trace_census.h"
 #include "sideband/file_bytes.h"
 #include "src/cli/command.h"
+#include "src/cli/etm_snapshot.h"
 #include "src/cli/info_archive.h"
 #include "src/cli/info_perf_data.h"
 #include "src/pipeline/input_kind.h"
@@ -78,6 +79,8 @@ void PrintJson(const std::string& input, const pt::TraceCensus& c) {
 int RunInfo(const InfoOptions& options) {
   auto kind = ClassifyPath(options.input);
   if (!kind) return ReportBadInput(kind.error().message);
+  if (*kind == InputKind::kCoreSightSnapshot && options.extract_aux_dir.empty())
+    return RunSnapshotInfo({options.input, options.format, {}, false, false});  // etm_snapshot.cc
   if (*kind == InputKind::kPerfData || *kind == InputKind::kPerfDataPipe)
     return RunPerfDataInfo({options.input, options.format, options.extract_aux_dir});
   if (*kind == InputKind::kPtar && options.extract_aux_dir.empty())

@@ -1,0 +1,21 @@
+#pragma once
+// The CoreSight snapshot side of info, dump and decode: each command hands a snapshot directory
+// (InputKind::kCoreSightSnapshot) to these functions, which decode it through decoders/etm.
+#include <string>
+#include <vector>
+
+namespace ptprof::cli {
+
+struct SnapshotCommandOptions {
+  std::string dir;
+  std::string format = "text";          // text | json (info), text | jsonl (dump, decode)
+  std::vector<std::string> sources;     // --stream: trace source names (ETM_0, ...); empty: all
+  bool insn = false;                    // decode: one record per instruction
+  bool src_addr_n = false;              // decode: ETE/ETMv4 ranges split at N atoms
+};
+
+int RunSnapshotInfo(const SnapshotCommandOptions& options);
+int RunSnapshotDump(const SnapshotCommandOptions& options);
+int RunSnapshotDecode(const SnapshotCommandOptions& options);
+
+}  // namespace ptprof::cli
