@@ -15,10 +15,12 @@
 #include "sideband/image_set.h"
 #include "sideband/x86_insn.h"
 #include "src/cli/command.h"
+#include "src/cli/etm_snapshot.h"
 #include "src/cli/input_options.h"
 #include "src/analyses/flow_stats.h"
 #include "src/pipeline/decode_streams.h"
 #include "src/pipeline/fanout_sink.h"
+#include "src/pipeline/input_kind.h"
 #include "src/report/event_writer.h"
 
 namespace ptprof::cli {
@@ -34,6 +36,7 @@ struct DecodeOptions {
   bool ticks = false;
   bool summary = false;
   std::string format = "text";
+  bool etm_src_addr_n = false;  // CoreSight snapshots: ETE/ETMv4 ranges split at N atoms
 };
 
 int UsageError(const std::string& message) {
@@ -45,6 +48,9 @@ int RunDecode(const DecodeOptions& options) {
   if (options.input.empty() == options.pt.empty())
     return UsageError("give the trace once, as an argument or with --pt");
   const std::string& trace_file = options.pt.empty() ? options.input : options.pt;
+  if (auto kind = ClassifyPath(trace_file); kind && *kind == InputKind::kCoreSightSnapshot)
+    return RunSnapshotDecode({trace_file, options.format, options.in.streams, options.insn,
+                              options.etm_src_addr_n});  // etm_snapshot.cc
 
   auto raw = options.in.ToRawInput();
   if (!raw) return UsageError(raw.error().message);
@@ -131,6 +137,8 @@ Command AddDecodeCommand(CLI::App& parent) {
   auto* insn = app->add_flag("--insn", options->insn, "one record per instruction");
   auto* blocks = app->add_flag("--blocks", options->blocks, "one record per block (default)");
   insn->excludes(blocks);
+  app->add_flag("--etm-src-addr-n", options->etm_src_addr_n,
+                "CoreSight: split ETE/ETMv4 ranges at not-taken branches (trc_pkt_lister -src_addr_n)");
   app->add_flag("--ticks", options->ticks, "report timing packets as tick events (at the IP)");
   app->add_flag("--summary", options->summary,
                 "after the flow, a summary: instructions, blocks, gaps, exits, top functions");
