@@ -204,8 +204,11 @@ struct EtmDecoder::Impl {
     const std::vector<uint8_t>& bytes = format == BufferFormat::kDstreamFrames ? stripped : input;
     uint64_t pos = 0;
     const uint64_t step = format == BufferFormat::kSingleSource ? 1 : 16;
-    while (pos < bytes.size()) {
-      uint32_t chunk = static_cast<uint32_t>(std::min<uint64_t>(bytes.size() - pos, 1u << 20));
+    // The deformatter takes whole 16-byte frames only: a buffer cut inside a frame decodes up
+    // to its last whole frame, and the rest is reported as truncated.
+    const uint64_t usable = bytes.size() / step * step;
+    while (pos < usable) {
+      uint32_t chunk = static_cast<uint32_t>(std::min<uint64_t>(usable - pos, 1u << 20));
       uint32_t used = 0;
       ocsd_datapath_resp_t resp =
           ocsd_dt_process_data(tree, OCSD_OP_DATA, pos, chunk, bytes.data() + pos, &used);
@@ -230,6 +233,26 @@ struct EtmDecoder::Impl {
     }
     uint32_t none = 0;
     ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, nullptr, &none);
+    if (usable < bytes.size()) ReportTruncated(usable, bytes.size() - usable);
+  }
+
+  void ReportTruncated(uint64_t at, uint64_t size) {
+    std::string why = "the buffer ends inside a 16-byte frame: " + std::to_string(size) +
+                      " byte(s) not decoded";
+    if (sink) {
+      TraceEvent ev;
+      ev.header.offset = at;
+      TraceGap g;
+      g.reason = GapReason::kTruncated;
+      g.detail = why;
+      ev.body = g;
+      ++stats.gaps;
+      sink->OnEvent(ev);
+    } else if (line) {
+      char head[64];
+      std::snprintf(head, sizeof head, "offset 0x%" PRIx64 ": ", at);
+      (*line)(head + why);
+    }
   }
 
   void ReportFatal(uint64_t at, const std::string& why) {

@@ -105,3 +105,23 @@ TEST_CASE("overlapping memory is refused with a message naming it") {
   CHECK(refused.error().message ==
         "b.ini:[dump1]: memory at 0x1010-0x1050 not added: it overlaps a.ini:[dump1]");
 }
+
+TEST_CASE("a formatted buffer cut inside a frame decodes its whole frames and reports the rest") {
+  SourceConfig cfg;
+  cfg.source = "ETM_0";
+  cfg.protocol = Protocol::kEtmV4;
+  cfg.arch = {ArchVersion::kV8, CoreProfile::kA};
+  cfg.registers = {{"TRCCONFIGR", 0}, {"TRCTRACEIDR", 0x10}, {"TRCIDR0", 0x28000EA1},
+                   {"TRCIDR1", 0x4100F403}, {"TRCIDR2", 0x488}};
+  auto dec = EtmDecoder::Create(BufferFormat::kCoreSightFrames, {cfg}, {});
+  REQUIRE(dec);
+  std::vector<uint8_t> frames(16 * 4 + 7, 0);
+  Collect sink;
+  EtmDecodeStats stats = (*dec)->Decode(frames, sink);
+  CHECK(stats.fatal_errors == 0);
+  REQUIRE(!sink.events.empty());
+  const auto* gap = std::get_if<TraceGap>(&sink.events.back().body);
+  REQUIRE(gap);
+  CHECK(gap->reason == GapReason::kTruncated);
+  CHECK(sink.events.back().header.offset == 64);
+}
