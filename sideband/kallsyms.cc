@@ -66,16 +66,20 @@ std::vector<Symbol> KallsymsTextSymbols(const std::vector<KallsymsEntry>& entrie
   });
   std::vector<Symbol> symbols;
   symbols.reserve(text.size());
-  for (size_t i = 0; i < text.size(); ++i) {
-    // Bounded by the next symbol at a higher address (aliases share an address).
+  for (size_t i = 0; i < text.size();) {
+    // Aliases share an address: one name each, a global one before a local one, among those the
+    // one listed last (the kernel lists __do_sys_getpid, __ia32_sys_getpid, __x64_sys_getpid).
     size_t next = i + 1;
-    while (next < text.size() && text[next]->address == text[i]->address) ++next;
+    const KallsymsEntry* best = text[i];
+    for (; next < text.size() && text[next]->address == text[i]->address; ++next)
+      if (text[next]->type == 'T' || best->type == 't') best = text[next];
     Symbol symbol;
-    symbol.name = text[i]->module.empty() ? text[i]->name
-                                          : text[i]->name + " [" + text[i]->module + "]";
-    symbol.address = text[i]->address;
-    symbol.size = next < text.size() ? text[next]->address - text[i]->address : 0x1000;
+    symbol.name = best->module.empty() ? best->name : best->name + " [" + best->module + "]";
+    symbol.address = best->address;
+    // Bounded by the next symbol at a higher address.
+    symbol.size = next < text.size() ? text[next]->address - best->address : 0x1000;
     symbols.push_back(std::move(symbol));
+    i = next;
   }
   return symbols;
 }
