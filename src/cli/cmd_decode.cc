@@ -15,6 +15,7 @@
 #include "sideband/image_set.h"
 #include "sideband/x86_insn.h"
 #include "src/cli/command.h"
+#include "src/cli/flow_window_options.h"
 #include "src/cli/etm_snapshot.h"
 #include "src/cli/input_options.h"
 #include "src/analyses/flow_stats.h"
@@ -36,6 +37,7 @@ struct DecodeOptions {
   bool ticks = false;
   bool summary = false;
   std::string format = "text";
+  WindowOptions window;  // --interval / --around (flow_window_options.h)
   bool etm_src_addr_n = false;  // CoreSight snapshots: ETE/ETMv4 ranges split at N atoms
 };
 
@@ -76,7 +78,10 @@ int RunDecode(const DecodeOptions& options) {
     const Symbol* symbol = images.symbols().Find(ip);
     return symbol ? symbol->name : std::string();
   });
-  std::vector<EventSink*> sinks = {&writer};
+  std::unique_ptr<delta::FlowWindow> window;
+  if (int status = MakeFlowWindow(options.window, *session, *selected, trace_file, writer, window))
+    return status;
+  std::vector<EventSink*> sinks = {window ? static_cast<EventSink*>(window.get()) : &writer};
   if (options.summary) sinks.push_back(&stats);
   FanoutSink fanout(sinks);
 
@@ -139,6 +144,7 @@ Command AddDecodeCommand(CLI::App& parent) {
   insn->excludes(blocks);
   app->add_flag("--etm-src-addr-n", options->etm_src_addr_n,
                 "CoreSight: split ETE/ETMv4 ranges at not-taken branches (trc_pkt_lister -src_addr_n)");
+  AddWindowOptions(*app, options->window);
   app->add_flag("--ticks", options->ticks, "report timing packets as tick events (at the IP)");
   app->add_flag("--summary", options->summary,
                 "after the flow, a summary: instructions, blocks, gaps, exits, top functions");

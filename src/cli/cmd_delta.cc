@@ -70,7 +70,16 @@ int RunDeltaCommand(const DeltaCommandOptions& options) {
 
   DeltaReportOptions report_options;
   report_options.input = options.input;
-  for (const auto& stream : session->manifest.streams) report_options.stream_names.push_back(stream.name);
+  const Session& opened = *session;
+  const bool per_thread = options.pair.per_thread;
+  report_options.lane_name = [&opened, per_thread](int32_t lane) {
+    for (const auto& stream : opened.manifest.streams) {
+      int32_t id = per_thread || stream.cpu == kUnknownId ? stream.tid : stream.cpu;
+      if (stream.name == "raw" && !per_thread) id = stream.cpu != kUnknownId ? stream.cpu : 0;
+      if (id == lane) return stream.name;
+    }
+    return std::string();
+  };
   report_options.bins = options.bins;
   report_options.scale = options.scale == "log2" ? BinScale::kLog2 : BinScale::kLinear;
   report_options.top = options.top;

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "decoders/pt/flow_session.h"
+#include "src/pipeline/decode_streams.h"
 #include "src/analyses/patterns/pattern_library.h"
 
 namespace ptprof::cli {
@@ -66,23 +66,20 @@ Result<DeltaRun> RunDelta(const Session& session, const std::vector<size_t>& sel
   auto profiler = delta::DeltaProfiler::Create(session.images, pair.first, pair.second, options);
   if (!profiler) return tl::unexpected(profiler.error());
   run.profiler = std::move(*profiler);
-  for (size_t index : selected) {
-    const archive::StreamEntry& stream = session.manifest.streams[index];
+  // The streams merged by time, each event stamped with its stream's cpu/pid/tid: the profiler's
+  // lanes. A raw trace is one stream whose failures are the input's; a stream of a multi-stream
+  // input that cannot be decoded is a warning and the others go on.
+  const auto outcomes = DecodeStreams(session, selected, DecodeStreamsOptions{}, *run.profiler);
+  for (const StreamOutcome& outcome : outcomes) {
+    const archive::StreamEntry& stream = session.manifest.streams[outcome.stream];
     const bool named = stream.name != "raw";
     const std::string stream_where = named ? where + ": stream " + stream.name : where;
-    pt::FlowRequest request;
-    request.params = session.params();
-    // A raw trace is CPU 0 by convention; a per-thread stream has no CPU.
-    request.cpu = named ? stream.cpu : (stream.cpu != kUnknownId ? stream.cpu : 0);
-    run.profiler->BeginStream(static_cast<uint32_t>(index));
-    auto summary = pt::DecodeFlow(session.stream_bytes[index], session.images, request, *run.profiler);
-    if (!summary) {
-      if (!named) return Fail(stream_where + ": " + summary.error().message);
-      std::fprintf(stderr, "ptprof: warning: %s: %s\n", stream_where.c_str(),
-                   summary.error().message.c_str());
+    if (!outcome.summary) {
+      if (!named) return Fail(stream_where + ": " + outcome.error);
+      std::fprintf(stderr, "ptprof: warning: %s: %s\n", stream_where.c_str(), outcome.error.c_str());
       continue;
     }
-    if (!summary->has_psb) {
+    if (!outcome.summary->has_psb) {
       if (!named) return Fail(stream_where + ": offset 0x0: no PSB found: not an Intel PT trace");
       std::fprintf(stderr, "ptprof: warning: %s: offset 0x0: no PSB found\n", stream_where.c_str());
     }

@@ -154,7 +154,7 @@ DeltaReport MakeDeltaReport(const delta::DeltaProfiler& profiler, const DeltaRep
   auto reported = [&options](const delta::Interval& i) {
     ReportedInterval r;
     r.interval = i;
-    r.stream = i.stream < options.stream_names.size() ? options.stream_names[i.stream] : "";
+    if (options.lane_name) r.stream = options.lane_name(i.lane);
     if (options.symbolize) {
       r.open_symbol = options.symbolize(i.open_ip);
       r.close_symbol = options.symbolize(i.close_ip);

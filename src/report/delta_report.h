@@ -16,7 +16,8 @@ namespace ptprof {
 
 struct DeltaReportOptions {
   std::string input;
-  std::vector<std::string> stream_names;  // by session stream index
+  // The stream (or CPU/thread) an interval's lane belongs to ("" when unknown).
+  std::function<std::string(int32_t lane)> lane_name;
   size_t bins = 20;
   BinScale scale = BinScale::kLinear;
   size_t top = 10;

@@ -54,7 +54,7 @@ TEST_CASE("the report holds counts, both histograms and the longest intervals") 
   (*p)->OnEnd();
   DeltaReportOptions ro;
   ro.input = "t.ptar";
-  ro.stream_names = {"cpu2"};
+  ro.lane_name = [](int32_t lane) { return lane == 2 ? std::string("cpu2") : std::string(); };
   ro.top = 1;
   ro.time_unit = "ticks";
   ro.symbolize = [](uint64_t ip) { return ip == 0x1000 ? std::string("f") : std::string(); };

@@ -26,11 +26,6 @@ DeltaProfiler::DeltaProfiler(const ImageSet& images, patterns::Pattern open,
   counts_.matches[1].assign(close_.alternatives.size(), 0);
 }
 
-void DeltaProfiler::BeginStream(uint32_t index) {
-  stream_ = index;
-  last_lane_ = nullptr;
-}
-
 DeltaProfiler::Lane& DeltaProfiler::LaneOf(const EventHeader& header) {
   // Per CPU; a per-thread stream (no CPU) is its own lane, as is every thread with --per-thread.
   int32_t id = LaneId(header, options_.per_thread);
@@ -57,7 +52,6 @@ void DeltaProfiler::OnMatch(Lane& lane, const EventHeader& header, uint64_t ip,
     const Open& o = *lane.open;
     Interval interval;
     interval.id = intervals_.size() + 1;
-    interval.stream = stream_;
     interval.cpu = header.cpu != kUnknownId ? header.cpu : lane.cpu;
     interval.tid = header.tid != kUnknownId ? header.tid : lane.tid;
     interval.open_ip = o.ip;

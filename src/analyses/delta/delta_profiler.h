@@ -28,7 +28,6 @@ namespace ptprof::delta {
 // One closed interval.
 struct Interval {
   uint64_t id = 0;       // 1, 2, ... in the order the intervals closed
-  uint32_t stream = 0;   // the session stream it was decoded from
   int32_t cpu = kUnknownId;
   int32_t tid = kUnknownId;
   uint64_t open_ip = 0, close_ip = 0;
@@ -76,9 +75,6 @@ class DeltaProfiler : public EventSink {
                                                        const patterns::Pattern& close,
                                                        DeltaOptions options);
 
-  // The events that follow come from session stream `index` (for the report only).
-  void BeginStream(uint32_t index);
-
   void OnEvent(const TraceEvent& event) override;
   void OnEnd() override;
 
@@ -121,7 +117,6 @@ class DeltaProfiler : public EventSink {
   DeltaOptions options_;
   patterns::InsnCache cache_;
   BlockExpander expander_;
-  uint32_t stream_ = 0;
   std::map<int32_t, Lane> lanes_;
   int32_t last_key_ = 0;
   Lane* last_lane_ = nullptr;
