@@ -15,6 +15,7 @@
 #include "src/archive/archive_writer.h"
 #include "decoders/pt/pt_params.h"
 #include "src/archive/manifest.h"
+#include "src/cli/cmd_record_system.h"
 #include "src/cli/command.h"
 #include "sideband/build_id.h"
 #include "sideband/file_bytes.h"
@@ -44,6 +45,11 @@ struct RecordOptions {
   std::vector<std::string> snapshot_on;  // "syscall=NAME[,NAME]" or "insns=N"
   uint64_t buffer_size = 65536;
   std::vector<std::string> command;
+  // --backend qemu-system (the kernel lab, docs/lab.md)
+  std::string kernel;
+  std::string guest_tracer = "nop";
+  unsigned smp = 1;
+  unsigned timeout = 300;
 };
 
 // x86-64 syscall numbers of the names --snapshot-on accepts (a number works too).
@@ -228,10 +234,48 @@ Status WriteArchive(const RecordOptions& options, const record::QemuRecording& r
   return writer->Finish(archive::ManifestToJson(manifest));
 }
 
+pt::EncoderOptions EncoderOptionsOf(const RecordOptions& options) {
+  pt::EncoderOptions enc;
+  enc.psb_period = options.psb_period;
+  enc.emit_tsc = !options.no_tsc;
+  enc.return_compression = !options.no_retcomp;
+  enc.tnt64 = options.tnt64;
+  enc.emit_timing = !options.no_tsc;
+  enc.emit_mtc = options.mtc_period.has_value() && !options.no_tsc;
+  if (options.mtc_period) enc.mtc_freq = static_cast<uint8_t>(*options.mtc_period);
+  enc.emit_cyc = options.cyc_threshold.has_value();
+  if (options.cyc_threshold) enc.cyc_threshold = static_cast<uint8_t>(*options.cyc_threshold);
+  enc.tsc_per_ctc = static_cast<uint32_t>(options.tsc_per_ctc);
+  return enc;
+}
+
+int RunRecordQemuSystem(const RecordOptions& options) {
+  RecordSystemRequest request;
+  request.output = options.output;
+  request.force = options.force;
+  request.encoder = EncoderOptionsOf(options);
+  request.cycles_per_insn = static_cast<uint32_t>(options.cycles_per_insn);
+  request.mtc_period = options.mtc_period;
+  request.cyc_threshold = options.cyc_threshold;
+  request.snapshot_on = options.snapshot_on;
+  request.buffer_size = options.buffer_size;
+  request.command = options.command;
+  request.kernel = options.kernel;
+  request.tracer = options.guest_tracer;
+  request.smp = options.smp;
+  request.timeout_seconds = options.timeout;
+  if (options.qemu != "qemu-x86_64") request.qemu = options.qemu;
+  request.plugin = options.plugin;
+  request.keep_stream = options.keep_stream;
+  request.quiet = options.quiet;
+  return RunRecordSystem(request);
+}
+
 int RunRecord(const RecordOptions& options) {
+  if (options.backend == "qemu-system") return RunRecordQemuSystem(options);
   if (options.backend != "qemu")
     return ReportBadInput("record: backend '" + options.backend +
-                          "' is not available yet (use --backend qemu)");
+                          "' is not available yet (use --backend qemu or qemu-system)");
   if (options.command.empty()) return ReportBadInput("record: no command given (-- CMD ARGS)");
   if (!options.force && access(options.output.c_str(), F_OK) == 0)
     return ReportBadInput(options.output + ": exists (use --force to replace it)");
@@ -324,7 +368,7 @@ Command AddRecordCommand(CLI::App& parent) {
   auto options = std::make_shared<RecordOptions>();
   CLI::App* app = parent.add_subcommand(
       "record", "record a program's execution as Intel PT (qemu: emulated, on any x86-64 machine)");
-  app->add_option("--backend", options->backend, "recorder: qemu")->capture_default_str();
+  app->add_option("--backend", options->backend, "recorder: qemu or qemu-system")->capture_default_str();
   app->add_option("-o,--output", options->output, "the .ptar to write")->required();
   app->add_flag("--force", options->force, "replace an existing output");
   app->add_option("--psb-period", options->psb_period, "bytes of packets between PSB+")
@@ -341,7 +385,7 @@ Command AddRecordCommand(CLI::App& parent) {
   app->add_option("--cycles-per-insn", options->cycles_per_insn,
                   "the cycle model: core cycles per instruction")
       ->capture_default_str()->check(CLI::Range(1, 1000));
-  app->add_option("--qemu", options->qemu, "the QEMU user-mode emulator")->capture_default_str();
+  app->add_option("--qemu", options->qemu, "the QEMU emulator (qemu-system: qemu-system-x86_64)")->capture_default_str();
   app->add_option("--plugin", options->plugin, "ptprof's QEMU plugin (default: next to ptprof)");
   app->add_flag("--keep-stream", options->keep_stream, "keep the plugin's stream (OUT.qemu-stream)");
   app->add_flag("-q,--quiet", options->quiet, "no summary line");
@@ -351,6 +395,16 @@ Command AddRecordCommand(CLI::App& parent) {
   app->add_option("--buffer-size", options->buffer_size,
                   "snapshot mode: the ring buffer per thread, in bytes")
       ->capture_default_str()->check(CLI::Range(uint64_t{64}, uint64_t{1} << 32));
+  app->add_option("--kernel", options->kernel,
+                  "qemu-system: the guest kernel (default: the lab's Debian cloud kernel)");
+  app->add_option("--guest-tracer", options->guest_tracer,
+                  "qemu-system: ftrace tracer set in the guest before the workload")
+      ->capture_default_str()->check(CLI::IsMember({"nop", "function", "function_graph"}));
+  app->add_option("--smp", options->smp, "qemu-system: virtual CPUs")
+      ->capture_default_str()->check(CLI::Range(1, 64));
+  app->add_option("--timeout", options->timeout,
+                  "qemu-system: seconds before a guest that does not power off is stopped")
+      ->capture_default_str()->check(CLI::Range(1, 86400));
   app->add_option("command", options->command, "the program and its arguments (after --)")
       ->required();
   app->prefix_command(false);
