@@ -173,6 +173,11 @@ void PtdumpWriter::TrackTime(const Packet& packet, uint64_t offset, Line& line) 
   }
   if (options_.show_tcal && !line.skip_tcal) ShowCalibration(offset, line);
   if (options_.show_time && !line.skip_time) ShowTime(offset, line);
+  if (time_hook_) {
+    uint64_t tsc = 0;
+    time_.Query(tsc);  // without a TSC yet, the time is 0
+    time_hook_(tsc);
+  }
 }
 
 void PtdumpWriter::Describe(const Packet& packet, uint64_t offset, Line& line) {

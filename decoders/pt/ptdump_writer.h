@@ -46,6 +46,12 @@ class PtdumpWriter {
 
   PtdumpWriter(const PtParams& params, const PtdumpOptions& options, Emit emit);
 
+  // Called with the time (TSC, 0 before the first) after each timing packet updated it, before
+  // the packet's line is printed: where ptdump lists the sideband records due by then. Needs
+  // options.track_time.
+  using TimeHook = std::function<void(uint64_t tsc)>;
+  void SetTimeHook(TimeHook hook) { time_hook_ = std::move(hook); }
+
   // Lists `trace`. Returns 0, or like ptdump the (positive) libipt error code when it could not
   // synchronise at all for a reason other than reaching the end.
   int Dump(std::span<const uint8_t> trace);
@@ -85,6 +91,7 @@ class PtdumpWriter {
   uint64_t last_shown_tsc_ = 0;
   uint64_t last_shown_fcr_ = 0;
   bool in_psb_ = false;
+  TimeHook time_hook_;
 };
 
 }  // namespace ptprof::pt

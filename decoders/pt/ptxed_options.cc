@@ -206,8 +206,13 @@ class PtxedArgParser {
       if (!value) return tl::unexpected(value.error());
       return {};
     }
-    if (arg == "--sb" || arg.rfind("--sb:", 0) == 0 || arg.rfind("--pevent:", 0) == 0)
-      return Usage(arg + ": perf sideband is not supported by `decode --format ptxed` yet");
+    if (arg == "--sb" || arg.rfind("--sb:", 0) == 0 || arg.rfind("--pevent:", 0) == 0) {
+      size_t at = next_ - 1;
+      auto handled = ParseSidebandOption(args_, at, SidebandTool::kPtxed, r.sideband);
+      if (!handled) return Usage(handled.error().message);
+      next_ = at + 1;
+      if (*handled) return {};
+    }
     return Usage("unknown option: " + arg);
   }
 
@@ -272,8 +277,8 @@ options:
   --block:end-on-call                  set the end-on-call block decoder flag.
   --block:end-on-jump                  set the end-on-jump block decoder flag.
 
-The perf sideband options (--pevent:*, --sb:*) are not supported yet.
-)";
+perf sideband (libipt's pevent files, read as ptxed 2.0.5 reads them):
+)" + SidebandHelp(SidebandTool::kPtxed);
 }
 
 }  // namespace ptprof::pt

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "decoders/pt/flow_options.h"
+#include "decoders/pt/pevent_options.h"
 #include "decoders/pt/pt_params.h"
 #include "sideband/image_spec.h"
 #include "src/model/result.h"
@@ -33,6 +34,7 @@ struct PtxedRequest {
   bool no_inst = false, quiet = false, print_offset = false, print_time = false;
   bool raw_insn = false, att = false, check = false, event_time = false, event_ip = false;
   bool show_blocks = false, stats = false, stat_insn = false, stat_blocks = false;
+  SidebandRequest sideband;  // --pevent:* files and --sb:* display
 };
 
 // Why parsing failed: a usage error (exit 2) or an input error (exit 1).

@@ -72,11 +72,12 @@ TEST_CASE("usage errors: unknown options, missing values, sideband") {
   CHECK_FALSE(Parse({"--mtc-freq", "256", "--pt", "t.pt"}));
   CHECK_FALSE(Parse({"--raw", "a.bin"}));
   CHECK_FALSE(Parse({"--raw", "a.bin:0x1000"}));  // no --pt
-  auto sideband = Parse({"--pevent:primary", "x.sb", "--pt", "t.pt"});
-  REQUIRE_FALSE(sideband);
-  CHECK(sideband.error().usage);
-  CHECK(sideband.error().message.find("sideband") != std::string::npos);
-  CHECK_FALSE(Parse({"--sb:compact", "--pt", "t.pt"}));
+  auto bad_mult = Parse({"--pevent:time-mult", "0", "--pevent:primary", "x.sb", "--pt", "t.pt"});
+  REQUIRE_FALSE(bad_mult);
+  CHECK(bad_mult.error().usage);
+  CHECK(bad_mult.error().message.find("--pevent:time-mult") == 0);
+  CHECK_FALSE(Parse({"--pevent", "x.sb", "--pt", "t.pt"}));  // ptxed names the file's role
+  CHECK_FALSE(Parse({"--sb:bogus", "--pt", "t.pt"}));
   auto help = Parse({"--help"});
   REQUIRE(help);
   CHECK(help->help);
@@ -97,4 +98,19 @@ TEST_CASE("--cpu takes C notation like ptxed") {
   CHECK_FALSE(Parse({"--cpu", "6/256", "--pt", "t.pt"}));
   CHECK(Parse({"--cpu", "6/85/", "--pt", "t.pt"}));  // libipt takes an empty stepping as 0
   CHECK_FALSE(Parse({"--cpu", "6/85/4/1", "--pt", "t.pt"}));
+}
+
+TEST_CASE("sideband options: files take the --pevent values before them, --sb the display") {
+  auto r = Parse({"--sb:compact", "--sb:offset", "--sb:switch", "--pevent:sample-type", "0x6", "--pevent:primary",
+                  "p.sb", "--pt", "t.pt", "--pevent:secondary", "s.sb:0x10"});
+  REQUIRE(r);
+  REQUIRE(r->sideband.files.size() == 2);
+  CHECK(r->sideband.files[0].range.file == "p.sb");
+  CHECK(r->sideband.files[0].config.sample_type == 6);
+  CHECK_FALSE(r->sideband.files[1].primary);
+  CHECK(r->sideband.files[1].range.offset == 0x10);
+  CHECK(r->sideband.print.compact);
+  CHECK(r->sideband.print.offset);
+  CHECK(r->sideband.print_switch);
+  CHECK(PtxedHelp().find("--pevent:primary") != std::string::npos);
 }

@@ -1,12 +1,17 @@
 #include "decoders/pt/ptxed_run.h"
 
 #include <cinttypes>
+#include <memory>
+#include <string_view>
 
 #include "decoders/pt/flow_config.h"
 #include "decoders/pt/flow_decoder.h"
 #include "decoders/pt/image_cache.h"
+#include "decoders/pt/pevent_queue.h"
+#include "decoders/pt/pevent_session.h"
 #include "decoders/pt/ptxed_options.h"
 #include "decoders/pt/ptxed_printer.h"
+#include "decoders/pt/ptxed_sideband.h"
 #include "sideband/elf_image.h"
 #include "sideband/file_bytes.h"
 #include "sideband/image_set.h"
@@ -36,6 +41,30 @@ PtxedPrintOptions PrintOptionsOf(const PtxedRequest& r) {
   p.stat_insn = r.stat_insn;
   p.stat_blocks = r.stat_blocks;
   return p;
+}
+
+// Loads the --pevent files (and the --pevent:kcore kernel) for a decode over `cache`'s sections.
+Result<std::unique_ptr<PeventSession>> OpenSideband(const SidebandRequest& request, const PtImageCache& cache,
+                                                    std::FILE* out) {
+  std::vector<PeventSource> sources;
+  for (const PeventFile& file : request.files) {
+    auto source = PeventSource::Load(file);
+    if (!source) return tl::unexpected(source.error());
+    sources.push_back(std::move(*source));
+  }
+  auto session = std::make_unique<PeventSession>(PeventQueue(std::move(sources)), request, cache.iscache(),
+                                                 [out](std::string_view text) {
+                                                   std::fwrite(text.data(), 1, text.size(), out);
+                                                 });
+  for (const std::string& kcore : request.kcore) {
+    auto spec = ParseElfImageSpec(kcore);
+    if (!spec) return Fail("--pevent:kcore " + spec.error().message);
+    ImageSet kernel;
+    if (auto st = kernel.AddElf(*spec); !st) return tl::unexpected(st.error());
+    for (const ImageSection& section : kernel.sections())
+      if (auto st = session->contexts().AddKernelSection(section); !st) return tl::unexpected(st.error());
+  }
+  return session;
 }
 
 }  // namespace
@@ -88,8 +117,16 @@ int RunPtxed(const std::vector<std::string>& args, std::FILE* out, std::FILE* er
 
   PtxedPrinter printer(out, PrintOptionsOf(*request), cache);
   FlowDecoder decoder(config, request->flow, *trace, cache);
-  if (auto st = decoder.Run(printer); !st)
-    return Report(err, 1, request->pt.file + ": " + st.error().message);
+  Status run;
+  if (request->sideband.files.empty()) {
+    run = decoder.Run(printer);
+  } else {
+    auto session = OpenSideband(request->sideband, cache, out);
+    if (!session) return Report(err, 1, session.error().message);
+    PtxedSideband observer(printer, **session);
+    run = decoder.Run(observer);
+  }
+  if (!run) return Report(err, 1, request->pt.file + ": " + run.error().message);
   if (request->stats) printer.PrintStats();
   std::fflush(out);
   return 0;

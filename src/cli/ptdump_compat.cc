@@ -6,10 +6,14 @@
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "decoders/pt/pevent_options.h"
+#include "decoders/pt/pevent_queue.h"
+#include "decoders/pt/pevent_record_text.h"
 #include "decoders/pt/pt_params.h"
 #include "decoders/pt/ptdump_writer.h"
 #include "sideband/file_bytes.h"
@@ -59,8 +63,8 @@ void PrintHelp() {
       "  --cpuid-0x15.ebx          set the value of cpuid[0x15].ebx.\n"
       "  <ptfile>[:<from>[-<to>]]  load the processor trace data from <ptfile>;\n"
       "                            an optional offset or range can be given.\n\n"
-      "The perf sideband options of ptdump (--sb:*, --pevent:*) are not supported yet.\n",
-      kUsagePrefix);
+      "perf sideband records, listed among the packets by time:\n%s",
+      kUsagePrefix, pt::SidebandHelp(pt::SidebandTool::kPtdump).c_str());
 }
 
 // The file name and the optional ":FROM[-TO]" suffix of a trace argument. As ptdump does, a suffix
@@ -147,11 +151,23 @@ bool IsSidebandOption(const std::string& arg) {
          arg.rfind("--pevent:", 0) == 0;
 }
 
+// The --pevent files, decoded; fails naming the file and offset of a damaged record.
+Result<std::vector<pt::PeventSource>> LoadSideband(const pt::SidebandRequest& request) {
+  std::vector<pt::PeventSource> sources;
+  for (const pt::PeventFile& file : request.files) {
+    auto source = pt::PeventSource::Load(file);
+    if (!source) return tl::unexpected(source.error());
+    sources.push_back(std::move(*source));
+  }
+  return sources;
+}
+
 }  // namespace
 
 int RunPtdumpCompat(const std::vector<std::string>& args) {
   pt::PtdumpOptions options;
   pt::PtParams params;
+  pt::SidebandRequest sideband;
   std::optional<std::string> trace_arg;
   std::string error;
 
@@ -176,6 +192,7 @@ int RunPtdumpCompat(const std::vector<std::string>& args) {
       options.no_sync = true;
     } else if (arg == "--quiet") {
       options.quiet = true;
+      sideband.print = {};  // ptdump's --quiet silences the sideband listing given so far
     } else if (arg == "--no-pad") {
       options.no_pad = true;
     } else if (arg == "--no-timing") {
@@ -203,8 +220,9 @@ int RunPtdumpCompat(const std::vector<std::string>& args) {
     } else if (arg == "--no-wall-clock") {
       options.no_wall_clock = true;
     } else if (IsSidebandOption(arg)) {
-      return UsageError(arg +
-                        ": perf sideband dumping (--sb:*, --pevent:*) is not supported yet");
+      auto handled = pt::ParseSidebandOption(args, i, pt::SidebandTool::kPtdump, sideband);
+      if (!handled) return UsageError(handled.error().message);
+      if (!*handled) return UsageError("unknown option: " + arg + " (see --help)");
     } else if (arg == "--cpu") {
       if (i + 1 >= args.size()) return UsageError("--cpu: missing argument");
       if (!ParsePtdumpCpu(args[++i], params))
@@ -229,6 +247,11 @@ int RunPtdumpCompat(const std::vector<std::string>& args) {
   if (bytes->empty())
     return ReportBadInput(fmt::format("{}: offset {:#x}: empty trace", trace->path, trace->offset));
 
+  auto sources = LoadSideband(sideband);
+  if (!sources) return ReportBadInput(sources.error().message);
+  pt::PeventQueue queue(std::move(*sources));
+  if (!sideband.files.empty()) options.track_time = true;  // records are placed by time
+
   std::string pending;
   auto flush = [&pending] {
     std::fwrite(pending.data(), 1, pending.size(), stdout);
@@ -238,7 +261,12 @@ int RunPtdumpCompat(const std::vector<std::string>& args) {
     pending += text;
     if (pending.size() >= (1u << 16)) flush();
   });
+  auto emit_sideband = [&](std::string_view text) { pending += text; };
+  if (!sideband.files.empty())
+    writer.SetTimeHook([&](uint64_t tsc) { pt::PrintDueRecords(queue, tsc, sideband.print, emit_sideband); });
   const int status = writer.Dump(*bytes);
+  // What is left comes after the last packet (unless synchronisation failed).
+  if (status == 0) pt::PrintDueRecords(queue, UINT64_MAX, sideband.print, emit_sideband);
   flush();
   std::fflush(stdout);
   return status == 0 ? kExitOk : kExitBadInput;

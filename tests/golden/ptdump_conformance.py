@@ -11,7 +11,8 @@ Runs three data sets from $SHARED_TESTDATA (see its INDEX.md):
               offset, name and payload of every packet, and every gap record, must agree with the
               ptdump reference line for line.
 It also checks the command-line contract of `ptprof dump` on tiny made-up inputs (exit status
-and the one-line error of empty, missing, PSB-less and damaged traces, usage errors).
+and the one-line error of empty, missing, PSB-less and damaged traces, of truncated or missing
+perf sideband files, usage errors such as bad --pevent:* values).
 Outputs are compared the way libipt's test script compares them (`diff -ub`): runs of blanks and
 trailing blanks do not matter. Prints one line per failing case with the first differences, then a
 summary; exits 0 only when every case passes, 77 (skip) when the test data is absent.
@@ -23,6 +24,7 @@ import lzma
 import os
 import re
 import shlex
+import struct
 import subprocess
 import sys
 import tempfile
@@ -30,14 +32,9 @@ from pathlib import Path
 
 from libipt_manifest import manifest_rows
 
-# Known exceptions: cases not run, with the reason. Keep this list short.
-SIDEBAND_REASON = "perf sideband dump (--sb:*/--pevent:*) is not implemented yet"
-
-
+# Known exceptions: cases not run, with the reason. Keep this list short (it is empty now).
 def known_exception(test, command):
     """The reason a case is not run, or None."""
-    if any(arg.startswith(("--sb", "--pevent")) for arg in command):
-        return SIDEBAND_REASON
     return None
 
 
@@ -222,6 +219,8 @@ def run_perf(tally, ptprof, root):
 PSB = bytes([0x02, 0x82] * 8)
 PSBEND = bytes([0x02, 0x23])
 BAD_OPCODE = bytes([0x02, 0x00])
+# PERF_RECORD_LOST (type 2, misc 0, size 32): id 1, lost 2, and the time sample 3.
+LOST_RECORD = struct.pack("<IHH", 2, 0, 32) + struct.pack("<QQQ", 1, 2, 3)
 
 
 def run_cli(tally, ptprof):
@@ -232,6 +231,8 @@ def run_cli(tally, ptprof):
             "empty": b"",
             "zeros": bytes(64),
             "damaged": PSB + PSBEND + BAD_OPCODE + PSB + PSBEND,
+            # A perf LOST record (sample type TIME: 32 bytes), then one cut short at offset 0x20.
+            "cut.sb": LOST_RECORD + LOST_RECORD[:20],
         }
         for name, data in files.items():
             (scratch / name).write_bytes(data)
@@ -248,8 +249,16 @@ def run_cli(tally, ptprof):
              "[12: error decoding packet: unknown opcode]"),
             ("bad format", ["dump", "--format", "xml", "damaged"], 2, "xml", ""),
             ("bad mtc-freq", ["dump", "--mtc-freq", "99", "damaged"], 2, "--mtc-freq", ""),
-            ("sideband option", ["dump", "--format", "ptdump", "--sb:compact", "damaged"], 2,
-             "--sb:compact", ""),
+            ("bad sideband option value", ["dump", "--format", "ptdump", "--pevent:time-mult", "0",
+                                           "--pevent:primary", "sb", "damaged"], 2,
+             "--pevent:time-mult", ""),
+            ("missing sideband value", ["dump", "--format", "ptdump", "--pevent:primary"], 2,
+             "--pevent:primary: missing argument", ""),
+            ("truncated sideband file", ["dump", "--format", "ptdump", "--sb", "--pevent:sample-type",
+                                         "0x4", "--pevent:primary", "cut.sb", "damaged"], 1,
+             "cut.sb: offset 0x20:", ""),
+            ("missing sideband file", ["dump", "--format", "ptdump", "--pevent:primary", "nosuch.sb",
+                                       "damaged"], 1, "nosuch.sb", ""),
             ("time and tcal", ["dump", "--format", "ptdump", "--time", "--tcal", "damaged"], 2,
              "--time or --tcal", ""),
             ("ptdump help", ["dump", "--format", "ptdump", "--help"], 0, "", "--no-wall-clock"),
