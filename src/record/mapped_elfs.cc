@@ -18,6 +18,7 @@ struct ElfLayout {
   uint64_t entry = 0;
   std::string interp;
   uint64_t min_vaddr = UINT64_MAX;
+  uint64_t min_exec_vaddr = UINT64_MAX;  // of the executable segments
   struct Load {
     uint64_t offset, vaddr;
   };
@@ -41,6 +42,7 @@ std::optional<ElfLayout> ReadLayout(const std::string& path) {
     if (ph.p_type == PT_LOAD) {
       layout.loads.push_back({ph.p_offset, ph.p_vaddr});
       layout.min_vaddr = std::min(layout.min_vaddr, ph.p_vaddr);
+      if (ph.p_flags & PF_X) layout.min_exec_vaddr = std::min(layout.min_exec_vaddr, ph.p_vaddr);
     } else if (ph.p_type == PT_INTERP && ph.p_filesz > 1 && ph.p_filesz < 4096) {
       std::string text(ph.p_filesz, '\0');
       const auto at = in.tellg();
@@ -71,11 +73,13 @@ std::vector<MappedElf> FindMappedElfs(const std::map<std::string, std::string>& 
   auto base_of = [](const ElfLayout& layout, uint64_t bias) {
     return layout.type == ET_EXEC ? 0 : bias + layout.min_vaddr;
   };
+  // QEMU's start_code is the main program's lowest executable segment as loaded (its `entry` is
+  // the loader's entry point when there is a loader).
   auto binary = info.find("binary");
-  auto entry = info.find("entry");
-  if (binary != info.end() && entry != info.end()) {
-    if (auto main = ReadLayout(binary->second)) {
-      add(binary->second, base_of(*main, Hex(entry->second) - main->entry));
+  auto start_code = info.find("start_code");
+  if (binary != info.end() && start_code != info.end()) {
+    if (auto main = ReadLayout(binary->second); main && main->min_exec_vaddr != UINT64_MAX) {
+      add(binary->second, base_of(*main, Hex(start_code->second) - main->min_exec_vaddr));
       if (!main->interp.empty() && first_ip != 0)
         if (auto loader = ReadLayout(main->interp))
           add(main->interp, base_of(*loader, first_ip - loader->entry));

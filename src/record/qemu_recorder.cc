@@ -181,7 +181,7 @@ struct StreamFollower {
       std::memmove(buffer.data(), buffer.data() + *consumed, have - *consumed);
       have -= *consumed;
       if (have == buffer.size()) buffer.resize(buffer.size() * 2);  // a chunk bigger than it
-      if (punch && reader.offset() - punched >= (16u << 20)) {
+      if (punch && reader.offset() - punched >= (1u << 20)) {
         const uint64_t upto = reader.offset() & ~uint64_t{4095};
         fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(punched),
                   static_cast<off_t>(upto - punched));

@@ -2,7 +2,9 @@
 """End-to-end check of ptprof's own sample trace and of the recorder that made it.
 
 1. traces/sample/sample.pt decodes (instruction flow, JSONL) to exactly the instruction addresses
-   that single-stepping the program observed (traces/sample/sample.ips), with both decoders.
+   that single-stepping the program observed (traces/sample/sample.ips), with both decoders; so
+   does traces/sample/sample.ptar (the README's sample: the program recorded under QEMU by
+   `ptprof record --backend qemu`, with the program inside for symbols).
 2. Recording the freshly built sample program again and decoding that trace gives the recording's
    own address list (the recorder and the decoder agree on a new run, not only on the stored one).
 3. The text outputs in traces/sample/expected/ are reproduced exactly (tools/update_goldens.sh
@@ -54,6 +56,19 @@ else:
     first = next((i for i, (a, b) in enumerate(zip(ips, expected)) if a != b), None)
     check("stored trace, instruction flow", ips == expected,
           f"{len(ips)} instructions decoded, {len(expected)} expected; first difference at #{first}")
+
+# The README's sample: the same program recorded under QEMU (ptprof record --backend qemu), the
+# program inside the archive: decodes to the single-stepped addresses, with symbols.
+out = subprocess.run([PTPROF, "decode", "--insn", "--format", "jsonl",
+                      os.path.join(SAMPLE, "sample.ptar")], capture_output=True, text=True)
+ptar_ips = [int(json.loads(l)["ip"], 16) for l in out.stdout.splitlines() if '"size"' in l]
+check("recorded archive (sample.ptar), instruction flow == single-step addresses",
+      out.returncode == 0 and ptar_ips == expected,
+      out.stderr.strip() or f"{len(ptar_ips)} decoded, {len(expected)} expected")
+out = subprocess.run([PTPROF, "decode", "--summary", os.path.join(SAMPLE, "sample.ptar")],
+                     capture_output=True, text=True)
+check("recorded archive (sample.ptar), symbols from the stored program",
+      out.returncode == 0 and "<fib" in out.stdout and "<triangle" in out.stdout, out.stderr.strip())
 
 
 def block_problem(blocks, ips):

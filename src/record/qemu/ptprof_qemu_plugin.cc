@@ -412,7 +412,11 @@ void OnExit(qemu_plugin_id_t, void*) {
     WriteAll(text, static_cast<size_t>(n));
   } else {
     pthread_mutex_lock(&g_state.lock);
-    for (size_t i = 0; i < g_state.thread_count; ++i) FlushThreadLocked(g_state.threads[i]);
+    for (size_t i = 0; i < g_state.thread_count; ++i) {
+      FlushThreadLocked(g_state.threads[i]);
+      // Words that found no room leave a lost tag: it is small, try it once more.
+      if (g_state.threads[i]->used != 0) FlushThreadLocked(g_state.threads[i]);
+    }
     FlushBlocksLocked();
     char text[256];
     std::snprintf(text, sizeof text,
@@ -480,6 +484,7 @@ PTPROF_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t* in
   if (!g_state.count_mode) {
     g_state.blocks = static_cast<uint8_t*>(std::malloc(kBlockBufferBytes));
     if (!g_state.blocks) return -1;
+    for (int attempt = 0; attempt < 2000 && !Reserve(sizeof fmt::kMagic); ++attempt) usleep(1000);
     WriteAll(fmt::kMagic, sizeof fmt::kMagic);
     qemu_plugin_register_vcpu_syscall_cb(id, OnSyscall);
     qemu_plugin_register_vcpu_syscall_ret_cb(id, OnSyscallReturn);
