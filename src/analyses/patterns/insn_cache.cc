@@ -10,10 +10,22 @@ const CachedInsn& InsnCache::At(uint64_t ip, ExecMode mode) {
   uint8_t bytes[16];
   size_t size = images_.Read(ip, bytes, sizeof bytes);
   if (size == 0) return it->second;
+  // Kernel-only patterns on user code, or a mnemonic no pattern names: the length is all we need.
+  uint64_t candidates = matcher_.CandidatesAt(IsKernelAddress(ip, mode));
+  if (auto quick = decoder_.QuickX86(bytes, size, mode)) {
+    auto [known, fresh] = candidates_.try_emplace(quick->mnemonic);
+    if (fresh) known->second = matcher_.CandidatesFor(quick->mnemonic);
+    candidates &= known->second;
+    if (!candidates) {
+      it->second.length = quick->length;
+      return it->second;
+    }
+  }
+  ++disassembled_;
   auto text = decoder_.Decode(ip, bytes, size, mode);
   if (!text) return it->second;
   it->second.length = text->length;
-  it->second.atoms = matcher_.AtomsOf(*text);
+  it->second.atoms = matcher_.AtomsOf(*text, candidates);
   return it->second;
 }
 

@@ -35,6 +35,7 @@ TEST_CASE("the cache decodes each address once and knows where there is no code"
   CHECK(cache.At(0x1003, ExecMode::k64Bit).atoms == 2);
   CHECK(cache.At(0x1003, ExecMode::k64Bit).length == 2);
   CHECK(cache.decoded() == 3);
+  CHECK(cache.disassembled() == 2);  // pushfq is only length-decoded: no pattern names it
   CHECK(cache.At(0x2000, ExecMode::k64Bit).length == 0);
   CHECK(cache.Describe(0x1001, ExecMode::k64Bit) == "pop rax");
   unlink(path);

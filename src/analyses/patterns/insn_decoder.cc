@@ -66,6 +66,15 @@ struct InsnDecoder::Impl {
 InsnDecoder::InsnDecoder() : impl_(std::make_unique<Impl>()) {}
 InsnDecoder::~InsnDecoder() = default;
 
+std::optional<InsnDecoder::Quick> InsnDecoder::QuickX86(const uint8_t* bytes, size_t size,
+                                                        ExecMode mode) const {
+  if (mode != ExecMode::k16Bit && mode != ExecMode::k32Bit && mode != ExecMode::k64Bit)
+    return std::nullopt;
+  auto insn = impl_->x86.Decode(bytes, size, mode);
+  if (!insn) return std::nullopt;
+  return Quick{insn->length, insn->mnemonic};
+}
+
 Result<InsnText> InsnDecoder::Decode(uint64_t ip, const uint8_t* bytes, size_t size,
                                      ExecMode mode) const {
   Result<InsnText> text = Fail("");

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "src/analyses/patterns/insn_text.h"
 #include "src/model/result.h"
@@ -23,6 +24,14 @@ class InsnDecoder {
   // Decodes the instruction at the start of `bytes` (at most `size` of them), executed at `ip` in
   // `mode`. Fails for undecodable bytes and unknown modes.
   Result<InsnText> Decode(uint64_t ip, const uint8_t* bytes, size_t size, ExecMode mode) const;
+
+  // The length and mnemonic (static storage) of an x86 instruction without formatting its
+  // operands, several times cheaper than Decode; nullopt for Arm modes and undecodable bytes.
+  struct Quick {
+    uint8_t length;
+    const char* mnemonic;
+  };
+  std::optional<Quick> QuickX86(const uint8_t* bytes, size_t size, ExecMode mode) const;
 
  private:
   struct Impl;

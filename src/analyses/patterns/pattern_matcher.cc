@@ -40,13 +40,26 @@ Result<PatternMatcher> PatternMatcher::Compile(const std::vector<Pattern>& patte
     }
     matcher.patterns_.push_back(std::move(compiled));
   }
+  for (size_t i = 0; i < matcher.atoms_.size(); ++i) {
+    Privilege privilege = matcher.atoms_[i].privilege;
+    if (privilege != Privilege::kUser) matcher.kernel_atoms_ |= uint64_t{1} << i;
+    if (privilege != Privilege::kKernel) matcher.user_atoms_ |= uint64_t{1} << i;
+  }
   return matcher;
 }
 
-uint64_t PatternMatcher::AtomsOf(const InsnText& insn) const {
+uint64_t PatternMatcher::AtomsOf(const InsnText& insn, uint64_t candidates) const {
   uint64_t atoms = 0;
   for (size_t i = 0; i < atoms_.size(); ++i)
-    if (atoms_[i].Matches(insn)) atoms |= uint64_t{1} << i;
+    if ((candidates >> i & 1) && atoms_[i].Matches(insn)) atoms |= uint64_t{1} << i;
+  return atoms;
+}
+
+uint64_t PatternMatcher::CandidatesFor(std::string_view mnemonic) const {
+  uint64_t atoms = 0;
+  for (size_t i = 0; i < atoms_.size(); ++i)
+    if (!atoms_[i].bytes.empty() || GlobMatches(atoms_[i].mnemonic, mnemonic))
+      atoms |= uint64_t{1} << i;
   return atoms;
 }
 
@@ -68,13 +81,18 @@ bool PatternMatcher::Step(State& state, uint64_t atoms, std::vector<int>& matche
   for (size_t p = 0; p < patterns_.size(); ++p) {
     const CompiledPattern& pattern = patterns_[p];
     auto& partials = state.partials[p];
+    if (partials.empty() && !(atoms & pattern.first_atoms)) {
+      matched[p] = -1;
+      continue;
+    }
     int best = -1;
     auto credit = [&best](int alternative) {
       if (best < 0 || alternative < best) best = alternative;
     };
     // Advance the sequences in progress; the unadvanced copy stays too (a later instruction may
     // serve it as well), unless the gap before its next step is used up.
-    std::vector<State::Partial> next;
+    std::vector<State::Partial>& next = state.scratch;
+    next.clear();
     for (const State::Partial& partial : partials) {
       const auto& steps = pattern.alternatives[partial.alternative];
       const AtomStep& step = steps[partial.next_step];
@@ -98,17 +116,19 @@ bool PatternMatcher::Step(State& state, uint64_t atoms, std::vector<int>& matche
       }
     }
     // One partial per (alternative, step): the one with the most room left.
-    std::sort(next.begin(), next.end(), [](const State::Partial& x, const State::Partial& y) {
-      if (x.alternative != y.alternative) return x.alternative < y.alternative;
-      if (x.next_step != y.next_step) return x.next_step < y.next_step;
-      return x.between < y.between;
-    });
-    next.erase(std::unique(next.begin(), next.end(),
-                           [](const State::Partial& x, const State::Partial& y) {
-                             return x.alternative == y.alternative && x.next_step == y.next_step;
-                           }),
-               next.end());
-    partials = std::move(next);
+    if (next.size() > 1) {
+      std::sort(next.begin(), next.end(), [](const State::Partial& x, const State::Partial& y) {
+        if (x.alternative != y.alternative) return x.alternative < y.alternative;
+        if (x.next_step != y.next_step) return x.next_step < y.next_step;
+        return x.between < y.between;
+      });
+      next.erase(std::unique(next.begin(), next.end(),
+                             [](const State::Partial& x, const State::Partial& y) {
+                               return x.alternative == y.alternative && x.next_step == y.next_step;
+                             }),
+                 next.end());
+    }
+    partials.swap(next);
     matched[p] = best;
     any |= best >= 0;
   }
@@ -119,15 +139,12 @@ void PatternMatcher::Skip(State& state, uint64_t count) const {
   for (size_t p = 0; p < patterns_.size(); ++p) {
     auto& partials = state.partials[p];
     if (partials.empty()) continue;
-    std::vector<State::Partial> kept;
-    for (State::Partial partial : partials) {
+    std::erase_if(partials, [&](State::Partial& partial) {
       const AtomStep& step = patterns_[p].alternatives[partial.alternative][partial.next_step];
-      if (partial.between + count <= step.max_between) {
-        partial.between += static_cast<uint32_t>(count);
-        kept.push_back(partial);
-      }
-    }
-    partials = std::move(kept);
+      if (partial.between + count > step.max_between) return true;
+      partial.between += static_cast<uint32_t>(count);
+      return false;
+    });
   }
 }
 

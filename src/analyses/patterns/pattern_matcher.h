@@ -18,8 +18,14 @@ class PatternMatcher {
   // At most 64 distinct elements over all `patterns` (an error says so).
   static Result<PatternMatcher> Compile(const std::vector<Pattern>& patterns);
 
-  // The atoms `insn` matches.
-  uint64_t AtomsOf(const InsnText& insn) const;
+  // The atoms `insn` matches (among `candidates`).
+  uint64_t AtomsOf(const InsnText& insn, uint64_t candidates = ~uint64_t{0}) const;
+
+  // The atoms an instruction with this mnemonic may match: those whose mnemonic glob matches it,
+  // and every byte pattern. Zero means the instruction's operands need not be looked at.
+  uint64_t CandidatesFor(std::string_view mnemonic) const;
+  // The atoms an instruction at a kernel (or user) address may match.
+  uint64_t CandidatesAt(bool kernel) const { return kernel ? kernel_atoms_ : user_atoms_; }
 
   // The sequences in progress in one stream.
   struct State {
@@ -29,6 +35,7 @@ class PatternMatcher {
       uint32_t between;  // instructions since the last matched step
     };
     std::vector<std::vector<Partial>> partials;  // per pattern
+    std::vector<Partial> scratch;                // reused by Step, so that it does not allocate
     bool Idle() const;
   };
   State NewState() const;
@@ -56,6 +63,7 @@ class PatternMatcher {
     uint64_t first_atoms = 0;  // atoms that start some alternative
   };
   std::vector<ElementPattern> atoms_;
+  uint64_t kernel_atoms_ = 0, user_atoms_ = 0;
   std::vector<CompiledPattern> patterns_;
 };
 
