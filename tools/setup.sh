@@ -16,6 +16,9 @@ packages=(
   linux-perf libopencsd-bin
   # the emulated PT recorder (ptprof record --backend qemu); valgrind for its independent count
   qemu-user valgrind
+  # the kernel lab (ptprof record --backend qemu-system, docs/lab.md): the emulator, the guest's
+  # busybox; its kernel comes from tools/lab/fetch_kernel.sh below; zstd reads archive members
+  qemu-system-x86 busybox-static zstd
 )
 
 missing=()
@@ -29,6 +32,10 @@ if ((${#missing[@]})); then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi
+
+# The lab's guest kernel (Debian's cloud kernel, unpacked into ~/.cache/ptprof/lab): downloaded
+# here, never at record time.
+tools/lab/fetch_kernel.sh || echo "setup: the kernel lab's kernel is not available (lab tests skip)" >&2
 
 if [ ! -f "$build_dir/build.ninja" ]; then
   meson setup "$build_dir" >&2

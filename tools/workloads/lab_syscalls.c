@@ -1,7 +1,8 @@
 // Kernel-lab workload (tools/lab, docs/lab.md): a fixed number of each of the syscalls whose kernel
 // paths the lab traces: getpid, mmap+munmap, openat+close, read of a file. Raw syscall(2) calls, so
 // that the C library adds nothing (no caching, no wrappers that pick other syscalls).
-// Usage: lab_syscalls [ROUNDS] [FILE]  (default 20 rounds of /proc/version... any readable file)
+// Usage: lab_syscalls [ROUNDS] [FILE] [hang]  (default 20 rounds reading /init; `hang`: wait
+// forever at the end, a guest that never powers off, for the recorder's timeout)
 // Built statically (gcc -static) at 0x10000000, away from busybox's 0x400000.
 #include <fcntl.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@ int main(int argc, char** argv) {
       syscall(SYS_close, fd);
     }
   }
+  if (argc > 3 && argv[3][0] == 'h') pause();
   printf("lab_syscalls: %ld rounds: getpid %ld, mmap+munmap %ld, openat+close %ld, read %ld\n",
          rounds, pids, maps, opens, reads);
   return pids == rounds && maps == rounds && opens == rounds && reads == rounds ? 0 : 1;

@@ -128,6 +128,7 @@ Result<VcpuTrace> EncodeVcpu(const QemuStream& stream, const QemuThread& vcpu,
   uint64_t tsc = 0;
   std::optional<SyscallSpan> open_syscall;
   uint64_t insns_at_entry = 0;
+  bool started = false, ended = false;
 
   auto cut = [&](std::string label) -> Status {
     if (auto s = encoder.End(); !s) return s;
@@ -188,7 +189,11 @@ Result<VcpuTrace> EncodeVcpu(const QemuStream& stream, const QemuThread& vcpu,
     }
     if (!open_syscall) return {};
     if (KernelHalf(ip)) {
-      if (open_syscall->handler.empty()) open_syscall->handler = facts.HandlerAt(ip);
+      if (open_syscall->handler.empty()) {
+        open_syscall->handler = facts.HandlerAt(ip);
+        if (!options.end_at_handler.empty() && open_syscall->handler == options.end_at_handler)
+          ended = true;
+      }
       return {};
     }
     open_syscall->insns = out.insns - insns_at_entry;
@@ -213,6 +218,7 @@ Result<VcpuTrace> EncodeVcpu(const QemuStream& stream, const QemuThread& vcpu,
     const uint64_t next = insns.front().ip;
     if (!pending) {
       if (auto s = encoder.Begin(next, ExecMode::k64Bit, tsc); !s) return tl::unexpected(s.error());
+      started = true;
       pending = &insns;
       pending_first = 0;
       continue;
@@ -290,6 +296,12 @@ Result<VcpuTrace> EncodeVcpu(const QemuStream& stream, const QemuThread& vcpu,
     }
     if (auto s = follow_syscalls(entry == KernelFacts::Entry::kNone ? &last : nullptr, next); !s)
       return tl::unexpected(s.error());
+    if (ended) {
+      // The trace ends before the handler's first instruction.
+      if (open_syscall) out.syscalls.push_back(*open_syscall);
+      pending = nullptr;
+      break;
+    }
     pending = &insns;
     pending_first = 0;
   }
@@ -302,11 +314,11 @@ Result<VcpuTrace> EncodeVcpu(const QemuStream& stream, const QemuThread& vcpu,
       if (auto s = run(prev, pending_first, end, last.ip + last.size); !s)
         return tl::unexpected(s.error());
     }
-    if (snapshots) {
-      if (auto s = cut("end"); !s) return tl::unexpected(s.error());
-    } else if (auto s = encoder.End(); !s) {
-      return tl::unexpected(s.error());
-    }
+  }
+  if (started && snapshots) {
+    if (auto s = cut("end"); !s) return tl::unexpected(s.error());
+  } else if (started) {
+    if (auto s = encoder.End(); !s) return tl::unexpected(s.error());
   }
   out.pt = snapshots ? std::vector<uint8_t>{} : encoder.bytes();
   out.stats = encoder.stats();
