@@ -4,6 +4,7 @@
 // into a .ptar that `ptprof decode`/`info` read. See docs/record.md.
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <ctime>
 #include <optional>
@@ -302,6 +303,8 @@ int RunRecord(const RecordOptions& options) {
     return kExitUsage;
   }
 
+  // A file-size limit (ulimit -f) makes writes fail (EFBIG) instead of ending ptprof.
+  std::signal(SIGXFSZ, SIG_IGN);
   auto recording = record::RecordWithQemu(qemu);
   if (!options.keep_stream) std::remove(qemu.stream_path.c_str());
   if (!recording) return ReportBadInput("record: " + recording.error().message);

@@ -5,14 +5,17 @@
    instruction addresses single-stepping it with ptrace gave (traces/sample/sample.ips), and the
    decoded count equals QEMU's own inline instruction counter (the plugin's mode=count).
 2. A dynamically linked C program (recursion, indirect calls, libc) decodes from its .ptar with
-   `ptprof decode`; its instruction count plus the rep-string iterations the recorder folded (PT
-   reports a rep instruction once, QEMU counts every iteration) is within 0.2% of QEMU's counter.
+   `ptprof decode`, with symbols; its instruction count relates exactly to QEMU's counter: plus
+   the rep-string iterations the recorder folded (PT reports a rep instruction once, QEMU counts
+   every iteration), minus the page-crossing block ends QEMU's inline counter misses.
 3. Bad input: a command that does not exist, qemu missing, a program that crashes (the archive is
-   written and decodes), an output that exists, a full disk (when a small tmpfs can be mounted).
+   written and decodes), an output that exists, a snapshot ring too small, a file-size limit, a
+   full disk and a disk full now and then (OVF) (when a small tmpfs can be mounted).
 """
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -142,6 +145,22 @@ with tempfile.TemporaryDirectory() as tmp:
     r = record(out, [SAMPLE])
     check("existing output: refused without --force", r.returncode == 1 and "exists" in r.stderr,
           r.stderr)
+    r = record(os.path.join(tmp, "ring.ptar"), [SAMPLE], "--snapshot-on", "insns=100",
+               "--buffer-size", "4096", "--psb-period", "4096")
+    check("a snapshot ring smaller than two PSB periods is refused (exit 2, naming both)",
+          r.returncode == 2 and "--buffer-size 4096" in r.stderr and "--psb-period 4096" in r.stderr,
+          r.stderr)
+    # A file-size limit (ulimit -f): no SIGXFSZ kills anything; the archive is kept.
+    limited = os.path.join(tmp, "limited.ptar")
+    limit = 512 * 1024
+    r = subprocess.run([PTPROF, "record", "-o", limited, "--",
+                        os.path.join(WORKLOADS, "workload_recursion"), "22"],
+                       capture_output=True, text=True,
+                       preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit)))
+    ips, err = decoded_ips(limited) if os.path.exists(limited) else (None, "no archive")
+    check("ulimit -f: exit 1 naming the failure, what was recorded is a valid archive",
+          r.returncode == 1 and "File too large" in r.stderr and ips is not None and len(ips) > 1000,
+          r.stderr + err)
     full = os.path.join(tmp, "full")
     os.mkdir(full)
     if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", full],

@@ -17,6 +17,7 @@
 // uses no C++ runtime state (no exceptions, no static constructors, no iostreams): plain C calls.
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -126,6 +127,7 @@ struct PluginState {
   uint64_t dropped_threads = 0;
   uint64_t lost_words = 0;      // exec words dropped for lack of room
   uint64_t refused_chunks = 0;  // chunk writes refused for lack of room
+  uint64_t file_size_limit = UINT64_MAX;  // RLIMIT_FSIZE
 };
 
 PluginState g_state;
@@ -157,6 +159,12 @@ void WriteAll(const void* data, size_t size) {
 // never stops inside a chunk. A file system without fallocate is trusted to have room.
 bool Reserve(size_t size) {
   if (g_state.disabled || g_state.fd < 0) return false;
+  if (g_state.bytes_written + size > g_state.file_size_limit) {
+    // Past RLIMIT_FSIZE (ulimit -f) a write would raise SIGXFSZ and end the emulator: no room.
+    g_state.write_errno = EFBIG;
+    ++g_state.refused_chunks;
+    return false;
+  }
   int r;
   do {
     r = fallocate(g_state.fd, FALLOC_FL_KEEP_SIZE, static_cast<off_t>(g_state.bytes_written),
@@ -480,6 +488,9 @@ PTPROF_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t* in
     fd = high;
   }
   g_state.fd = fd;
+  struct rlimit limit;
+  if (getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+    g_state.file_size_limit = limit.rlim_cur;
   pthread_atfork(nullptr, nullptr, InForkedChild);
   if (!g_state.count_mode) {
     g_state.blocks = static_cast<uint8_t*>(std::malloc(kBlockBufferBytes));

@@ -1,0 +1,71 @@
+#include "src/record/qemu_stream_encoder.h"
+
+#include <catch2/catch.hpp>
+
+#include "src/record/qemu/stream_format.h"
+
+using namespace ptprof::record;
+namespace sf = ptprof::record::qemu_stream;
+
+namespace {
+
+// Block 0 at 0x1000: nop; nop (falls through to block 1). Block 1 at 0x1002: syscall.
+QemuStream TwoBlocks() {
+  QemuStream stream;
+  stream.blocks.resize(2);
+  stream.blocks[0] = {0x1000, 0, 0, 2, 2, true};
+  stream.blocks[1] = {0x1002, 2, 2, 1, 2, true};
+  stream.sizes = {1, 1, 2};
+  stream.code = {0x90, 0x90, 0x0f, 0x05};
+  return stream;
+}
+
+std::vector<uint32_t> CloneReturning(uint32_t child) {
+  // syscall entry (clone, arguments), then its return with the child's tid
+  std::vector<uint32_t> words = {sf::kTagSyscall, 56, 0};
+  words.resize(sf::kSyscallWords, 0);
+  words.insert(words.end(), {sf::kTagSysret, 56, 0, child, 0});
+  return words;
+}
+
+}  // namespace
+
+TEST_CASE("a thread created by clone starts at its creator's time, whichever words come first") {
+  const QemuStream stream = TwoBlocks();
+  QemuFlowOptions options;
+  options.cycles_per_insn = 10;
+  QemuStreamEncoder encoder(stream, options);
+  // The parent runs 3 instructions, then its clone returns 8: the child's words came first.
+  std::vector<uint32_t> parent = {0, 1};
+  const std::vector<uint32_t> clone = CloneReturning(8);
+  parent.insert(parent.end(), clone.begin(), clone.end());
+  parent.insert(parent.end(), {0, 1});
+  const std::vector<uint32_t> child = {0, 1};
+  REQUIRE(encoder.OnExec(7, parent.data(), 2));  // blocks before the clone
+  REQUIRE(encoder.OnExec(8, child.data(), child.size()));  // waits: its start is not known yet
+  REQUIRE(encoder.OnExec(7, parent.data() + 2, parent.size() - 2));
+  auto traces = encoder.Finish();
+  REQUIRE(traces);
+  REQUIRE(traces->size() == 2);
+  CHECK((*traces)[0].tid == 7);
+  CHECK((*traces)[1].tid == 8);
+  CHECK((*traces)[0].tsc_begin == 0);
+  CHECK((*traces)[1].tsc_begin == 30);  // 3 instructions of 10 cycles before the clone
+  CHECK((*traces)[0].insns == 6);
+  CHECK((*traces)[1].insns == 3);
+  CHECK((*traces)[1].first_ip == 0x1000);
+}
+
+TEST_CASE("a thread whose creator is unknown starts at time 0") {
+  const QemuStream stream = TwoBlocks();
+  QemuFlowOptions options;
+  QemuStreamEncoder encoder(stream, options);
+  const std::vector<uint32_t> words = {0, 1};
+  REQUIRE(encoder.OnExec(7, words.data(), words.size()));
+  REQUIRE(encoder.OnExec(9, words.data(), words.size()));
+  auto traces = encoder.Finish();
+  REQUIRE(traces);
+  REQUIRE(traces->size() == 2);
+  CHECK((*traces)[1].tsc_begin == 0);
+  CHECK((*traces)[1].insns == 3);
+}
