@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Recording overhead of `ptprof record --backend qemu` against plain qemu-x86_64 and native runs,
 # and the encoder's throughput, on deterministic workloads. Prints one line per workload with the
-# times (best of 3, wall clock) and ratios against the native run of the same invocation.
-# Usage: tools/bench/qemu_record_bench.sh [BUILD_DIR]
+# times (best of 3, wall clock), the ratios (plugin and record against native and against plain
+# qemu) and the encoder's M instructions/s (per second of its own CPU time: reading the stream
+# and encoding, while the emulator runs and after; from `record`'s summary line).
+# Usage: tools/bench/qemu_record_bench.sh [BUILD_DIR [WORKLOAD...]]   (gzip, recursion, threads)
 set -euo pipefail
 build=${1:-build}
+only=("${@:2}")
 ptprof=$build/ptprof
 plugin_so=$build/src/record/qemu/libptprof_qemu.so
 command -v qemu-x86_64 >/dev/null || { echo "SKIP: qemu-x86_64 not installed"; exit 77; }
@@ -28,6 +31,7 @@ best() {  # best wall-clock seconds of 3 runs of "$@"
 
 run() {
   local name=$1; shift
+  if [ ${#only[@]} -gt 0 ] && [[ ! " ${only[*]} " == *" $name "* ]]; then return; fi
   set -- "$(command -v "$1")" "${@:2}"  # qemu-x86_64 does not search PATH
   local native qemu plugin record
   native=$(best "$@")
@@ -39,7 +43,7 @@ run() {
   local insns bytes enc
   insns=$(grep -o '[0-9]* instructions' "$tmp/summary" | cut -d' ' -f1)
   bytes=$(grep -o '[0-9]* bytes of PT' "$tmp/summary" | cut -d' ' -f1)
-  enc=$(grep -o '([0-9.]* M insn/s)' "$tmp/summary")
+  enc=$(grep -o 'encoding [0-9.]* s CPU ([0-9.]* M insn/s)' "$tmp/summary")
   python3 - "$name" "$native" "$qemu" "$plugin" "$record" "$insns" "$bytes" "$enc" <<'PY'
 import sys
 name, native, qemu, plugin, record, insns, pt, enc = sys.argv[1:]
