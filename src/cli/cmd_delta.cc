@@ -4,14 +4,17 @@
 // intervals, in text, JSON or CSV, and optionally as an SVG plot.
 #include <cinttypes>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "src/cli/command.h"
 #include "src/cli/delta_run.h"
+#include "src/cli/delta_snapshot.h"
 #include "src/cli/input_options.h"
 #include "src/report/delta_report.h"
+#include "src/pipeline/input_kind.h"
 #include "src/report/svg_plot.h"
 
 namespace ptprof::cli {
@@ -52,41 +55,19 @@ std::optional<std::string> WhyNoIntervals(const DeltaReport& r) {
          std::to_string(r.counts.closers_without_opener) + " closers without an opener)";
 }
 
-int RunDeltaCommand(const DeltaCommandOptions& options) {
-  if (options.bins == 0) return UsageError("--bins must be at least 1");
-  auto pair = ResolvePair(options.pair);
-  if (!pair) return UsageError(pair.error().message);
-  auto raw = options.in.ToRawInput();
-  if (!raw) return UsageError(raw.error().message);
-  auto session = OpenSession(options.input, *raw, options.in.AnyGiven());
-  if (!session) return ReportBadInput(session.error().message);
-  for (const std::string& warning : session->warnings)
-    std::fprintf(stderr, "ptprof: warning: %s\n", warning.c_str());
-  auto selected = SelectStreams(*session, options.in.streams);
-  if (!selected) return ReportBadInput(selected.error().message);
-
-  auto run = RunDelta(*session, *selected, *pair, options.pair.per_thread, options.input);
-  if (!run) return ReportBadInput(run.error().message);
-
+// Writes the report of a finished profile; `symbolize` and `lane_name` may be empty.
+int Report(const DeltaCommandOptions& options, const delta::DeltaProfiler& profiler,
+           const std::string& time_unit, std::function<std::string(uint64_t)> symbolize,
+           std::function<std::string(int32_t)> lane_name) {
   DeltaReportOptions report_options;
   report_options.input = options.input;
-  const Session& opened = *session;
-  const bool per_thread = options.pair.per_thread;
-  report_options.lane_name = [&opened, per_thread](int32_t lane) {
-    for (const auto& stream : opened.manifest.streams) {
-      int32_t id = per_thread || stream.cpu == kUnknownId ? stream.tid : stream.cpu;
-      if (stream.name == "raw" && !per_thread) id = stream.cpu != kUnknownId ? stream.cpu : 0;
-      if (id == lane) return stream.name;
-    }
-    return std::string();
-  };
   report_options.bins = options.bins;
   report_options.scale = options.scale == "log2" ? BinScale::kLog2 : BinScale::kLinear;
   report_options.top = options.top;
-  report_options.time_unit = run->clock.unit;
-  const ImageSet& images = session->images;
-  report_options.symbolize = [&images](uint64_t ip) { return images.Symbolize(ip); };
-  DeltaReport report = MakeDeltaReport(*run->profiler, report_options);
+  report_options.time_unit = time_unit;
+  report_options.symbolize = std::move(symbolize);
+  report_options.lane_name = std::move(lane_name);
+  DeltaReport report = MakeDeltaReport(profiler, report_options);
 
   if (auto why = WhyNoIntervals(report)) {
     std::fprintf(stderr, "ptprof: delta: %s: %s\n", options.input.c_str(), why->c_str());
@@ -110,6 +91,55 @@ int RunDeltaCommand(const DeltaCommandOptions& options) {
       return ReportBadInput(options.svg + ": cannot write the SVG");
   }
   return kExitOk;
+}
+
+// A CoreSight snapshot directory: decoders/etm instead of a PT session.
+int RunOnSnapshot(const DeltaCommandOptions& options,
+                  const std::pair<patterns::Pattern, patterns::Pattern>& pair) {
+  if (options.in.AnyGiven())
+    return UsageError("a CoreSight snapshot carries its own code and configuration: "
+                      "no image or PT options");
+  auto snapshot = RunDeltaOnSnapshot(options.input, options.in.streams, pair, options.pair.per_thread);
+  if (!snapshot) return ReportBadInput(options.input + ": " + snapshot.error().message);
+  const SnapshotDelta& s = *snapshot;
+  return Report(options, *s.run.profiler, s.run.clock.unit, {}, [&s](int32_t lane) {
+    for (size_t i = 0; i < s.source_cpus.size(); ++i)
+      if (s.source_cpus[i] == lane) return s.source_names[i];
+    return std::string();
+  });
+}
+
+int RunDeltaCommand(const DeltaCommandOptions& options) {
+  if (options.bins == 0) return UsageError("--bins must be at least 1");
+  auto pair = ResolvePair(options.pair);
+  if (!pair) return UsageError(pair.error().message);
+  if (auto kind = ClassifyPath(options.input); kind && *kind == InputKind::kCoreSightSnapshot)
+    return RunOnSnapshot(options, *pair);
+  auto raw = options.in.ToRawInput();
+  if (!raw) return UsageError(raw.error().message);
+  auto session = OpenSession(options.input, *raw, options.in.AnyGiven());
+  if (!session) return ReportBadInput(session.error().message);
+  for (const std::string& warning : session->warnings)
+    std::fprintf(stderr, "ptprof: warning: %s\n", warning.c_str());
+  auto selected = SelectStreams(*session, options.in.streams);
+  if (!selected) return ReportBadInput(selected.error().message);
+
+  auto run = RunDelta(*session, *selected, *pair, options.pair.per_thread, options.input);
+  if (!run) return ReportBadInput(run.error().message);
+
+  const Session& opened = *session;
+  const bool per_thread = options.pair.per_thread;
+  auto lane_name = [&opened, per_thread](int32_t lane) {
+    for (const auto& stream : opened.manifest.streams) {
+      int32_t id = per_thread || stream.cpu == kUnknownId ? stream.tid : stream.cpu;
+      if (stream.name == "raw" && !per_thread) id = stream.cpu != kUnknownId ? stream.cpu : 0;
+      if (id == lane) return stream.name;
+    }
+    return std::string();
+  };
+  const ImageSet& images = session->images;
+  return Report(options, *run->profiler, run->clock.unit,
+                [&images](uint64_t ip) { return images.Symbolize(ip); }, lane_name);
 }
 
 }  // namespace
