@@ -96,8 +96,9 @@ class Analysis:
         for item in decode_lines(archive):
             if item[0] == "event":
                 self.events.append(item[1])
-                if span is not None and "<__x64_sys_exit_group>" in item[1]:
-                    span = None  # the recording ends where the workload exits
+                if span is not None and item[1].startswith("[disabled") and (
+                        span["handler"] == "exit_group" or "<__x64_sys_exit_group>" in item[1]):
+                    span = None  # the recording ends after the workload exited
                 elif span is not None:
                     self.problems.append(f"event inside a syscall: {item[1]}")
                 continue
@@ -132,7 +133,7 @@ class Analysis:
             if mnemonic == "syscall" and WORKLOAD_LO <= ip < WORKLOAD_HI:
                 span = {"handler": "", "insns": 0, "ftrace": False}
             previous = (ip, mnemonic)
-        if span is not None:
+        if span is not None and span["handler"] != "exit_group":
             self.problems.append(f"the trace ends inside {span['handler'] or 'a syscall'}")
 
     def per_handler(self):

@@ -19,7 +19,7 @@ record() {
   local name=$1; shift
   /usr/bin/time -f "$name: %e s wall" "$ptprof" record --backend qemu-system --force \
     -o "$out/$name.ptar" "$@"
-  zstd -dc "$out/$name.ptar" | tr -d '\r' | grep -aE '^(kernel|uname|tracer|workload_pid|workload_exit|smp|plugin_count_|flow_count_|insns|kernel_insns|interrupts|faults|unresolved_async|code_conflicts) ' \
+  zstd -dc "$out/$name.ptar" | tr -d '\r' | grep -aE '^(kernel|uname|tracer|workload_pid|workload_exit|smp|plugin_count_[a-z_]+|flow_count_[a-z_]+|insns|kernel_insns|interrupts|faults|unresolved_async|code_conflicts) ' \
     | sed "s|^kernel .*/|kernel |; s|^workload .*/|workload |" > "$out/expected/$name.txt"
 }
 record syscalls-nop --guest-tracer nop -- "$workloads/lab_syscalls" 10

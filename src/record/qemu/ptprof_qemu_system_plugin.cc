@@ -2,6 +2,7 @@
 // Debian's qemu-system-x86_64:
 //
 //   qemu-system-x86_64 ... -plugin libptprof_qemu_system.so,out=STREAM,start=ADDR[,start_bytes=HEX]
+//                              [,stop_lo=ADDR,stop_hi=ADDR]
 //
 // It answers "which instructions did each virtual CPU execute, kernel and user, from the moment
 // the workload started?" in the stream format of the user-mode plugin (stream_format.h, with the
@@ -10,7 +11,10 @@
 // buffer (an exec chunk's `tid` is the vCPU index). Nothing is written during the boot: recording
 // starts when a block at the workload's entry point (`start`, in the user half, optionally with
 // its first code bytes `start_bytes`) executes for the first time. Block definitions made before
-// then are kept in memory and written when a block first executes after the start.
+// then are kept in memory and written when a block first executes after the start. Recording
+// stops for good when a block in [stop_lo, stop_hi) executes after the start: the lab passes
+// busybox's code range, which runs again only when the init shell resumes after the workload
+// exited.
 //
 // Independently of the block stream, inline counters on the cli, sti, pushf and popf opcodes
 // count how often they executed after the start, kernel and user apart (the end chunk reports
@@ -98,6 +102,7 @@ struct BlockRecord {
   uint32_t def_size;
   bool written;
   bool is_start;  // the workload's entry: executing it starts the recording
+  bool is_stop;   // in the stop range: executing it after the start ends the recording
   uint8_t def[1];  // def_size bytes (allocated with the record)
 };
 
@@ -110,6 +115,9 @@ struct PluginState {
   int fd = -1;
   bool disabled = false;   // after a write error
   bool recording = false;  // the workload started
+  bool stopped = false;    // ... and the stop range ran after it
+  uint64_t stop_lo = 0, stop_hi = 0;
+  uint64_t at_stop[2][4] = {};  // the inline counters when the recording stopped
   int write_errno = 0;
   uint64_t bytes_written = 0;
   uint32_t seq = 0;
@@ -192,8 +200,16 @@ void StartLocked() {
 
 void OnBlockExec(unsigned int vcpu, void* userdata) {
   auto* block = static_cast<BlockRecord*>(userdata);
+  if (block->is_stop && g_state.recording) {
+    pthread_mutex_lock(&g_state.lock);
+    g_state.recording = false;
+    g_state.stopped = true;
+    std::memcpy(g_state.at_stop, g_state.counters, sizeof g_state.at_stop);
+    pthread_mutex_unlock(&g_state.lock);
+    return;
+  }
   if (!g_state.recording) {
-    if (!block->is_start || g_state.disabled) return;
+    if (!block->is_start || g_state.stopped || g_state.disabled) return;
     pthread_mutex_lock(&g_state.lock);
     StartLocked();
     pthread_mutex_unlock(&g_state.lock);
@@ -296,6 +312,7 @@ void OnTranslate(qemu_plugin_id_t, struct qemu_plugin_tb* tb) {
                     std::memcmp(def + code_at, g_state.start_bytes,
                                 g_state.start_bytes_size < bytes ? g_state.start_bytes_size
                                                                  : bytes) == 0;
+  block->is_stop = header.vaddr >= g_state.stop_lo && header.vaddr < g_state.stop_hi;
   std::memcpy(block->def, def, def_size);
   // The record lives as long as QEMU: a retranslated block gets a new record and id.
   qemu_plugin_register_vcpu_tb_exec_cb(tb, OnBlockExec, QEMU_PLUGIN_CB_NO_REGS, block);
@@ -306,16 +323,19 @@ void OnExit(qemu_plugin_id_t, void*) {
   for (unsigned v = 0; v < kMaxVcpus; ++v) FlushVcpuLocked(v);
   FlushBlocksLocked();
   char text[1024];
-  int n = std::snprintf(text, sizeof text, "started %d\nblocks %u\nexecuted_blocks %llu\n",
-                        g_state.recording ? 1 : 0, g_state.next_block_id,
+  const bool started = g_state.recording || g_state.stopped;
+  if (!g_state.stopped) std::memcpy(g_state.at_stop, g_state.counters, sizeof g_state.at_stop);
+  int n = std::snprintf(text, sizeof text,
+                        "started %d\nstopped %d\nblocks %u\nexecuted_blocks %llu\n",
+                        started ? 1 : 0, g_state.stopped ? 1 : 0, g_state.next_block_id,
                         static_cast<unsigned long long>(g_state.executed_blocks));
   for (int half = 0; half < 2; ++half)
     for (int k = 0; k < kCounted; ++k)
       n += std::snprintf(text + n, sizeof text - static_cast<size_t>(n), "count_%s_%s %llu\n",
                          half ? "kernel" : "user", kCountedNames[k],
-                         static_cast<unsigned long long>(g_state.counters[half][k] -
+                         static_cast<unsigned long long>(g_state.at_stop[half][k] -
                                                          g_state.baseline[half][k]));
-  if (g_state.recording) WriteChunkLocked(fmt::kChunkEnd, 0, text, static_cast<uint32_t>(n));
+  if (started) WriteChunkLocked(fmt::kChunkEnd, 0, text, static_cast<uint32_t>(n));
   pthread_mutex_unlock(&g_state.lock);
   if (g_state.write_errno != 0)
     std::fprintf(stderr, "ptprof qemu system plugin: %s: write failed after %llu bytes: %s\n",
@@ -350,6 +370,10 @@ PTPROF_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t* in
       char* end = nullptr;
       g_state.start_address = std::strtoull(argv[i] + 6, &end, 0);
       have_start = end && *end == '\0';
+    } else if (std::strncmp(argv[i], "stop_lo=", 8) == 0) {
+      g_state.stop_lo = std::strtoull(argv[i] + 8, nullptr, 0);
+    } else if (std::strncmp(argv[i], "stop_hi=", 8) == 0) {
+      g_state.stop_hi = std::strtoull(argv[i] + 8, nullptr, 0);
     } else if (std::strncmp(argv[i], "start_bytes=", 12) == 0) {
       const char* hex = argv[i] + 12;
       size_t n = std::strlen(hex) / 2;

@@ -28,9 +28,9 @@ struct SystemFlowOptions {
   bool keep_ips = false;                   // also return every instruction address
   uint64_t buffer_size = 0;                // snapshot mode: the ring per vCPU (0: whole trace)
   std::vector<std::string> snapshot_syscalls;  // handler names ("getpid") that cut a snapshot
-  // The trace ends when a syscall reaches this handler (the workload's exit_group: what follows
-  // is the guest powering off); empty: at the end of the stream.
-  std::string end_at_handler = "exit_group";
+  // The trace ends when a syscall reaches this handler; empty: at the end of the stream (the
+  // plugin stops when the guest's shell runs again after the workload exited).
+  std::string end_at_handler;
 };
 
 // One syscall as the flow shows it: from the entry to the first user instruction after it.

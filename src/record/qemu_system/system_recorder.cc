@@ -170,6 +170,29 @@ Result<WorkloadEntry> StaticWorkloadEntry(const std::string& path) {
   return entry;
 }
 
+Result<std::pair<uint64_t, uint64_t>> LoadedRange(const std::string& path) {
+  auto bytes = ReadFileBytes(path);
+  if (!bytes) return tl::unexpected(bytes.error());
+  const auto& b = *bytes;
+  if (b.size() < sizeof(Elf64_Ehdr) || std::memcmp(b.data(), ELFMAG, SELFMAG) != 0)
+    return Fail(path + ": offset 0x0: not an ELF file");
+  Elf64_Ehdr eh;
+  std::memcpy(&eh, b.data(), sizeof eh);
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (unsigned i = 0; i < eh.e_phnum; ++i) {
+    const uint64_t at = eh.e_phoff + uint64_t{i} * eh.e_phentsize;
+    if (at + sizeof(Elf64_Phdr) > b.size())
+      return Fail(fmt::format("{}: offset {:#x}: program header {} is cut short", path, at, i));
+    Elf64_Phdr ph;
+    std::memcpy(&ph, b.data() + at, sizeof ph);
+    if (ph.p_type != PT_LOAD) continue;
+    lo = std::min(lo, ph.p_vaddr);
+    hi = std::max(hi, ph.p_vaddr + ph.p_memsz);
+  }
+  if (lo >= hi) return Fail(path + ": no loaded segments");
+  return std::make_pair(lo, hi);
+}
+
 Result<KernelFacts> KernelFactsFromChannel(const LabChannel& channel, const std::string& name) {
   auto it = channel.files.find("kallsyms");
   if (it == channel.files.end() || it->second.empty())
@@ -212,6 +235,12 @@ Result<SystemRecording> RecordWithQemuSystem(const SystemRecordOptions& options)
   std::remove(stream_path.c_str());
   std::remove(channel_path.c_str());
 
+  // Recording ends when busybox runs again: the init shell resumes after the workload exited.
+  auto busybox_range = LoadedRange(options.busybox);
+  if (!busybox_range) return tl::unexpected(busybox_range.error());
+  if (entry->address >= busybox_range->first && entry->address < busybox_range->second)
+    return Fail(*workload + ": its entry point lies inside busybox's addresses; link it elsewhere "
+                           "(gcc -static -Wl,-Ttext-segment=0x10000000)");
   std::string start_bytes;
   for (uint8_t byte : entry->bytes) start_bytes += fmt::format("{:02x}", byte);
   const std::vector<std::string> args = {
@@ -220,8 +249,9 @@ Result<SystemRecording> RecordWithQemuSystem(const SystemRecordOptions& options)
       "-monitor", "none", "-kernel", options.kernel, "-initrd", initrd, "-append",
       "console=ttyS0 panic=-1 nokaslr quiet", "-serial", "file:" + console, "-serial",
       "file:" + channel_path, "-plugin",
-      fmt::format("{},out={},start={:#x},start_bytes={}", *plugin, stream_path, entry->address,
-                  start_bytes)};
+      fmt::format("{},out={},start={:#x},start_bytes={},stop_lo={:#x},stop_hi={:#x}", *plugin,
+                  stream_path, entry->address, start_bytes, busybox_range->first,
+                  busybox_range->second)};
   const auto run_start = Clock::now();
   auto exited = RunQemu(args, log, options.timeout_seconds);
   recording.run_seconds = Seconds(run_start);

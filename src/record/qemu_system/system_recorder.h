@@ -61,6 +61,9 @@ struct WorkloadEntry {
 };
 Result<WorkloadEntry> StaticWorkloadEntry(const std::string& path);
 
+// The addresses a static program's loaded segments cover, [lo, hi).
+Result<std::pair<uint64_t, uint64_t>> LoadedRange(const std::string& path);
+
 // Facts from the channel's kallsyms; fails when the guest sent none.
 Result<KernelFacts> KernelFactsFromChannel(const LabChannel& channel, const std::string& name);
 
