@@ -104,7 +104,7 @@ FlowStep StepAt(const DecoderApi<Decoder, Unit>& api, Decoder* dec, uint64_t off
 // Decodes to the end: synchronise, drain pending events, take the next block or instruction,
 // report an error and resynchronise at the next PSB. `emit(unit, step, complete)` reports a unit
 // (complete = false: the one cut short by an error), `error_ip(unit, status)` names where it failed.
-// `image_switch` (may be empty) is asked which image to read before each unit and its events.
+// `image_switch` (may be empty) is asked which image to read before each unit and each event.
 template <class Decoder, class Unit, class Emit, class ErrorIp, class MakeErrorFn>
 bool DecodeLoop(const DecoderApi<Decoder, Unit>& api, Decoder* dec, FlowObserver& observer,
                 Emit emit, ErrorIp error_ip, MakeErrorFn make_error,
@@ -140,6 +140,14 @@ bool DecodeLoop(const DecoderApi<Decoder, Unit>& api, Decoder* dec, FlowObserver
         api.get_offset(dec, &offset);
         pt_event event;
         status = api.event(dec, &event, sizeof event);
+        if (status >= 0 && image_switch) {
+          // An event with its own time may be the first of another task.
+          const std::optional<uint64_t> tsc =
+              event.has_tsc ? std::optional<uint64_t>(event.tsc) : StepAt(api, dec, 0).tsc;
+          pt_image* image = image_switch(tsc, offset);
+          const int set = image ? api.set_image(dec, image) : 0;
+          if (set < 0) status = set;
+        }
         if (status >= 0) {
           observer.OnEvent(event, offset);
           if (pt_image* image = observer.ImageAfterEvent()) {

@@ -27,8 +27,9 @@ class FlowDecoder {
   FlowDecoder(const FlowDecoder&) = delete;
   FlowDecoder& operator=(const FlowDecoder&) = delete;
 
-  // Asked before each block or instruction (and before the events pending ahead of it) with the
-  // decoder's time (TSC of the last timing packet, nullopt before the first) and offset: the image
+  // Asked before each block or instruction and before each event is reported, with the time
+  // (the event's own TSC, else the decoder's: TSC of the last timing packet, nullopt before the
+  // first) and the decoder's offset: the image
   // to read code from from now on, or null to keep the current one. This is how a caller follows
   // context switches it knows from sideband (the code of another process is mapped at the same
   // addresses). Set it before Run().

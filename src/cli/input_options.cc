@@ -32,6 +32,8 @@ Result<RawInputOptions> InputOptions::ToRawInput() const {
   if (cpuid_0x15_ebx) out.params.cpuid_0x15_ebx = static_cast<uint32_t>(*cpuid_0x15_ebx);
   out.symfs = symfs;
   out.buildid_dir = buildid_dir;
+  out.kallsyms = kallsyms;
+  out.kcore_dir = kcore;
   if (out.buildid_dir.empty()) {
     const char* home = std::getenv("HOME");
     if (home && *home) out.buildid_dir = std::string(home) + "/.debug";
@@ -91,6 +93,11 @@ void AddBinarySearchOptions(CLI::App& app, InputOptions& options) {
                  "perf.data: look up the recorded binary paths under DIR (instead of /)");
   app.add_option("--buildid-dir", options.buildid_dir,
                  "perf.data: perf's build-id cache to find binaries in (default ~/.debug)");
+  app.add_option("--kallsyms", options.kallsyms,
+                 "kernel symbols: a copy of /proc/kallsyms (symbolises kernel addresses)");
+  app.add_option("--kcore", options.kcore,
+                 "perf.data: the kernel's code and symbols from perf record --kcore's kcore_dir "
+                 "(DIR/kcore, DIR/kallsyms)");
 }
 
 }  // namespace ptprof::cli

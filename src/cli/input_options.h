@@ -28,6 +28,8 @@ struct InputOptions {
   std::vector<std::string> streams;  // --stream: the trace streams to read (empty: all)
   std::string symfs;                 // perf.data: --symfs DIR
   std::string buildid_dir;           // perf.data: --buildid-dir DIR (default ~/.debug)
+  std::string kallsyms;              // --kallsyms FILE: kernel symbols (a copy of /proc/kallsyms)
+  std::string kcore;                 // perf.data: --kcore DIR (perf record --kcore's kcore_dir)
   CLI::Option* raw_option = nullptr;
   CLI::Option* elf_option = nullptr;
 
@@ -47,7 +49,8 @@ void AddPtOptions(CLI::App& app, InputOptions& options);
 void AddAddrFilterOption(CLI::App& app, InputOptions& options);
 // --stream NAME (repeatable): which trace streams of a multi-stream input to read.
 void AddStreamOption(CLI::App& app, InputOptions& options);
-// --symfs DIR and --buildid-dir DIR: where a perf.data's binaries are.
+// --symfs DIR, --buildid-dir DIR: where a perf.data's binaries are; --kallsyms FILE, --kcore DIR:
+// the kernel's symbols and code.
 void AddBinarySearchOptions(CLI::App& app, InputOptions& options);
 
 }  // namespace ptprof::cli

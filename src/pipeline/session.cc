@@ -7,6 +7,7 @@
 
 #include "sideband/build_id.h"
 #include "sideband/file_bytes.h"
+#include "sideband/kallsyms.h"
 #include "src/pipeline/session_archive.h"
 #include "src/pipeline/session_perf_data.h"
 
@@ -59,6 +60,17 @@ Status AddRawImage(const RawImageSpec& spec, Session& session) {
 
 }  // namespace
 
+void AddKallsymsSymbols(const std::vector<uint8_t>& text, const std::string& name,
+                        Session& session) {
+  auto entries =
+      ParseKallsyms(std::string_view(reinterpret_cast<const char*>(text.data()), text.size()), name);
+  if (!entries) {
+    session.warnings.push_back(entries.error().message + "; kernel addresses stay unnamed");
+    return;
+  }
+  for (Symbol& symbol : KallsymsTextSymbols(*entries)) session.images.AddSymbol(std::move(symbol));
+}
+
 Result<std::shared_ptr<ExtractedFiles>> ExtractedFiles::Create() {
   const char* tmp = std::getenv("TMPDIR");
   std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/ptprof-ptar-XXXXXX";
@@ -92,6 +104,7 @@ Result<Session> OpenRawSession(const std::string& trace_file, const RawInputOpti
   if (!options.kallsyms.empty()) {
     auto kallsyms = ReadFileBytes(options.kallsyms);
     if (!kallsyms) return tl::unexpected(kallsyms.error());
+    AddKallsymsSymbols(*kallsyms, options.kallsyms, session);
     session.manifest.sideband.push_back({"kallsyms", "kallsyms", ""});
     session.sideband_bytes.push_back(std::move(*kallsyms));
   }
@@ -119,9 +132,9 @@ Result<Session> OpenSession(const std::string& input, const RawInputOptions& opt
           options.params.mtc_freq || options.params.nom_freq || options.params.cpuid_0x15_eax ||
           options.params.cpuid_0x15_ebx || options.params.filter[0].cfg ||
           options.params.filter[1].cfg || options.params.filter[2].cfg ||
-          options.params.filter[3].cfg || !options.kallsyms.empty())
+          options.params.filter[3].cfg)
         return Fail(input + ": a perf.data names its binaries and carries its PT parameters; "
-                            "leave out --elf, --raw, --kallsyms, --addr-filter and the PT options");
+                            "leave out --elf, --raw, --addr-filter and the PT options");
       return OpenPerfDataSession(input, options);
     default:
       return Fail(input + ": offset 0x0: this is " + InputKindName(*kind) +

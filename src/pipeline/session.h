@@ -30,6 +30,7 @@ struct RawInputOptions {
   // perf.data inputs: where their binaries are (see FindBinary in session_perf_data.h).
   std::string symfs;        // a root the recorded paths are looked up under, or empty
   std::string buildid_dir;  // perf's build-id cache (~/.debug layout), or empty
+  std::string kcore_dir;    // perf.data: perf record --kcore's kcore_dir (kcore, kallsyms), or empty
   bool load_images = true;  // perf.data: false when only packets are read (no binaries needed)
 };
 
@@ -70,6 +71,11 @@ struct Session {
 
   const pt::PtParams& params() const { return manifest.pt; }
 };
+
+// Adds the text symbols of a copy of /proc/kallsyms (`text`, read from `name`) to the session's
+// images; text that holds no symbols becomes a warning.
+void AddKallsymsSymbols(const std::vector<uint8_t>& text, const std::string& name,
+                        Session& session);
 
 // A raw PT trace file with its companions. Errors name the file (trace, image or sideband).
 Result<Session> OpenRawSession(const std::string& trace_file, const RawInputOptions& options);

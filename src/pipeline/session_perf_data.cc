@@ -11,6 +11,7 @@
 #include <variant>
 
 #include "sideband/build_id.h"
+#include "sideband/file_bytes.h"
 #include "sideband/perf/perf_auxtrace_info.h"
 #include "src/pipeline/session_tasks.h"
 
@@ -125,6 +126,29 @@ Status LoadMapping(const perf::PerfData& data, const perf::PerfRecord& record,
   return {};
 }
 
+// Loads DIR/kcore (its PT_LOAD segments at their kernel addresses) into the session and, when
+// `symbols`, the text symbols of DIR/kallsyms.
+Status LoadKcore(const std::string& dir, bool symbols, Session& session) {
+  const std::string kcore = dir + "/kcore";
+  if (auto added = session.images.AddElf(ElfImageSpec{kcore, 0}); !added)
+    return Fail(dir + ": --kcore: " + added.error().message);
+  archive::ImageEntry entry;
+  entry.kind = archive::ImageEntry::Kind::kElf;
+  entry.path = kcore;
+  entry.pid = -1;
+  std::error_code error;
+  entry.size = std::filesystem::file_size(kcore, error);
+  session.manifest.images.push_back(entry);
+  session.image_sources.push_back({kcore, 0});
+  if (!symbols) return {};
+  auto text = ReadFileBytes(dir + "/kallsyms");
+  if (!text) return tl::unexpected(text.error());
+  AddKallsymsSymbols(*text, dir + "/kallsyms", session);
+  session.manifest.sideband.push_back({"kallsyms", "kallsyms", ""});
+  session.sideband_bytes.push_back(std::move(*text));
+  return {};
+}
+
 }  // namespace
 
 pt::PtParams PtParamsFromPerfData(const perf::PerfData& data, std::vector<std::string>* notes) {
@@ -193,11 +217,30 @@ Result<Session> SessionFromPerfData(perf::PerfData data, const std::string& path
   // sideband first maps it; missing files are reported once per file.
   auto tasks = std::make_shared<SessionTasks>();
   tasks->clock = data.clock();
+  tasks->per_cpu = data.intel_pt->per_cpu_mmaps;
+  if (!options.kallsyms.empty()) {
+    auto text = ReadFileBytes(options.kallsyms);
+    if (!text) return tl::unexpected(text.error());
+    AddKallsymsSymbols(*text, options.kallsyms, session);
+    session.manifest.sideband.push_back({"kallsyms", "kallsyms", ""});
+    session.sideband_bytes.push_back(std::move(*text));
+  }
+  // perf record --kcore: the kernel's code (kcore, an ELF core file of the kernel's text and
+  // modules at their addresses) replaces the kernel mappings' binaries.
+  const bool kcore = !options.kcore_dir.empty() && options.load_images;
+  if (kcore) {
+    const size_t first_section = session.images.sections().size();
+    auto loaded = LoadKcore(options.kcore_dir, options.kallsyms.empty(), session);
+    if (!loaded) return tl::unexpected(loaded.error());
+    tasks->spaces.Map(AddressSpaces::kKernel, 0, Mapping{0, 0, tasks->image_sections.size()});
+    tasks->image_sections.emplace_back(first_section, session.images.sections().size());
+  }
   std::map<std::tuple<std::string, uint64_t, uint64_t>, std::optional<size_t>> image_of_key;
   std::set<std::string> reported;
   auto image_of = [&](const perf::PerfRecord& record,
                       const perf::MmapRecord& mmap) -> std::optional<size_t> {
     if (!options.load_images || mmap.filename.empty()) return std::nullopt;
+    if (kcore && mmap.pid == UINT32_MAX) return std::nullopt;  // kcore holds the kernel's code
     auto [known, added_key] = image_of_key.try_emplace({mmap.filename, mmap.addr, mmap.pgoff});
     if (!added_key) return known->second;
     const size_t first_section = session.images.sections().size();

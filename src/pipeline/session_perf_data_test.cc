@@ -2,10 +2,12 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include <catch2/catch.hpp>
 
 #include "sideband/perf/perf_abi.h"
+#include "src/pipeline/session_tasks.h"
 
 using namespace ptprof;
 
@@ -174,4 +176,58 @@ TEST_CASE("the intel_pt perf.data of the shared test data opens with its paramet
   CHECK(session->params().mtc_freq == 3);
   CHECK(session->params().nom_freq == 12);
   CHECK(session->params().cpuid_0x15_ebx == 100);
+}
+
+TEST_CASE("the tasks of the shared intel_pt perf.data follow its switch records") {
+  const std::string path = std::string(SHARED_TESTDATA) +
+                           "/perf_data_converter/src/quipper/testdata/perf.data.intel_pt-4.14";
+  if (!std::filesystem::exists(path)) {
+    WARN("shared test data absent: " << path);
+    return;
+  }
+  auto session = OpenSession(path, RawInputOptions{}, false);
+  REQUIRE(session);
+  REQUIRE(session->tasks);
+  const TaskSchedule& schedule = session->tasks->schedule;
+  // perf report -D, cpu 3: ITRACE_START 3174 at 641256844131; OUT (next 1760) at 641257181481,
+  // IN 1760 at 641257184778; OUT (next 3174) at 641257194938, IN 3174 at 641257198178.
+  CHECK(schedule.At(3, 641256844131) == Task{3174, 3174});
+  CHECK(schedule.At(3, 641257183000) == Task{3174, 3174});  // switching out: still 3174's path
+  CHECK(schedule.At(3, 641257184778) == Task{1760, 1760});
+  CHECK(schedule.At(3, 641257197713) == Task{1760, 1760});
+  CHECK(schedule.At(3, 641257198178) == Task{3174, 3174});
+  CHECK(schedule.PidOf(3174) == 3174);
+}
+
+TEST_CASE("--kcore: the kernel's code and symbols from a kcore_dir, in every address space") {
+  const std::string path = std::string(SHARED_TESTDATA) +
+                           "/perf_data_converter/src/quipper/testdata/perf.data.intel_pt-4.14";
+  if (!std::filesystem::exists(path)) {
+    WARN("shared test data absent: " << path);
+    return;
+  }
+  // A stand-in kcore_dir: any ELF with loadable segments as kcore, a kallsyms naming its code.
+  TempDir dir;
+  std::filesystem::copy_file(Sample("sample"), dir.path() + "/kcore");
+  {
+    std::ofstream kallsyms(dir.path() + "/kallsyms");
+    kallsyms << "ffffffff81000000 T kernel_entry\nffffffff81000010 t kernel_helper\n";
+  }
+  RawInputOptions options;
+  options.kcore_dir = dir.path();
+  auto session = OpenSession(path, options, false);
+  REQUIRE(session);
+  REQUIRE(session->tasks);
+  const auto kernel = session->tasks->spaces.MappingsOf(AddressSpaces::kKernelOnly);
+  REQUIRE(kernel.size() == 1);
+  CHECK(session->images.Symbolize(0xffffffff81000012) == "kernel_helper+0x2");
+  for (const std::string& warning : session->warnings)
+    CHECK(warning.find("[kernel.kallsyms]") == std::string::npos);  // kcore stands for the kernel
+  uint8_t byte = 0;
+  CHECK(session->images.Read(0x401000, &byte, 1) == 1);
+
+  options.kcore_dir = dir.path() + "/missing";
+  auto missing = OpenSession(path, options, false);
+  REQUIRE_FALSE(missing);
+  CHECK(missing.error().message.find("--kcore") != std::string::npos);
 }

@@ -55,6 +55,7 @@ int32_t Id(uint32_t id) { return static_cast<int32_t>(id); }
 std::unique_ptr<pt::TaskTimeline> SessionTasks::ForStream(const ImageSet& images,
                                                           std::optional<uint32_t> cpu,
                                                           std::optional<int32_t> tid) const {
+  if (cpu && (per_cpu || !tid)) tid.reset();  // the CPU's schedule says who runs
   return std::make_unique<StreamTasks>(*this, images, cpu, tid);
 }
 
@@ -71,12 +72,15 @@ void AddPerfSideband(const perf::PerfData& data, const ImageOfMmap& image_of, Se
       tasks.schedule.Thread(Id(start->tid), Id(start->pid));
       if (id.cpu) tasks.schedule.Run(*id.cpu, time, {Id(start->pid), Id(start->tid)});
     } else if (const auto* sw = std::get_if<perf::SwitchRecord>(&record.body)) {
-      if (!id.cpu) continue;
-      if (sw->out && sw->cpu_wide) {
-        // The task switched to is named by the switch-out record.
-        tasks.schedule.Run(*id.cpu, time, {Id(sw->next_prev_pid), Id(sw->next_prev_tid)});
-      } else if (!sw->out && id.pid && id.tid) {
-        tasks.schedule.Run(*id.cpu, time, {Id(*id.pid), Id(*id.tid)});
+      if (!id.cpu || !id.pid || !id.tid) continue;
+      // The switch is complete when the next task is switched in: until then (between the
+      // switch-out record and the switch-in record) the CPU still runs the old task's kernel
+      // path. A switch-out only says who ran before when nothing is known about the CPU yet.
+      const Task task{Id(*id.pid), Id(*id.tid)};
+      if (!sw->out) {
+        tasks.schedule.Run(*id.cpu, time, task);
+      } else if (tasks.schedule.Changes(*id.cpu) == 0) {
+        tasks.schedule.Run(*id.cpu, time, task);
       }
     } else if (const auto* comm = std::get_if<perf::CommRecord>(&record.body)) {
       tasks.schedule.Thread(Id(comm->tid), Id(comm->pid));

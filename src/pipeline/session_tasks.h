@@ -27,13 +27,16 @@ struct SessionTasks {
   // Mapping::image -> [first, last) indices into the session's ImageSet sections.
   std::vector<std::pair<size_t, size_t>> image_sections;
   std::optional<perf::PerfClock> clock;  // TSC -> perf time; absent: the TSC is the time
+  // The AUX buffers were per CPU (intel_pt's per_cpu_mmaps): a stream's task comes from its
+  // CPU's schedule even when its buffers name a thread; else from the thread they name.
+  bool per_cpu = false;
 
   // Perf time of a trace TSC.
   uint64_t TimeOf(uint64_t tsc) const {
     return clock && clock->usable() ? clock->TscToPerfTime(tsc) : tsc;
   }
 
-  // What the decoder of a stream recorded on `cpu`, or following thread `tid`, asks. `images`
+  // What the decoder of a stream recorded on `cpu` or following thread `tid` asks (see per_cpu). `images`
   // must outlive the result.
   std::unique_ptr<pt::TaskTimeline> ForStream(const ImageSet& images, std::optional<uint32_t> cpu,
                                               std::optional<int32_t> tid) const;

@@ -7,6 +7,12 @@
            stream; two --stream options list both streams, one after the other.
   decode   `decode perf.data` runs to the end (exit 0) although the data set holds no binaries:
            each missing binary is reported once with its build-id, and the code becomes gaps.
+  tasks    `decode --format jsonl perf.data` (both streams, merged by time): every timed event's
+           pid/tid is the task perf's own `report -D` listing says runs on that CPU at that time
+           (from each PERF_RECORD_SWITCH_CPU_WIDE IN on, the `next pid/tid` of the OUT record
+           before it: between the two the CPU still runs the old task's switch path; from an
+           ITRACE_START on, its task); there are
+           ContextSwitch ("switch") events; the merge keys never go down.
   errors   an unknown --stream name and hand-given PT options are bad input (exit 1).
 
 Prints one FAIL line per failed case and `N passed, N failed, N skipped`; exits 77 when the
@@ -26,6 +32,11 @@ from ptdump_conformance import compare, jsonl_as_ptdump  # noqa: E402
 PERF_DATA = "perf_data_converter/src/quipper/testdata/perf.data.intel_pt-4.14"
 REFERENCES = "perf_data_converter/reference-libipt-2.0.5-ptdump"
 REFERENCE_NAME = re.compile(r"\.idx\d+\.(cpu\d+)\.ptdump\.txt\.xz$")
+REPORT_D = "perf_data_converter/reference-linux-perf-6.1/perf.data.intel_pt-4.14.report-D.txt.xz"
+SWITCH = re.compile(r"^(\d+) (\d+) 0x[0-9a-f]+ \[0x[0-9a-f]+\]: PERF_RECORD_SWITCH_CPU_WIDE (IN|OUT) "
+                    r"\s+(?:next|prev) pid/tid:\s+(\d+)/(\d+)")
+ITRACE_START = re.compile(r"^(\d+) (\d+) 0x[0-9a-f]+ \[0x[0-9a-f]+\]: PERF_RECORD_ITRACE_START "
+                          r"pid: (\d+) tid: (\d+)")
 
 
 class Tally:
@@ -122,6 +133,64 @@ def check_decode(tally, ptprof, perf_data):
     tally.check("decode --stream cpu3 --format jsonl", problem)
 
 
+def schedule_from_report(report):
+    """{cpu: [(time, pid, tid)]}: from each switch-in record on, the task the switch-out record
+    before it named as next; from an ITRACE_START on, its task."""
+    records = []
+    for line in lzma.decompress(report.read_bytes()).decode("utf-8", errors="replace").splitlines():
+        match = SWITCH.match(line)
+        if match:
+            cpu, time, kind, pid, tid = match.groups()
+            records.append((int(time), int(cpu), kind, int(pid), int(tid)))
+        match = ITRACE_START.match(line)
+        if match:
+            cpu, time, pid, tid = match.groups()
+            records.append((int(time), int(cpu), "START", int(pid), int(tid)))
+    schedule, next_of_cpu = {}, {}
+    for time, cpu, kind, pid, tid in sorted(records):
+        if kind == "OUT":
+            next_of_cpu[cpu] = (pid, tid)
+        elif kind == "START":  # tracing starts in this task: it runs
+            schedule.setdefault(cpu, []).append((time, pid, tid))
+        elif cpu in next_of_cpu:
+            schedule.setdefault(cpu, []).append((time,) + next_of_cpu.pop(cpu))
+    return schedule
+
+
+def check_tasks(tally, ptprof, perf_data, report):
+    schedule = schedule_from_report(report)
+    tally.check("tasks: switch records in perf report -D", None if sum(map(len, schedule.values()))
+                > 50 else "only %s" % {c: len(s) for c, s in schedule.items()})
+    status, out, err = run(ptprof, ["decode", "--format", "jsonl", str(perf_data)])
+    if status != 0:
+        tally.check("tasks: decode", "exit status %d: %s" % (status, err.strip()[-300:]))
+        return
+    events = [json.loads(line) for line in out.splitlines()]
+    switches = [e for e in events if e.get("event") == "switch"]
+    tally.check("tasks: ContextSwitch events", None if switches else "none")
+    checked, wrong = 0, []
+    for e in events:
+        slices = schedule.get(e.get("cpu"), [])
+        if "time" not in e or not slices or e["time"] < slices[0][0]:
+            continue
+        _, pid, tid = [s for s in slices if s[0] <= e["time"]][-1]
+        checked += 1
+        if (e.get("pid"), e.get("tid")) != (pid, tid):
+            wrong.append((e, pid, tid))
+    tally.check("tasks: pid/tid of %d timed events agree with perf's switch records" % checked,
+                None if checked and not wrong else
+                "%d checked, %d wrong, first %s" % (checked, len(wrong), wrong[:1]))
+    last, keys, broken = 0, {}, None
+    for i, e in enumerate(events):
+        own = e.get("time", e.get("tsc"))
+        key = keys.get(e.get("cpu"), 0) if own is None else max(own, keys.get(e.get("cpu"), 0))
+        keys[e.get("cpu")] = key
+        if key < last and broken is None:
+            broken = "event #%d (cpu %s) key %d after %d" % (i, e.get("cpu"), key, last)
+        last = max(last, key)
+    tally.check("tasks: cpu0 and cpu3 merged by time", broken)
+
+
 def check_errors(tally, ptprof, perf_data):
     status, _, err = run(ptprof, ["dump", "--stream", "cpu9", str(perf_data)])
     tally.check("dump --stream cpu9",
@@ -147,6 +216,7 @@ def main():
     tally = Tally()
     check_dump(tally, ptprof, perf_data, root / REFERENCES)
     check_decode(tally, ptprof, perf_data)
+    check_tasks(tally, ptprof, perf_data, root / REPORT_D)
     check_errors(tally, ptprof, perf_data)
     print("%d passed, %d failed, %d skipped" % (tally.passed, tally.failed, tally.skipped))
     return 0 if tally.failed == 0 else 1
