@@ -42,6 +42,7 @@ struct RecordOptions {
   std::string qemu = "qemu-x86_64";
   std::string plugin;
   bool keep_stream = false;
+  bool no_binaries = false;
   bool quiet = false;
   std::vector<std::string> snapshot_on;  // "syscall=NAME[,NAME]" or "insns=N"
   uint64_t buffer_size = 65536;
@@ -324,7 +325,7 @@ int RunRecord(const RecordOptions& options) {
   if (recording->signal != 0)
     std::fprintf(stderr, "ptprof: record: the program was killed by signal %d; the trace holds "
                          "what ran before\n", recording->signal);
-  if (auto st = WriteArchive(options, *recording, true); !st) {
+  if (auto st = WriteArchive(options, *recording, !options.no_binaries); !st) {
     // Most likely a full disk: the binaries are the bulk of an archive and the trace decodes
     // without them (the executed code is in it), so what was recorded is kept without them.
     if (auto again = WriteArchive(options, *recording, false); !again)
@@ -391,6 +392,8 @@ Command AddRecordCommand(CLI::App& parent) {
   app->add_option("--qemu", options->qemu, "the QEMU emulator (qemu-system: qemu-system-x86_64)")->capture_default_str();
   app->add_option("--plugin", options->plugin, "ptprof's QEMU plugin (default: next to ptprof)");
   app->add_flag("--keep-stream", options->keep_stream, "keep the plugin's stream (OUT.qemu-stream)");
+  app->add_flag("--no-binaries", options->no_binaries,
+                "qemu: leave the ELF files out of the archive (smaller; decodes without symbols)");
   app->add_flag("-q,--quiet", options->quiet, "no summary line");
   app->add_option("--snapshot-on", options->snapshot_on,
                   "snapshot mode: cut a snapshot when syscall=NAME[,NAME] returns or every "
