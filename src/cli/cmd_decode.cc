@@ -16,6 +16,7 @@
 #include "sideband/x86_insn.h"
 #include "src/cli/command.h"
 #include "src/cli/flow_window_options.h"
+#include "src/cli/etm_perf_data.h"
 #include "src/cli/etm_snapshot.h"
 #include "src/cli/input_options.h"
 #include "src/analyses/flow_stats.h"
@@ -53,6 +54,10 @@ int RunDecode(const DecodeOptions& options) {
   if (auto kind = ClassifyPath(trace_file); kind && *kind == InputKind::kCoreSightSnapshot)
     return RunSnapshotDecode({trace_file, options.format, options.in.streams, options.insn,
                               options.etm_src_addr_n});  // etm_snapshot.cc
+  else if (kind && (*kind == InputKind::kPerfData || *kind == InputKind::kPerfDataPipe))
+    if (auto status = RunPerfEtmDecode({trace_file, options.format, options.in.streams, options.insn,
+                                        options.in.symfs, options.in.buildid_dir}))
+      return *status;  // a cs_etm perf.data: etm_perf_data.cc
 
   auto raw = options.in.ToRawInput();
   if (!raw) return UsageError(raw.error().message);
