@@ -2,7 +2,7 @@
 // Debian's qemu-system-x86_64:
 //
 //   qemu-system-x86_64 ... -plugin libptprof_qemu_system.so,out=STREAM,start=ADDR[,start_bytes=HEX]
-//                              [,stop_lo=ADDR,stop_hi=ADDR]
+//                              [,stop_lo=ADDR,stop_hi=ADDR][,channel=FILE]
 //
 // It answers "which instructions did each virtual CPU execute, kernel and user, from the moment
 // the workload started?" in the stream format of the user-mode plugin (stream_format.h, with the
@@ -14,7 +14,10 @@
 // then are kept in memory and written when a block first executes after the start. Recording
 // stops for good when a block in [stop_lo, stop_hi) executes after the start: the lab passes
 // busybox's code range, which runs again only when the init shell resumes after the workload
-// exited.
+// exited. With `channel` (the file QEMU writes the guest's second serial port to), the plugin
+// reads the guest's "stop_at ADDRESS" line there when the workload starts (the init script sends
+// the address of __x64_sys_exit_group before it starts the workload) and stops when a block at
+// that address executes: the trace then ends where the workload calls exit_group.
 //
 // Independently of the block stream, inline counters on the cli, sti, pushf and popf opcodes
 // count how often they executed after the start, kernel and user apart (the end chunk reports
@@ -103,6 +106,7 @@ struct BlockRecord {
   bool written;
   bool is_start;  // the workload's entry: executing it starts the recording
   bool is_stop;   // in the stop range: executing it after the start ends the recording
+  uint64_t vaddr;
   uint8_t def[1];  // def_size bytes (allocated with the record)
 };
 
@@ -117,6 +121,10 @@ struct PluginState {
   bool recording = false;  // the workload started
   bool stopped = false;    // ... and the stop range ran after it
   uint64_t stop_lo = 0, stop_hi = 0;
+  uint64_t stop_address = 0;  // from the channel's stop_at line (0: none)
+  unsigned stop_vcpu = 0;
+  uint64_t stopped_at = 0;  // the block whose execution stopped the recording
+  char channel_path[1024] = {};
   uint64_t at_stop[2][4] = {};  // the inline counters when the recording stopped
   int write_errno = 0;
   uint64_t bytes_written = 0;
@@ -187,8 +195,24 @@ void WriteDefLocked(BlockRecord* block) {
   block->written = true;
 }
 
+// The guest's "stop_at ADDRESS" line in the channel file, or 0.
+uint64_t ReadStopAddress() {
+  if (!g_state.channel_path[0]) return 0;
+  int fd = open(g_state.channel_path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  static char text[1 << 16];  // the line comes before the kallsyms file
+  ssize_t n = read(fd, text, sizeof text - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  text[n] = '\0';
+  const char* line = std::strstr(text, "\nstop_at ");
+  if (!line) return 0;
+  return std::strtoull(line + 9, nullptr, 16);
+}
+
 void StartLocked() {
   g_state.recording = true;
+  g_state.stop_address = ReadStopAddress();
   std::memcpy(g_state.baseline, g_state.counters, sizeof g_state.baseline);
   char text[256];
   std::snprintf(text, sizeof text, "mode system\nvcpus %d\nstart 0x%llx\n", g_state.smp_vcpus,
@@ -200,8 +224,10 @@ void StartLocked() {
 
 void OnBlockExec(unsigned int vcpu, void* userdata) {
   auto* block = static_cast<BlockRecord*>(userdata);
-  if (block->is_stop && g_state.recording) {
+  if (g_state.recording && (block->is_stop || block->vaddr == g_state.stop_address)) {
     pthread_mutex_lock(&g_state.lock);
+    g_state.stop_vcpu = vcpu;
+    g_state.stopped_at = block->vaddr;
     g_state.recording = false;
     g_state.stopped = true;
     std::memcpy(g_state.at_stop, g_state.counters, sizeof g_state.at_stop);
@@ -313,6 +339,7 @@ void OnTranslate(qemu_plugin_id_t, struct qemu_plugin_tb* tb) {
                                 g_state.start_bytes_size < bytes ? g_state.start_bytes_size
                                                                  : bytes) == 0;
   block->is_stop = header.vaddr >= g_state.stop_lo && header.vaddr < g_state.stop_hi;
+  block->vaddr = header.vaddr;
   std::memcpy(block->def, def, def_size);
   // The record lives as long as QEMU: a retranslated block gets a new record and id.
   qemu_plugin_register_vcpu_tb_exec_cb(tb, OnBlockExec, QEMU_PLUGIN_CB_NO_REGS, block);
@@ -326,8 +353,10 @@ void OnExit(qemu_plugin_id_t, void*) {
   const bool started = g_state.recording || g_state.stopped;
   if (!g_state.stopped) std::memcpy(g_state.at_stop, g_state.counters, sizeof g_state.at_stop);
   int n = std::snprintf(text, sizeof text,
-                        "started %d\nstopped %d\nblocks %u\nexecuted_blocks %llu\n",
-                        started ? 1 : 0, g_state.stopped ? 1 : 0, g_state.next_block_id,
+                        "started %d\nstopped %d\nstop_vcpu %u\nstopped_at 0x%llx\n"
+                        "blocks %u\nexecuted_blocks %llu\n",
+                        started ? 1 : 0, g_state.stopped ? 1 : 0, g_state.stop_vcpu,
+                        static_cast<unsigned long long>(g_state.stopped_at), g_state.next_block_id,
                         static_cast<unsigned long long>(g_state.executed_blocks));
   for (int half = 0; half < 2; ++half)
     for (int k = 0; k < kCounted; ++k)
@@ -370,6 +399,8 @@ PTPROF_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t* in
       char* end = nullptr;
       g_state.start_address = std::strtoull(argv[i] + 6, &end, 0);
       have_start = end && *end == '\0';
+    } else if (std::strncmp(argv[i], "channel=", 8) == 0) {
+      std::snprintf(g_state.channel_path, sizeof g_state.channel_path, "%s", argv[i] + 8);
     } else if (std::strncmp(argv[i], "stop_lo=", 8) == 0) {
       g_state.stop_lo = std::strtoull(argv[i] + 8, nullptr, 0);
     } else if (std::strncmp(argv[i], "stop_hi=", 8) == 0) {

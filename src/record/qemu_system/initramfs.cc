@@ -70,6 +70,7 @@ stty -F /dev/ttyS1 raw -echo
 exec 3>/dev/ttyS1
 echo "ptprof-lab 1" >&3
 echo "uname $(uname -r)" >&3
+echo "stop_at $(grep ' __x64_sys_exit_group$' /proc/kallsyms | cut -d' ' -f1)" >&3
 grep -E ' [tT] ' /proc/kallsyms | gzip -1 > /tmp/kallsyms.gz
 echo "file kallsyms.gz $(wc -c < /tmp/kallsyms.gz)" >&3
 cat /tmp/kallsyms.gz >&3

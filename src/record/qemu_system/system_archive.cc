@@ -68,6 +68,9 @@ std::string LabInfoText(const SystemRecording& recording, const SystemArchiveOpt
   line("unresolved_async", std::to_string(unresolved));
   line("code_conflicts", std::to_string(recording.code_conflicts));
   for (const VcpuTrace& vcpu : recording.vcpus)
+    for (const std::string& at : vcpu.unresolved_at)
+      line("unresolved_at", fmt::format("cpu{} {}", vcpu.vcpu, at));
+  for (const VcpuTrace& vcpu : recording.vcpus)
     for (const SyscallSpan& span : vcpu.syscalls)
       line("syscall", fmt::format("cpu{} {} {:#x} {} {}", vcpu.vcpu,
                                   span.handler.empty() ? "?" : span.handler, span.user_ip,

@@ -226,10 +226,12 @@ Result<VcpuTrace> EncodeVcpu(const QemuStream& stream, const QemuThread& vcpu,
     const std::vector<SysInsn>& prev = *pending;
     const SysInsn& last = prev.back();
     const uint64_t fall = last.ip + last.size;
-    if (last.kind == BranchKind::kNone && last.ip == next) {
+    const bool crosses_page = (last.ip & 0xfff) + last.size > 0x1000;
+    if (last.ip == next && (last.kind == BranchKind::kNone || crosses_page)) {
       // A rep-string instruction runs as its own block once per iteration: one instruction,
-      // counted when its last iteration is done.
-      ++out.rep_repeats;
+      // counted when its last iteration is done. An instruction that crosses a page ends its
+      // block as announced but runs in a block of its own (QEMU 7.2).
+      if (last.kind == BranchKind::kNone && !crosses_page) ++out.rep_repeats;
       if (auto s = run(prev, pending_first, prev.size() - 1, next); !s)
         return tl::unexpected(s.error());
       pending = &insns;
@@ -286,6 +288,10 @@ Result<VcpuTrace> EncodeVcpu(const QemuStream& stream, const QemuThread& vcpu,
         }
         if (!from) {
           ++out.unresolved;
+          if (out.unresolved_at.size() < 16)
+            out.unresolved_at.push_back(fmt::format(
+                "{:#x} {} -> {:#x}{}", last.ip, static_cast<int>(last.kind), next,
+                entry == KernelFacts::Entry::kFault ? " fault" : ""));
           from = last.kind == BranchKind::kDirectJump || last.kind == BranchKind::kDirectCall
                      ? last.target : fall;
         }
@@ -306,13 +312,19 @@ Result<VcpuTrace> EncodeVcpu(const QemuStream& stream, const QemuThread& vcpu,
     pending_first = 0;
   }
   if (pending) {
-    // The last block: everything up to a final branch whose outcome nobody saw.
+    // The last block: everything up to a final branch whose outcome nobody saw, unless the
+    // plugin said where execution went (the block that stopped the recording).
     const std::vector<SysInsn>& prev = *pending;
-    size_t end = prev.back().kind == BranchKind::kNone ? prev.size() : prev.size() - 1;
-    if (end > pending_first) {
-      const SysInsn& last = prev[end - 1];
-      if (auto s = run(prev, pending_first, end, last.ip + last.size); !s)
+    if (options.final_next != 0) {
+      if (auto s = run(prev, pending_first, prev.size(), options.final_next); !s)
         return tl::unexpected(s.error());
+    } else {
+      size_t end = prev.back().kind == BranchKind::kNone ? prev.size() : prev.size() - 1;
+      if (end > pending_first) {
+        const SysInsn& last = prev[end - 1];
+        if (auto s = run(prev, pending_first, end, last.ip + last.size); !s)
+          return tl::unexpected(s.error());
+      }
     }
   }
   if (started && snapshots) {

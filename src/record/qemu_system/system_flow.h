@@ -31,6 +31,8 @@ struct SystemFlowOptions {
   // The trace ends when a syscall reaches this handler; empty: at the end of the stream (the
   // plugin stops when the guest's shell runs again after the workload exited).
   std::string end_at_handler;
+  // Where execution went after the last recorded block (the plugin stopped there), or 0.
+  uint64_t final_next = 0;
 };
 
 // One syscall as the flow shows it: from the entry to the first user instruction after it.
@@ -56,6 +58,7 @@ struct VcpuTrace {
   uint64_t rep_repeats = 0;
   uint64_t interrupts = 0, faults = 0;     // asynchronous transfers by kind
   uint64_t unresolved = 0;                 // async transfers whose resume point was not found
+  std::vector<std::string> unresolved_at;  // the first few: "LAST_IP KIND -> HANDLER"
   std::vector<SyscallSpan> syscalls;
   OpcodeCounts counts;
   uint64_t tsc_end = 0;

@@ -249,9 +249,9 @@ Result<SystemRecording> RecordWithQemuSystem(const SystemRecordOptions& options)
       "-monitor", "none", "-kernel", options.kernel, "-initrd", initrd, "-append",
       "console=ttyS0 panic=-1 nokaslr quiet", "-serial", "file:" + console, "-serial",
       "file:" + channel_path, "-plugin",
-      fmt::format("{},out={},start={:#x},start_bytes={},stop_lo={:#x},stop_hi={:#x}", *plugin,
-                  stream_path, entry->address, start_bytes, busybox_range->first,
-                  busybox_range->second)};
+      fmt::format("{},out={},start={:#x},start_bytes={},stop_lo={:#x},stop_hi={:#x},channel={}",
+                  *plugin, stream_path, entry->address, start_bytes, busybox_range->first,
+                  busybox_range->second, channel_path)};
   const auto run_start = Clock::now();
   auto exited = RunQemu(args, log, options.timeout_seconds);
   recording.run_seconds = Seconds(run_start);
@@ -281,8 +281,15 @@ Result<SystemRecording> RecordWithQemuSystem(const SystemRecordOptions& options)
   auto stream = ParseQemuStream(*stream_bytes, stream_path);
   if (!stream) return tl::unexpected(stream.error());
   recording.end = stream->end;
+  const auto stopped = stream->end.find("stopped");
+  const bool was_stopped = stopped != stream->end.end() && stopped->second == "1";
   for (const QemuThread& vcpu : stream->threads) {
-    auto trace = EncodeVcpu(*stream, vcpu, *facts, options.flow);
+    SystemFlowOptions flow = options.flow;
+    // The vCPU whose block stopped the recording went there from its last recorded block.
+    if (was_stopped && stream->end.count("stop_vcpu") && stream->end.count("stopped_at") &&
+        std::strtoul(stream->end.at("stop_vcpu").c_str(), nullptr, 10) == vcpu.tid)
+      flow.final_next = std::strtoull(stream->end.at("stopped_at").c_str(), nullptr, 16);
+    auto trace = EncodeVcpu(*stream, vcpu, *facts, flow);
     if (!trace) return tl::unexpected(trace.error());
     recording.vcpus.push_back(std::move(*trace));
   }
