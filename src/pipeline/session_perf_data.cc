@@ -73,12 +73,13 @@ std::string BuildIdOf(const perf::PerfData& data, const perf::MmapRecord& mmap) 
 
 // A file holding a mapping's bare bytes (as `export --perf-data --images-dir` writes them): not
 // ELF, no build-id recorded, found under `symfs` or at its path.
+// `elf_like`: also when the bytes begin like an ELF file.
 std::string FindBareImage(const std::string& path, const std::string& build_id,
-                          const std::string& symfs) {
+                          const std::string& symfs, bool elf_like = false) {
   namespace fs = std::filesystem;
   if (!build_id.empty() || path.empty() || path[0] != '/') return "";
   const fs::path file = symfs.empty() ? fs::path(path) : fs::path(symfs) / fs::path(path).relative_path();
-  if (!IsFile(file) || ReadBuildId(file.string())) return "";
+  if (!IsFile(file) || (!elf_like && ReadBuildId(file.string()))) return "";
   return file.string();
 }
 
@@ -96,10 +97,13 @@ Status LoadMapping(const perf::PerfData& data, const perf::PerfRecord& record,
   if (record.sample_id.time) entry.time_ns = *record.sample_id.time;
   std::string file = FindBinary(mmap.filename, build_id, options.symfs, options.buildid_dir);
   std::error_code error;
+  const ElfImageSpec spec{file, mmap.addr - mmap.pgoff};
+  Status elf = file.empty() ? Fail("not found") : session.images.AddElf(spec);
+  // Bare bytes may begin like an ELF file (a copy of a mapping that holds the ELF header).
+  if (!elf && !file.empty() && !FindBareImage(mmap.filename, build_id, options.symfs, true).empty())
+    file.clear();
   if (!file.empty()) {
-    const ElfImageSpec spec{file, mmap.addr - mmap.pgoff};
-    if (auto added = session.images.AddElf(spec); !added)
-      return Fail(what + ": " + added.error().message);
+    if (!elf) return Fail(what + ": " + elf.error().message);
     entry.kind = archive::ImageEntry::Kind::kElf;
     if (entry.build_id.empty()) {
       auto own = ReadBuildId(file);
@@ -109,18 +113,18 @@ Status LoadMapping(const perf::PerfData& data, const perf::PerfRecord& record,
     entry.size = std::filesystem::file_size(file, error);
     session.image_sources.push_back({file, 0});
   } else {
-    file = FindBareImage(mmap.filename, build_id, options.symfs);
+    file = FindBareImage(mmap.filename, build_id, options.symfs, /*elf_like=*/true);
     if (file.empty()) return Fail(what + ": not found");
     const uint64_t file_size = std::filesystem::file_size(file, error);
     if (error || mmap.pgoff >= file_size) return Fail(what + ": shorter than its mapping's offset");
-    const RawImageSpec spec{file, mmap.pgoff, std::min(mmap.len, file_size - mmap.pgoff), mmap.addr};
-    if (auto added = session.images.AddRaw(spec); !added)
+    const RawImageSpec raw{file, mmap.pgoff, std::min(mmap.len, file_size - mmap.pgoff), mmap.addr};
+    if (auto added = session.images.AddRaw(raw); !added)
       return Fail(what + ": " + added.error().message);
     entry.kind = archive::ImageEntry::Kind::kRaw;
-    entry.address = spec.address;
-    entry.file_offset = spec.file_offset;
-    entry.size = spec.size;
-    session.image_sources.push_back({file, spec.file_offset});
+    entry.address = raw.address;
+    entry.file_offset = raw.file_offset;
+    entry.size = raw.size;
+    session.image_sources.push_back({file, raw.file_offset});
   }
   session.manifest.images.push_back(entry);
   return {};

@@ -133,6 +133,9 @@ def check_export(merged, tmp):
     TALLY.report("export: ptprof decode of the perf.data", problem)
     if evs is None:
         return
+    r = ptprof(["decode", "--format", "jsonl", data])
+    TALLY.check("export: every bare-byte image loads (no binary reported missing)",
+                "decodes as gaps" not in r.stderr, r.stderr.strip()[-300:])
     TALLY.check("export: ContextSwitch events name the threads",
                 sorted(e["next_tid"] for e in evs if e.get("event") == "switch") == sorted(merged),
                 str([e for e in evs if e.get("event") == "switch"][:6]))
