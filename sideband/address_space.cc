@@ -45,9 +45,7 @@ void AddressSpaces::Fork(int32_t child, int32_t parent, uint64_t time) {
   NewState(child, time, from ? from->user : std::vector<Mapping>{});
 }
 
-void AddressSpaces::Exit(int32_t pid, uint64_t time) {
-  if (Latest(pid)) NewState(pid, time, {});
-}
+void AddressSpaces::Exit(int32_t, uint64_t) {}
 
 size_t AddressSpaces::SpaceAt(int32_t pid, uint64_t time) const {
   auto it = of_pid_.find(pid);

@@ -31,7 +31,9 @@ class AddressSpaces {
   void Exec(int32_t pid, uint64_t time);
   // A new process (not a thread) starts with a copy of its parent's mappings.
   void Fork(int32_t child, int32_t parent, uint64_t time);
-  // The process ended: no user code of it runs any more.
+  // The process ended. Its last mappings stay its space (as perf keeps a dead thread's maps):
+  // trace times and sideband times are not exact enough to cut code off at the exit record,
+  // and a pid used again comes back through Fork, which starts a new state.
   void Exit(int32_t pid, uint64_t time);
 
   // The space of `pid` at `time` (perf-clock ns): its latest state at or before `time`; before

@@ -21,7 +21,7 @@ TEST_CASE("AddressSpaces: mmaps accumulate, the kernel half is in every space") 
   CHECK(spaces.MappingsOf(AddressSpaces::kKernelOnly).size() == 1);
 }
 
-TEST_CASE("AddressSpaces: fork copies, exec replaces, exit ends, threads share") {
+TEST_CASE("AddressSpaces: fork copies, exec replaces, exit keeps the last state, threads share") {
   AddressSpaces spaces;
   spaces.Map(100, 10, {0x400000, 0x1000, 1});
   spaces.Fork(200, 100, 30);
@@ -34,8 +34,10 @@ TEST_CASE("AddressSpaces: fork copies, exec replaces, exit ends, threads share")
   spaces.Map(200, 50, {0x400000, 0x3000, 3});  // the new program, same time: one state
   CHECK(spaces.MappingsOf(spaces.SpaceAt(200, 50)) == std::vector<Mapping>{{0x400000, 0x3000, 3}});
   CHECK(spaces.MappingsOf(spaces.SpaceAt(200, 49)) == std::vector<Mapping>{{0x400000, 0x1000, 1}});
-  spaces.Exit(200, 60);
-  CHECK(spaces.MappingsOf(spaces.SpaceAt(200, 61)).empty());
+  spaces.Exit(200, 60);  // a trace time just after the exit record still finds the code
+  CHECK(spaces.MappingsOf(spaces.SpaceAt(200, 61)) == std::vector<Mapping>{{0x400000, 0x3000, 3}});
+  spaces.Fork(200, 100, 80);  // the pid used again: a copy of its new parent's mappings
+  CHECK(spaces.MappingsOf(spaces.SpaceAt(200, 81)).size() == 2);
   // The same mapping again (perf repeats them) makes no new state.
   const size_t before = spaces.spaces();
   spaces.Map(100, 70, {0x500000, 0x1000, 2});

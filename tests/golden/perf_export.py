@@ -101,22 +101,16 @@ def round_trip(name, tmp, export_input, decode_input, expect_insns=None, export_
     elif "intel_pt" not in info.stdout or "undecodable 0" not in info.stdout:
         problem = "info does not describe an intel_pt perf.data:\n" + info.stdout
     report(f"{name}: ptprof info reads it back", problem)
-    if export_options:
-        # --images-dir copies are bare code bytes, which ptprof's perf.data decoder does not load
-        # (it wants ELF files); perf reads them by file offset.
-        skip(f"{name}: ptprof decode of the perf.data", "bare image copies (--images-dir)")
+    # --images-dir copies are bare code bytes: ptprof loads them as raw images, perf by file offset.
     want = ptprof_flow(decode_input)
-    back = ptprof_flow([data]) if not export_options else want
+    back = ptprof_flow([data])
     problem = None
-    if export_options:
-        pass
-    elif want[2] or back[2]:
+    if want[2] or back[2]:
         problem = want[2] or back[2]
     elif want[:2] != back[:2]:
         problem = (f"decode of the perf.data gives {back[0]} instructions and {len(back[1])} branches, "
                    f"of the input {want[0]} and {len(want[1])}")
-    if not export_options:
-        report(f"{name}: ptprof decode of the perf.data gives the same flow", problem)
+    report(f"{name}: ptprof decode of the perf.data gives the same flow", problem)
 
     if not PERF:
         skip(f"{name}: perf round trip", "perf is not installed")
