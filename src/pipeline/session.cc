@@ -169,9 +169,6 @@ Result<std::optional<Session>> OpenIfArchive(const std::string& path, bool optio
   if (!kind || *kind != InputKind::kPtar) return std::optional<Session>();
   auto session = OpenSession(path, RawInputOptions{}, options_given);
   if (!session) return tl::unexpected(session.error());
-  if (session->stream_bytes.size() != 1)
-    return Fail(path + ": the archive holds " + std::to_string(session->stream_bytes.size()) +
-                " trace streams; this command decodes archives of one stream");
   return std::optional<Session>(std::move(*session));
 }
 

@@ -93,7 +93,7 @@ Result<std::vector<size_t>> SelectStreams(const Session& session,
                                           const std::vector<std::string>& names);
 
 // What `decode` needs from a .ptar: nullopt when `path` is not one (the caller then reads raw PT
-// itself), else the session, which must hold exactly one trace stream.
+// itself), else the session with all its streams (DecodeStreams merges several by time).
 Result<std::optional<Session>> OpenIfArchive(const std::string& path, bool options_given);
 
 }  // namespace ptprof
