@@ -13,6 +13,9 @@
            before it: between the two the CPU still runs the old task's switch path; from an
            ITRACE_START on, its task); there are
            ContextSwitch ("switch") events; the merge keys never go down.
+  kernel   `decode --kallsyms FILE` names kernel addresses in text output: with a kallsyms that puts
+           entry_SYSCALL_64 at 0xffffffffb960d300, the trace's first enable (at ...d302) reads
+           `<entry_SYSCALL_64+0x2>` and its first disable `<entry_SYSCALL_64>`.
   errors   an unknown --stream name and hand-given PT options are bad input (exit 1).
 
 Prints one FAIL line per failed case and `N passed, N failed, N skipped`; exits 77 when the
@@ -24,6 +27,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -191,6 +195,24 @@ def check_tasks(tally, ptprof, perf_data, report):
     tally.check("tasks: cpu0 and cpu3 merged by time", broken)
 
 
+def check_kallsyms(tally, ptprof, perf_data):
+    with tempfile.TemporaryDirectory(prefix="ptprof-kallsyms-") as tmp:
+        kallsyms = Path(tmp) / "kallsyms"
+        kallsyms.write_text("ffffffffb9600000 T _stext\nffffffffb960d300 T entry_SYSCALL_64\n"
+                            "ffffffffb960d400 t later_symbol\n")
+        status, out, err = run(ptprof, ["decode", "--stream", "cpu3", "--kallsyms", str(kallsyms),
+                                        str(perf_data)])
+    problem = None if status == 0 else "exit status %d: %s" % (status, err.strip()[-300:])
+    if problem is None:
+        enabled = [l for l in out.splitlines() if "[enabled ip 0xffffffffb960d302" in l]
+        disabled = [l for l in out.splitlines() if "[disabled ip 0xffffffffb960d300" in l]
+        if not enabled or "<entry_SYSCALL_64+0x2>" not in enabled[0]:
+            problem = "enable line: %s" % (enabled[:1] or "none")
+        elif not disabled or "<entry_SYSCALL_64>" not in disabled[0]:
+            problem = "disable line: %s" % (disabled[:1] or "none")
+    tally.check("decode --kallsyms: kernel addresses named", problem)
+
+
 def check_errors(tally, ptprof, perf_data):
     status, _, err = run(ptprof, ["dump", "--stream", "cpu9", str(perf_data)])
     tally.check("dump --stream cpu9",
@@ -217,6 +239,7 @@ def main():
     check_dump(tally, ptprof, perf_data, root / REFERENCES)
     check_decode(tally, ptprof, perf_data)
     check_tasks(tally, ptprof, perf_data, root / REPORT_D)
+    check_kallsyms(tally, ptprof, perf_data)
     check_errors(tally, ptprof, perf_data)
     print("%d passed, %d failed, %d skipped" % (tally.passed, tally.failed, tally.skipped))
     return 0 if tally.failed == 0 else 1
