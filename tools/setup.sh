@@ -19,6 +19,8 @@ packages=(
   # the kernel lab (ptprof record --backend qemu-system, docs/lab.md): the emulator, the guest's
   # busybox; its kernel comes from tools/lab/fetch_kernel.sh below; zstd reads archive members
   qemu-system-x86 busybox-static zstd
+  # SVG plots (ptprof delta --svg) rendered to PNG to look at them
+  librsvg2-bin
 )
 
 missing=()

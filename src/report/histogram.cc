@@ -50,6 +50,8 @@ std::vector<HistogramBin> Log2Bins(const std::vector<double>& sorted) {
   for (int k = first; k <= last; ++k)
     bins.push_back({k < 0 ? 0.0 : std::ldexp(1.0, k), std::ldexp(1.0, k + 1), 0});
   for (double v : sorted) bins[static_cast<size_t>(Octave(std::max(0.0, v)) - first)].count++;
+  // Negative values (a time delta shorter than the trace's timing resolution) join the lowest bin.
+  if (sorted.front() < 0) bins.front().low = sorted.front();
   return bins;
 }
 

@@ -40,6 +40,9 @@ TEST_CASE("log2 bins are octaves, zero in [0, 1)") {
   CHECK(h.bins[3].count == 1);
   CHECK(h.bins[10].low == 512);
   CHECK(h.bins[10].count == 1);
+  Histogram negative = MakeHistogram({-3, 0.5, 5}, 20, BinScale::kLog2);
+  CHECK(negative.bins[0].low == -3);
+  CHECK(negative.bins[0].count == 2);
 }
 
 TEST_CASE("nearest-rank percentiles") {
