@@ -9,6 +9,7 @@
 #include "decoders/pt/pt_params.h"
 #include "src/archive/archive_reader.h"
 #include "src/cli/command.h"
+#include "src/cli/etm_archive.h"
 #include "src/cli/input_options.h"
 #include "src/pipeline/session.h"
 #include "src/pipeline/session_archive.h"
@@ -39,6 +40,31 @@ int RunArchive(const ArchiveOptions& options) {
     std::fprintf(stderr, "ptprof: warning: --cpu auto is stored as 'auto': a decode elsewhere "
                          "uses that machine's CPU; give FAMILY/MODEL[/STEPPING] instead\n");
 
+  // CoreSight inputs are stored as the files their decoders read: etm_archive.cc.
+  auto kind = ClassifyPath(options.input);
+  if (kind && (*kind == InputKind::kCoreSightSnapshot ||
+               ((*kind == InputKind::kPerfData || *kind == InputKind::kPerfDataPipe) &&
+                IsCsEtmPerfData(options.input)))) {
+    EtmArchiveOptions etm{options.output, options.force, std::string("ptprof ") + PTPROF_VERSION,
+                          raw.symfs, raw.buildid_dir};
+    const bool snapshot = *kind == InputKind::kCoreSightSnapshot;
+    auto summary = snapshot ? WriteSnapshotArchive(options.input, etm)
+                            : WritePerfEtmArchive(options.input, etm);
+    if (!summary) return ReportBadInput(summary.error().message);
+    auto written = archive::ArchiveReader::Open(options.output);
+    if (!written) return ReportBadInput(written.error().message);
+    if (snapshot)
+      std::printf("%s: CoreSight snapshot, %zu files; %zu members, %llu bytes\n",
+                  options.output.c_str(), summary->files, written->members().size(),
+                  static_cast<unsigned long long>(written->file_size()));
+    else
+      std::printf("%s: cs_etm perf.data, %zu binar%s (%zu not found); %zu members, %llu bytes\n",
+                  options.output.c_str(), summary->binaries, summary->binaries == 1 ? "y" : "ies",
+                  summary->missing, written->members().size(),
+                  static_cast<unsigned long long>(written->file_size()));
+    return kExitOk;
+  }
+
   auto session = OpenSession(options.input, raw, options.in.AnyGiven() || !options.kallsyms.empty());
   if (!session) return ReportBadInput(session.error().message);
   ArchiveWriteOptions write;
@@ -63,11 +89,15 @@ Command AddArchiveCommand(CLI::App& parent) {
   auto options = std::make_shared<ArchiveOptions>();
   CLI::App* app = parent.add_subcommand(
       "archive", "Make a self-contained .ptar of a trace with its images (see docs/archive.md)");
-  app->add_option("input", options->input, "raw Intel PT trace file, or a .ptar")->required();
+  app->add_option("input", options->input, "raw Intel PT trace, perf.data, CoreSight snapshot directory, or a .ptar")->required();
   app->add_option("-o,--output", options->output, "the archive to write")->required();
   app->add_flag("--force", options->force, "replace an existing output file");
   AddImageOptions(*app, options->in);
   app->add_option("--kallsyms", options->kallsyms, "kernel symbols (a copy of /proc/kallsyms)");
+  app->add_option("--symfs", options->in.symfs,
+                  "perf.data: look up the recorded binary paths under DIR (instead of /)");
+  app->add_option("--buildid-dir", options->in.buildid_dir,
+                  "perf.data: perf's build-id cache to find binaries in (default ~/.debug)");
   AddPtOptions(*app, options->in);
   AddAddrFilterOption(*app, options->in);
   return {app, [options, app] {

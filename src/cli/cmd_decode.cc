@@ -16,6 +16,7 @@
 #include "sideband/x86_insn.h"
 #include "src/cli/command.h"
 #include "src/cli/flow_window_options.h"
+#include "src/cli/etm_archive.h"
 #include "src/cli/etm_perf_data.h"
 #include "src/cli/etm_snapshot.h"
 #include "src/cli/input_options.h"
@@ -51,6 +52,17 @@ int RunDecode(const DecodeOptions& options) {
   if (options.input.empty() == options.pt.empty())
     return UsageError("give the trace once, as an argument or with --pt");
   const std::string& trace_file = options.pt.empty() ? options.input : options.pt;
+  if (auto kind = ClassifyPath(trace_file); kind && *kind == InputKind::kPtar) {
+    auto etm = RestoreEtmArchive(trace_file);  // a .ptar of a CoreSight input: etm_archive.cc
+    if (!etm) return ReportBadInput(etm.error().message);
+    if (*etm && (*etm)->kind == kCoreSightSnapshotSource)
+      return RunSnapshotDecode({(*etm)->path, options.format, options.in.streams, options.insn,
+                                options.etm_src_addr_n});
+    if (*etm)
+      if (auto status = RunPerfEtmDecode({(*etm)->path, options.format, options.in.streams,
+                                          options.insn, (*etm)->symfs, (*etm)->symfs}))
+        return *status;
+  }
   if (auto kind = ClassifyPath(trace_file); kind && *kind == InputKind::kCoreSightSnapshot)
     return RunSnapshotDecode({trace_file, options.format, options.in.streams, options.insn,
                               options.etm_src_addr_n});  // etm_snapshot.cc

@@ -9,6 +9,7 @@
 #include "decoders/pt/trace_census.h"
 #include "sideband/file_bytes.h"
 #include "src/cli/command.h"
+#include "src/cli/etm_archive.h"
 #include "src/cli/etm_snapshot.h"
 #include "src/cli/info_archive.h"
 #include "src/cli/info_perf_data.h"
@@ -83,6 +84,13 @@ int RunInfo(const InfoOptions& options) {
     return RunSnapshotInfo({options.input, options.format, {}, false, false});  // etm_snapshot.cc
   if (*kind == InputKind::kPerfData || *kind == InputKind::kPerfDataPipe)
     return RunPerfDataInfo({options.input, options.format, options.extract_aux_dir});
+  if (*kind == InputKind::kPtar && options.extract_aux_dir.empty()) {
+    auto etm = RestoreEtmArchive(options.input);  // a .ptar of a CoreSight input: etm_archive.cc
+    if (!etm) return ReportBadInput(etm.error().message);
+    if (*etm && (*etm)->kind == kCoreSightSnapshotSource)
+      return RunSnapshotInfo({(*etm)->path, options.format, {}, false, false}, options.input);
+    if (*etm) return RunPerfDataInfo({(*etm)->path, options.format, ""}, options.input);
+  }
   if (*kind == InputKind::kPtar && options.extract_aux_dir.empty())
     return RunArchiveInfo(options.input, options.format);  // info_archive.cc
   if (!options.extract_aux_dir.empty())

@@ -55,6 +55,13 @@ class InsnExpansion : public EventSink {
   EventSink& next_;
 };
 
+// A snapshot file as info shows it: its path, or its path inside the snapshot when it was
+// restored from an archive (the temporary directory means nothing to the reader).
+std::string Shown(const std::string& file, const std::string& dir, const std::string& label) {
+  if (label.empty() || file.compare(0, dir.size(), dir) != 0) return file;
+  return file.substr(dir.size() + (file.size() > dir.size() && file[dir.size()] == '/'));
+}
+
 void WarnGaps(const std::string& dir, const etm::EtmDecodeStats& stats) {
   if (stats.fatal_errors)
     std::fprintf(stderr, "ptprof: warning: %s: %" PRIu64 " decoder error(s); decoding resumed after each\n",
@@ -63,7 +70,7 @@ void WarnGaps(const std::string& dir, const etm::EtmDecodeStats& stats) {
 
 }  // namespace
 
-int RunSnapshotInfo(const SnapshotCommandOptions& options) {
+int RunSnapshotInfo(const SnapshotCommandOptions& options, const std::string& label) {
   auto d = Open(options, false);
   if (!d) return ReportBadInput(d.error().message);
   Census census;
@@ -72,11 +79,11 @@ int RunSnapshotInfo(const SnapshotCommandOptions& options) {
   for (const auto& m : d->memory) memory_bytes += m.bytes->size();
   if (options.format == "json") {
     nlohmann::ordered_json j;
-    j["input"] = options.dir;
+    j["input"] = label.empty() ? options.dir : label;
     j["kind"] = "coresight_snapshot";
     nlohmann::ordered_json buffers = nlohmann::json::array();
     for (const auto& b : d->snapshot.buffers)
-      buffers.push_back({{"name", b.name}, {"file", b.file}, {"format", b.format}});
+      buffers.push_back({{"name", b.name}, {"file", Shown(b.file, options.dir, label)}, {"format", b.format}});
     j["buffers"] = buffers;
     j["decoded_buffer"] = d->plan.buffer.name;
     j["bytes"] = d->trace.size();
@@ -101,10 +108,10 @@ int RunSnapshotInfo(const SnapshotCommandOptions& options) {
     std::printf("%s\n", j.dump().c_str());
     return kExitOk;
   }
-  std::printf("input:     %s\n", options.dir.c_str());
+  std::printf("input:     %s\n", (label.empty() ? options.dir : label).c_str());
   std::printf("kind:      CoreSight snapshot directory\n");
   for (const auto& b : d->snapshot.buffers)
-    std::printf("buffer:    %s (%s, %s)%s\n", b.name.c_str(), b.format.c_str(), b.file.c_str(),
+    std::printf("buffer:    %s (%s, %s)%s\n", b.name.c_str(), b.format.c_str(), Shown(b.file, options.dir, label).c_str(),
                 b.name == d->plan.buffer.name ? "  <- decoded" : "");
   std::printf("size:      %zu bytes\n", d->trace.size());
   std::printf("streams:   %zu\n", d->plan.sources.size());

@@ -14,7 +14,8 @@ struct SnapshotCommandOptions {
   bool src_addr_n = false;              // decode: ETE/ETMv4 ranges split at N atoms
 };
 
-int RunSnapshotInfo(const SnapshotCommandOptions& options);
+// `label`: the input as shown (the .ptar a snapshot was restored from); empty: options.dir.
+int RunSnapshotInfo(const SnapshotCommandOptions& options, const std::string& label = "");
 int RunSnapshotDump(const SnapshotCommandOptions& options);
 int RunSnapshotDecode(const SnapshotCommandOptions& options);
 

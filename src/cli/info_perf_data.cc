@@ -280,9 +280,10 @@ Status ExtractAux(const PerfData& d, const std::string& dir) {
 
 }  // namespace
 
-int RunPerfDataInfo(const PerfDataInfoOptions& options) {
+int RunPerfDataInfo(const PerfDataInfoOptions& options, const std::string& label) {
   auto data = ReadPerfData(options.input);
   if (!data) return ReportBadInput(data.error().message);
+  if (!label.empty()) data->name = label;
   if (!options.extract_aux_dir.empty()) {
     auto status = ExtractAux(*data, options.extract_aux_dir);
     if (!status) return ReportBadInput(status.error().message);

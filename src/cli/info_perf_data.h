@@ -11,6 +11,7 @@ struct PerfDataInfoOptions {
 };
 
 // Prints what the perf.data holds; returns the exit status (1 with one line on bad input).
-int RunPerfDataInfo(const PerfDataInfoOptions& options);
+// `label`: the input as shown (the .ptar it was restored from); empty: options.input.
+int RunPerfDataInfo(const PerfDataInfoOptions& options, const std::string& label = "");
 
 }  // namespace ptprof::cli
