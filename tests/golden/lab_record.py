@@ -11,7 +11,9 @@ Stored archives (traces/lab/, made by tools/lab/make_traces.sh; checked without 
    more kernel instructions than with `nop` (the per-syscall medians are printed).
 4. The interrupt-heavy workload decodes without gaps and shows timer interrupts and page faults.
 Live (SKIP without qemu-system-x86_64, the lab kernel or busybox-static): one short recording
-checked as in 1 and 2, and bad input: a missing kernel, a workload that is not static, a guest
+checked as in 1 and 2; one with `--snapshot-on syscall=getpid` (one snapshot per getpid, each
+starting at a PSB, decoding without gaps and ending at the sysret after __x64_sys_getpid, then the
+`end` snapshot up to exit_group); and bad input: a missing kernel, a workload that is not static, a guest
 that does not power off (the timeout stops QEMU; the partial archive decodes).
 """
 import os
@@ -221,6 +223,52 @@ def run_record(out, *args, timeout=240):
                           capture_output=True, text=True, timeout=timeout)
 
 
+def check_snapshots(tmp, syscalls):
+    """`--snapshot-on syscall=getpid` on lab_syscalls 3: 3 getpid snapshots and the `end` one."""
+    out = os.path.join(tmp, "snap.ptar")
+    r = run_record(out, "--snapshot-on", "syscall=getpid", "--", syscalls, "3")
+    recorded = r.returncode == 0 and os.path.exists(out)
+    t.check("snapshot: record --snapshot-on syscall=getpid lab_syscalls 3", recorded,
+            r.stderr[-400:])
+    if not recorded:
+        return
+    info = subprocess.run([PTPROF, "info", out], capture_output=True, text=True).stdout
+    streams = re.findall(r"^  (cpu0\.snap\d+) intel_pt.*\n\s+\d+ packets, (\d+) PSBs.*"
+                         r", (\d+) decode errors$", info, re.M)
+    labels = re.findall(r'"label": "([^"]*)"',
+                        subprocess.run(["zstd", "-dc", out], capture_output=True).stdout
+                        .decode("latin-1")) if shutil.which("zstd") else None
+    t.check("snapshot: one stream per getpid call (3) and the end, each with a PSB, no errors",
+            [s[0] for s in streams] == [f"cpu0.snap{k}" for k in range(4)] and
+            all(int(s[1]) >= 1 and s[2] == "0" for s in streams) and
+            (labels is None or labels == ["syscall=getpid"] * 3 + ["end"]), f"{streams} {labels}")
+    for k, (name, _, _) in enumerate(streams):
+        d = subprocess.run([PTPROF, "decode", "--insn", "--stream", name, out],
+                           capture_output=True, text=True)
+        dump = subprocess.run([PTPROF, "dump", "--stream", name, out], capture_output=True,
+                              text=True).stdout.splitlines()
+        first_packet = next((x for x in dump if not x.startswith("#")), "")
+        lines = d.stdout.splitlines()
+        events = [x for x in lines if x.startswith("[")]
+        insns = [x for x in lines if not x.startswith("[")]
+        last_getpid = max((i for i, x in enumerate(insns) if x.endswith("<__x64_sys_getpid>")),
+                          default=-1)
+        ok = (first_packet.split()[:2] == ["0000000000000000", "psb"] and
+              d.returncode == 0 and not d.stderr.strip() and lines and
+              lines[0].startswith("[enabled") and not any("gap" in e or "error" in e
+                                                           for e in events))
+        if k < len(streams) - 1:
+            # Cut when getpid returns to user mode: the last instruction is its sysret.
+            ok = ok and last_getpid >= 0 and "sysret" in insns[-1] and \
+                lines[-1].startswith("[disabled ip 0x1")
+        else:
+            ok = ok and "<__x64_sys_exit_group>" in lines[-1]
+        t.check(f"snapshot: {name} starts at a PSB, decodes without gaps, ends " +
+                ("at getpid's sysret" if k < len(streams) - 1 else "at exit_group") +
+                f" ({len(insns)} insns)", ok,
+                f"{first_packet} {d.stderr.strip()[:200]} {events[:4]} {lines[-2:] if lines else ''}")
+
+
 def live():
     missing = [what for what, ok in (
         ("qemu-system-x86_64", shutil.which("qemu-system-x86_64")),
@@ -241,6 +289,8 @@ def live():
             analysis = Analysis(out)
             check_syscalls("live", analysis, 3)
             check_plugin_counts("live", out, analysis)
+
+        check_snapshots(tmp, syscalls)
 
         r = run_record(os.path.join(tmp, "k.ptar"), "--kernel", os.path.join(tmp, "nope"),
                        "--", syscalls)
