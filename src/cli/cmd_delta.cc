@@ -11,6 +11,7 @@
 
 #include "src/cli/command.h"
 #include "src/cli/delta_run.h"
+#include "src/cli/delta_perf_etm.h"
 #include "src/cli/delta_snapshot.h"
 #include "src/cli/input_options.h"
 #include "src/report/delta_report.h"
@@ -93,6 +94,15 @@ int Report(const DeltaCommandOptions& options, const delta::DeltaProfiler& profi
   return kExitOk;
 }
 
+// The report of a CoreSight profile, its lanes named by trace source (snapshot) or AUX stream.
+int ReportEtm(const DeltaCommandOptions& options, const SnapshotDelta& s) {
+  return Report(options, *s.run.profiler, s.run.clock.unit, {}, [&s](int32_t lane) {
+    for (size_t i = 0; i < s.source_cpus.size(); ++i)
+      if (s.source_cpus[i] == lane) return s.source_names[i];
+    return std::string();
+  });
+}
+
 // A CoreSight snapshot directory: decoders/etm instead of a PT session.
 int RunOnSnapshot(const DeltaCommandOptions& options,
                   const std::pair<patterns::Pattern, patterns::Pattern>& pair) {
@@ -101,12 +111,7 @@ int RunOnSnapshot(const DeltaCommandOptions& options,
                       "no image or PT options");
   auto snapshot = RunDeltaOnSnapshot(options.input, options.in.streams, pair, options.pair.per_thread);
   if (!snapshot) return ReportBadInput(options.input + ": " + snapshot.error().message);
-  const SnapshotDelta& s = *snapshot;
-  return Report(options, *s.run.profiler, s.run.clock.unit, {}, [&s](int32_t lane) {
-    for (size_t i = 0; i < s.source_cpus.size(); ++i)
-      if (s.source_cpus[i] == lane) return s.source_names[i];
-    return std::string();
-  });
+  return ReportEtm(options, *snapshot);
 }
 
 int RunDeltaCommand(const DeltaCommandOptions& options) {
@@ -115,6 +120,11 @@ int RunDeltaCommand(const DeltaCommandOptions& options) {
   if (!pair) return UsageError(pair.error().message);
   if (auto kind = ClassifyPath(options.input); kind && *kind == InputKind::kCoreSightSnapshot)
     return RunOnSnapshot(options, *pair);
+  else if (kind && (*kind == InputKind::kPerfData || *kind == InputKind::kPerfDataPipe))
+    if (auto etm = RunDeltaOnPerfEtm({options.input, "text", options.in.streams, false, options.in.symfs,
+                                      options.in.buildid_dir},
+                                     *pair, options.pair.per_thread))  // a cs_etm perf.data
+      return *etm ? ReportEtm(options, **etm) : etm->error();
   auto raw = options.in.ToRawInput();
   if (!raw) return UsageError(raw.error().message);
   auto session = OpenSession(options.input, *raw, options.in.AnyGiven());

@@ -14,6 +14,7 @@
 #include "decoders/pt/pt_params.h"
 #include "sideband/file_bytes.h"
 #include "src/cli/command.h"
+#include "src/cli/etm_perf_data.h"
 #include "src/cli/etm_snapshot.h"
 #include "src/cli/input_options.h"
 #include "src/pipeline/input_kind.h"
@@ -48,6 +49,9 @@ void AddStreamField(std::string_view line, const std::string& field, std::string
 int RunDump(const DumpOptions& options) {
   if (auto kind = ClassifyPath(options.input); kind && *kind == InputKind::kCoreSightSnapshot)
     return RunSnapshotDump({options.input, options.format, options.in.streams, false, false});
+  else if (kind && (*kind == InputKind::kPerfData || *kind == InputKind::kPerfDataPipe))
+    if (auto status = RunPerfEtmDump({options.input, options.format, options.in.streams, false, "", ""}))
+      return *status;  // a cs_etm perf.data: etm_perf_data.cc
   auto raw = options.in.ToRawInput();
   if (!raw) return UsageError(raw.error().message);
   raw->load_images = false;  // packets need no binaries

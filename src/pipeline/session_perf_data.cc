@@ -194,7 +194,7 @@ std::string FindBinary(const std::string& path, const std::string& build_id,
 Result<Session> SessionFromPerfData(perf::PerfData data, const std::string& path,
                                     const RawInputOptions& options) {
   if (data.cs_etm)
-    return Fail(path + ": AUXTRACE_INFO: cs_etm trace; dump and archive read intel_pt perf.data only for now (decode reads cs_etm)");
+    return Fail(path + ": AUXTRACE_INFO: cs_etm trace; this command reads intel_pt perf.data only (decode, dump, delta and archive read cs_etm)");
   if (!data.intel_pt) return Fail(path + ": AUXTRACE_INFO: no intel_pt trace in this perf.data");
   if (data.aux_streams.empty())
     return Fail(path + ": no AUXTRACE data: the intel_pt trace was not saved in this perf.data");
