@@ -145,7 +145,8 @@ struct EtmDecoder::Impl {
                                         const uint8_t chan, const ocsd_generic_trace_elem* elem) {
     auto* self = static_cast<Impl*>(const_cast<void*>(ctx));
     try {
-      if (!self->Wanted(chan)) return OCSD_RESP_CONT;
+      // ListPackets on a full decoder: the packets are listed, the elements have nowhere to go.
+      if (!self->Wanted(chan) || self->sink == nullptr) return OCSD_RESP_CONT;
       TraceEvent ev = self->translator->Translate(*elem, index, chan);
       ++self->stats.elements;
       if (const auto* b = std::get_if<ExecBlock>(&ev.body)) {

@@ -125,3 +125,26 @@ TEST_CASE("a formatted buffer cut inside a frame decodes its whole frames and re
   CHECK(gap->reason == GapReason::kTruncated);
   CHECK(sink.events.back().header.offset == 64);
 }
+
+TEST_CASE("a full decoder lists packets too (its elements are dropped, not sent to a missing sink)") {
+  if (!Exists(Snap("a57_single_step"))) {
+    WARN("SKIP: ../shared/testdata/opencsd is absent");
+    return;
+  }
+  auto snap = LoadSnapshot(Snap("a57_single_step"));
+  REQUIRE(snap);
+  auto plan = PlanBuffer(*snap, "");
+  REQUIRE(plan);
+  auto dec = EtmDecoder::Create(BufferFormat::kCoreSightFrames, plan->sources, {});
+  REQUIRE(dec);
+  std::vector<std::string> warnings;
+  auto memory = LoadSnapshotMemory(*snap, *plan, warnings);
+  REQUIRE(memory);
+  for (const MemoryImage& m : *memory) REQUIRE((*dec)->AddMemory(m));
+  auto trace = ReadFileBytes(plan->buffer.file);
+  REQUIRE(trace);
+  std::vector<std::string> lines;
+  (*dec)->ListPackets(*trace, [&](const std::string& l) { lines.push_back(l); });
+  CHECK(!lines.empty());
+  CHECK(lines.front().rfind("Idx:", 0) == 0);
+}
