@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "src/archive/archive_writer.h"
+#include "src/archive/translated_code.h"
 #include "decoders/pt/pt_params.h"
 #include "src/archive/manifest.h"
 #include "src/cli/cmd_record_system.h"
@@ -208,21 +209,8 @@ Status WriteArchive(const RecordOptions& options, const record::QemuRecording& r
     manifest.images.push_back(image);
   }
   // The executed code, exactly as QEMU translated it: one member, one raw image per region.
-  std::vector<uint8_t> code;
-  for (const auto& region : recording.code) {
-    archive::ImageEntry image;
-    image.kind = archive::ImageEntry::Kind::kRaw;
-    image.path = "[qemu translated code]";
-    image.address = region.address;
-    image.member_offset = code.size();
-    image.size = region.bytes.size();
-    image.pid = pid;
-    image.member = "images/qemu-code.bin";
-    manifest.images.push_back(image);
-    code.insert(code.end(), region.bytes.begin(), region.bytes.end());
-  }
-  if (!code.empty())
-    if (auto st = writer->Add("images/qemu-code.bin", code); !st) return st;
+  if (auto st = archive::AddTranslatedCode(recording.code, pid, *writer, manifest); !st)
+    return st;
   std::vector<std::string> info_lines;
   for (const auto& [key, value] : recording.info) info_lines.push_back(key + " " + value);
   std::vector<std::pair<std::string, std::string>> sideband = {

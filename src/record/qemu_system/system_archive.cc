@@ -9,6 +9,7 @@
 
 #include "sideband/file_bytes.h"
 #include "src/archive/archive_writer.h"
+#include "src/archive/translated_code.h"
 #include "src/archive/manifest.h"
 
 namespace ptprof::record {
@@ -133,20 +134,8 @@ Status WriteSystemArchive(const SystemRecording& recording, const SystemArchiveO
   }
   // The executed code (kernel and user) as QEMU translated it, then the workload's ELF, which
   // covers its own code with the same bytes and adds its symbols.
-  std::vector<uint8_t> code;
-  for (const CodeRegion& region : recording.code) {
-    archive::ImageEntry image;
-    image.kind = archive::ImageEntry::Kind::kRaw;
-    image.path = "[qemu translated code]";
-    image.address = region.address;
-    image.member_offset = code.size();
-    image.size = region.bytes.size();
-    image.member = "images/qemu-code.bin";
-    manifest.images.push_back(image);
-    code.insert(code.end(), region.bytes.begin(), region.bytes.end());
-  }
-  if (!code.empty())
-    if (auto st = writer->Add("images/qemu-code.bin", code); !st) return st;
+  if (auto st = archive::AddTranslatedCode(recording.code, kUnknownId, *writer, manifest); !st)
+    return st;
   auto elf = ReadFileBytes(recording.workload_path);
   if (!elf) return tl::unexpected(elf.error());
   archive::ImageEntry workload;
