@@ -1,0 +1,85 @@
+#include "src/analyses/support/call_tree.h"
+
+#include <algorithm>
+
+namespace ptprof {
+
+CallTreeNode& CallTreeNode::Child(std::string_view child_name) {
+  for (auto& child : children) {
+    if (child->name == child_name) return *child;
+  }
+  auto node = std::make_unique<CallTreeNode>();
+  node->name = std::string(child_name);
+  node->parent = this;
+  children.push_back(std::move(node));
+  return *children.back();
+}
+
+const CallTreeNode* CallTreeNode::FindChild(std::string_view child_name) const {
+  for (const auto& child : children) {
+    if (child->name == child_name) return child.get();
+  }
+  return nullptr;
+}
+
+std::vector<std::string> CallTreeNode::Path() const {
+  std::vector<std::string> path;
+  for (const CallTreeNode* node = this; node->parent != nullptr; node = node->parent) {
+    path.push_back(node->name);
+  }
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
+CallTree::CallTree() : root_(std::make_unique<CallTreeNode>()) {}
+
+namespace {
+
+void FinalizeNode(CallTreeNode& node) {
+  node.total_insns = node.self_insns;
+  node.total_ns = node.self_ns;
+  for (auto& child : node.children) {
+    FinalizeNode(*child);
+    node.total_insns += child->total_insns;
+    node.total_ns += child->total_ns;
+  }
+}
+
+void MergeNode(CallTreeNode& into, const CallTreeNode& from) {
+  into.entries += from.entries;
+  into.self_insns += from.self_insns;
+  into.self_ns += from.self_ns;
+  for (const auto& child : from.children) MergeNode(into.Child(child->name), *child);
+}
+
+void VisitNode(const CallTreeNode& node, int depth,
+               const std::function<void(const CallTreeNode&, int)>& visit) {
+  for (const auto& child : node.children) {
+    visit(*child, depth);
+    VisitNode(*child, depth + 1, visit);
+  }
+}
+
+}  // namespace
+
+void CallTree::Finalize() { FinalizeNode(*root_); }
+
+void CallTree::Merge(const CallTree& other) {
+  MergeNode(*root_, other.root());
+  Finalize();
+}
+
+void CallTree::ForEach(const std::function<void(const CallTreeNode&, int depth)>& visit) const {
+  VisitNode(*root_, 0, visit);
+}
+
+const CallTreeNode* CallTree::Find(const std::vector<std::string>& path) const {
+  const CallTreeNode* node = root_.get();
+  for (const auto& name : path) {
+    node = node->FindChild(name);
+    if (node == nullptr) return nullptr;
+  }
+  return node;
+}
+
+}  // namespace ptprof
