@@ -1,6 +1,6 @@
 #include "src/analyses/support/call_tree.h"
 
-#include <catch2/catch_test_macros.hpp>
+#include <catch2/catch.hpp>
 
 namespace ptprof {
 namespace {
