@@ -1,0 +1,70 @@
+#pragma once
+// StackDiff answers "what changed between two executions of the same code?": it walks the union
+// of the call paths of two call trees (A, the baseline, and B) and, per path, puts the entries,
+// instructions and time of both side by side with their shares of each tree, and classifies the
+// path as only in A, only in B, changed share (by at least a threshold) or unchanged. It also says
+// how much of the two trees is shared by weight: the sum over paths of the smaller of the two
+// exclusive shares (1 for identical profiles, 0 for disjoint ones), so that two different programs
+// can be told apart from two runs of one program.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "src/analyses/support/call_tree.h"
+
+namespace ptprof::stackdiff {
+
+enum class Weight { kInsns, kNs };
+enum class PathChange { kOnlyInA, kOnlyInB, kChanged, kUnchanged };
+
+const char* PathChangeName(PathChange change);  // "only-in-A", "only-in-B", "changed", "unchanged"
+
+// One tree's numbers for a path (all zero when the path is not in that tree).
+struct PathSide {
+  bool present = false;
+  uint64_t entries = 0;
+  uint64_t total_insns = 0, self_insns = 0;
+  uint64_t total_ns = 0, self_ns = 0;
+  double share = 0;       // inclusive weight / the tree's total weight, 0..1
+  double self_share = 0;  // exclusive weight / the tree's total weight
+};
+
+struct PathDiff {
+  std::vector<std::string> path;  // names from the root's child down
+  PathSide a, b;
+  PathChange change = PathChange::kUnchanged;
+  // Whether this path is where a difference starts: an only-in path whose parent is in both trees
+  // (its descendants share its class and are not repeated in the table), or any changed path.
+  bool starts_difference = false;
+  double delta_share() const { return b.share - a.share; }
+};
+
+struct StackDiffOptions {
+  Weight weight = Weight::kInsns;
+  double changed_threshold = 0.01;  // |share B - share A| at or above this is "changed" (0..1)
+  double low_overlap = 0.20;        // a shared fraction below this gets a warning
+};
+
+struct StackDiffCounts {
+  size_t only_in_a = 0, only_in_b = 0, changed = 0, unchanged = 0;
+};
+
+struct StackDiff {
+  Weight weight = Weight::kInsns;
+  double changed_threshold = 0;
+  uint64_t total_a = 0, total_b = 0;  // the trees' total weight
+  uint64_t insns_a = 0, insns_b = 0, ns_a = 0, ns_b = 0;
+  double shared_fraction = 0;         // 0..1, see the class comment
+  StackDiffCounts counts;
+  std::vector<PathDiff> paths;        // the union, parents before children
+  std::optional<std::string> warning; // set when the trees share less than options.low_overlap
+
+  // The paths where differences start, largest |delta share| first, at most `top` (0: all).
+  std::vector<const PathDiff*> LargestDifferences(size_t top) const;
+};
+
+// Both trees must be finalized (totals valid).
+StackDiff DiffTrees(const CallTree& a, const CallTree& b, const StackDiffOptions& options);
+
+}  // namespace ptprof::stackdiff

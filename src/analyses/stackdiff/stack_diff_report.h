@@ -1,0 +1,23 @@
+#pragma once
+// How a StackDiff is written: a text table of the largest differences (with the totals, the
+// shared fraction, the class counts and the low-overlap warning above it) and JSON with every path.
+#include <cstddef>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "src/analyses/stackdiff/stack_diff.h"
+
+namespace ptprof::stackdiff {
+
+struct StackDiffNames {
+  std::string a, b;  // the inputs, as the user named them
+};
+
+std::string StackDiffText(const StackDiff& diff, const StackDiffNames& names, size_t top);
+
+// {"a":{...},"b":{...},"weight","changed_threshold","shared_fraction","counts":{...},"warning",
+//  "largest":[path...], "paths":[{"path":[...],"change","a":{...},"b":{...},"delta_share"}]}
+nlohmann::json StackDiffJson(const StackDiff& diff, const StackDiffNames& names, size_t top);
+
+}  // namespace ptprof::stackdiff

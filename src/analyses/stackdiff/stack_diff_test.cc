@@ -1,0 +1,108 @@
+#include "src/analyses/stackdiff/stack_diff.h"
+
+#include <catch2/catch.hpp>
+
+#include "src/analyses/stackdiff/test_trees.h"
+
+namespace ptprof::stackdiff {
+namespace {
+
+using testing::TreeFromLines;
+
+const PathDiff* FindPath(const StackDiff& diff, const std::vector<std::string>& path) {
+  for (const PathDiff& d : diff.paths)
+    if (d.path == path) return &d;
+  return nullptr;
+}
+
+TEST_CASE("identical trees share everything and nothing changes") {
+  const std::string lines = "main 10 100 1\nmain;f 30 300 3\nmain;g 60 600 2\n";
+  CallTree a = TreeFromLines(lines), b = TreeFromLines(lines);
+  StackDiff diff = DiffTrees(a, b, {});
+  CHECK(diff.shared_fraction == Approx(1.0));
+  CHECK(diff.counts.unchanged == 3);
+  CHECK(diff.counts.changed + diff.counts.only_in_a + diff.counts.only_in_b == 0);
+  CHECK_FALSE(diff.warning);
+  CHECK(diff.LargestDifferences(10).empty());
+}
+
+TEST_CASE("a tracer's added call is only in B, its callers' shares shrink") {
+  // B: every syscall also runs a tracer hook of 50 instructions with a callee of 20.
+  CallTree a = TreeFromLines("entry 20 0 4\nentry;do_sys 80 0 4\n");
+  CallTree b = TreeFromLines(
+      "entry 20 0 4\nentry;do_sys 80 0 4\nentry;hook 30 0 4\nentry;hook;hook_inner 20 0 4\n");
+  StackDiff diff = DiffTrees(a, b, {});
+  CHECK(diff.total_a == 100);
+  CHECK(diff.total_b == 150);
+  CHECK(diff.counts.only_in_b == 2);
+  CHECK(diff.counts.only_in_a == 0);
+
+  const PathDiff* hook = FindPath(diff, {"entry", "hook"});
+  REQUIRE(hook);
+  CHECK(hook->change == PathChange::kOnlyInB);
+  CHECK(hook->starts_difference);
+  CHECK(hook->b.total_insns == 50);
+  CHECK(hook->b.share == Approx(50.0 / 150));
+  const PathDiff* inner = FindPath(diff, {"entry", "hook", "hook_inner"});
+  REQUIRE(inner);
+  CHECK(inner->change == PathChange::kOnlyInB);
+  CHECK_FALSE(inner->starts_difference);  // part of hook's subtree
+
+  const PathDiff* do_sys = FindPath(diff, {"entry", "do_sys"});
+  REQUIRE(do_sys);
+  CHECK(do_sys->change == PathChange::kChanged);  // 80% -> 53.3%
+  CHECK(do_sys->delta_share() == Approx(80.0 / 150 - 0.8));
+  // entry is 100% of both trees: unchanged.
+  CHECK(FindPath(diff, {"entry"})->change == PathChange::kUnchanged);
+
+  // Shared weight: min(20/100, 20/150) + min(80/100, 80/150).
+  CHECK(diff.shared_fraction == Approx(100.0 / 150));
+  auto largest = diff.LargestDifferences(1);
+  REQUIRE(largest.size() == 1);
+  CHECK(largest[0]->path == std::vector<std::string>{"entry", "hook"});
+}
+
+TEST_CASE("a path only in A is classified and counted once per subtree") {
+  CallTree a = TreeFromLines("main 10 0 1\nmain;old 10 0 1\nmain;old;leaf 10 0 1\n");
+  CallTree b = TreeFromLines("main 30 0 1\n");
+  StackDiff diff = DiffTrees(a, b, {});
+  CHECK(diff.counts.only_in_a == 2);
+  auto largest = diff.LargestDifferences(0);
+  REQUIRE(largest.size() == 1);
+  CHECK(largest[0]->path == std::vector<std::string>{"main", "old"});
+  CHECK(largest[0]->delta_share() == Approx(-2.0 / 3));
+}
+
+TEST_CASE("different programs share little and get a warning saying how little") {
+  CallTree a = TreeFromLines("main 5 0 1\nmain;parse 95 0 1\n");
+  CallTree b = TreeFromLines("main 5 0 1\nmain;compress 95 0 1\n");
+  StackDiff diff = DiffTrees(a, b, {});
+  CHECK(diff.shared_fraction == Approx(0.05));
+  REQUIRE(diff.warning);
+  CHECK(diff.warning->find("5.0%") != std::string::npos);
+}
+
+TEST_CASE("the weight can be time, and the threshold decides what changed") {
+  CallTree a = TreeFromLines("main 50 500 1\nmain;f 50 500 1\n");
+  CallTree b = TreeFromLines("main 50 520 1\nmain;f 50 480 1\n");
+  StackDiffOptions options;
+  options.weight = Weight::kInsns;
+  CHECK(DiffTrees(a, b, options).counts.changed == 0);
+  options.weight = Weight::kNs;
+  CHECK(DiffTrees(a, b, options).counts.changed == 1);  // f: 50% -> 48% of the time
+  options.changed_threshold = 0.05;
+  CHECK(DiffTrees(a, b, options).counts.changed == 0);
+}
+
+TEST_CASE("an empty side is a warning, not a division by zero") {
+  CallTree a = TreeFromLines("main 10 0 1\n");
+  CallTree b;
+  b.Finalize();
+  StackDiff diff = DiffTrees(a, b, {});
+  REQUIRE(diff.warning);
+  CHECK(diff.warning->find("B has no instructions") != std::string::npos);
+  CHECK(diff.counts.only_in_a == 1);
+}
+
+}  // namespace
+}  // namespace ptprof::stackdiff

@@ -1,0 +1,118 @@
+#include "src/report/call_tree_text.h"
+
+#include <algorithm>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace ptprof {
+
+bool ParseTreeWeight(const std::string& text, TreeWeight& weight) {
+  if (text == "insns") weight = TreeWeight::kInsns;
+  else if (text == "ns") weight = TreeWeight::kNs;
+  else return false;
+  return true;
+}
+
+const char* TreeWeightName(TreeWeight weight) {
+  return weight == TreeWeight::kNs ? "ns" : "insns";
+}
+
+uint64_t TotalWeight(const CallTreeNode& node, TreeWeight weight) {
+  return weight == TreeWeight::kNs ? node.total_ns : node.total_insns;
+}
+
+uint64_t SelfWeight(const CallTreeNode& node, TreeWeight weight) {
+  return weight == TreeWeight::kNs ? node.self_ns : node.self_insns;
+}
+
+namespace {
+
+std::vector<const CallTreeNode*> ByWeight(const CallTreeNode& node, TreeWeight weight) {
+  std::vector<const CallTreeNode*> children;
+  for (const auto& child : node.children) children.push_back(child.get());
+  std::stable_sort(children.begin(), children.end(), [weight](auto* a, auto* b) {
+    return TotalWeight(*a, weight) > TotalWeight(*b, weight);
+  });
+  return children;
+}
+
+double Percent(uint64_t part, uint64_t whole) {
+  return whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
+
+class TextWriter {
+ public:
+  TextWriter(const CallTreeTextOptions& options, uint64_t whole) : options_(options), whole_(whole) {}
+
+  void Children(const CallTreeNode& node, int depth) {
+    size_t pruned = 0;
+    uint64_t pruned_weight = 0;
+    for (const CallTreeNode* child : ByWeight(node, options_.weight)) {
+      const uint64_t w = TotalWeight(*child, options_.weight);
+      if (Percent(w, whole_) < options_.min_share ||
+          (options_.max_depth > 0 && depth >= options_.max_depth)) {
+        ++pruned;
+        pruned_weight += w;
+        continue;
+      }
+      Line(*child, depth);
+      Children(*child, depth + 1);
+    }
+    if (pruned) {
+      out_ += fmt::format("{:>7.2f}% {:>12} {:>12} {:>12} {:>12} {:>9}  {:{}}({} more {})\n",
+                          Percent(pruned_weight, whole_), "", "", "", "", "", "", 2 * depth, pruned,
+                          options_.max_depth > 0 && depth >= options_.max_depth
+                              ? "below --depth"
+                              : "below --min-share");
+    }
+  }
+
+  void Line(const CallTreeNode& node, int depth) {
+    out_ += fmt::format("{:>7.2f}% {:>12} {:>12} {:>12} {:>12} {:>9}  {:{}}{}\n",
+                        Percent(TotalWeight(node, options_.weight), whole_), node.total_insns,
+                        node.self_insns, node.total_ns, node.self_ns, node.entries, "", 2 * depth,
+                        node.name);
+  }
+
+  std::string& out() { return out_; }
+
+ private:
+  const CallTreeTextOptions& options_;
+  uint64_t whole_;
+  std::string out_;
+};
+
+}  // namespace
+
+std::string CallTreeText(const CallTree& tree, const CallTreeTextOptions& options) {
+  const CallTreeNode& root = tree.root();
+  uint64_t entries = 0;
+  for (const auto& child : root.children) entries += child->entries;
+  TextWriter writer(options, TotalWeight(root, options.weight));
+  std::string& out = writer.out();
+  if (!options.title.empty()) out += options.title + "\n";
+  out += fmt::format("total: {} instructions, {} ns, {} entries at the top, {} paths\n",
+                     root.total_insns, root.total_ns, entries, [&tree] {
+                       size_t n = 0;
+                       tree.ForEach([&n](const CallTreeNode&, int) { ++n; });
+                       return n;
+                     }());
+  out += fmt::format("{:>8} {:>12} {:>12} {:>12} {:>12} {:>9}  {}\n",
+                     std::string("share ") + TreeWeightName(options.weight), "incl insns",
+                     "excl insns", "incl ns", "excl ns", "entries", "function");
+  writer.Children(root, 0);
+  return std::move(out);
+}
+
+nlohmann::json CallTreeJson(const CallTreeNode& node) {
+  nlohmann::json children = nlohmann::json::array();
+  for (const CallTreeNode* child : ByWeight(node, TreeWeight::kInsns))
+    children.push_back(CallTreeJson(*child));
+  return {{"name", node.name},           {"entries", node.entries},
+          {"self_insns", node.self_insns}, {"total_insns", node.total_insns},
+          {"self_ns", node.self_ns},     {"total_ns", node.total_ns},
+          {"children", std::move(children)}};
+}
+
+}  // namespace ptprof

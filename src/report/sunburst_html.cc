@@ -1,0 +1,153 @@
+#include "src/report/sunburst_html.h"
+
+#include <map>
+
+#include "src/report/sunburst_html_assets.h"
+
+namespace ptprof {
+
+namespace {
+
+// Module names are stored once; nodes refer to them by index.
+class ModuleIndex {
+ public:
+  explicit ModuleIndex(const SunburstHtmlOptions& options) : options_(options) {}
+
+  void Tag(const CallTreeNode& node, nlohmann::json& out) {
+    if (!options_.module_of) return;
+    std::string module = options_.module_of(node);
+    if (module.empty()) return;
+    auto [it, added] = index_.emplace(module, names_.size());
+    if (added) names_.push_back(module);
+    out["m"] = it->second;
+  }
+  const std::vector<std::string>& names() const { return names_; }
+
+ private:
+  const SunburstHtmlOptions& options_;
+  std::map<std::string, size_t> index_;
+  std::vector<std::string> names_;
+};
+
+nlohmann::json TreeNode(const CallTreeNode& node, ModuleIndex& modules) {
+  nlohmann::json out = {{"n", node.name}, {"i", node.total_insns}, {"t", node.total_ns},
+                        {"si", node.self_insns}, {"st", node.self_ns}, {"e", node.entries}};
+  if (node.parent) modules.Tag(node, out);
+  if (!node.children.empty()) {
+    nlohmann::json children = nlohmann::json::array();
+    for (const auto& child : node.children) children.push_back(TreeNode(*child, modules));
+    out["c"] = std::move(children);
+  }
+  return out;
+}
+
+nlohmann::json Side(const CallTreeNode* node) {
+  if (!node) return nullptr;
+  return nlohmann::json::array({node->total_insns, node->total_ns, node->entries, node->self_insns,
+                                node->self_ns});
+}
+
+// The union of the children of `a` and `b` (either may be null), A's order first.
+nlohmann::json UnionNode(const std::string& name, const CallTreeNode* a, const CallTreeNode* b,
+                         ModuleIndex& modules) {
+  nlohmann::json out = {{"n", name}, {"a", Side(a)}, {"b", Side(b)}};
+  const CallTreeNode& either = b ? *b : *a;
+  if (either.parent) modules.Tag(either, out);
+  std::vector<std::string> names;
+  if (a) for (const auto& child : a->children) names.push_back(child->name);
+  if (b)
+    for (const auto& child : b->children)
+      if (!a || !a->FindChild(child->name)) names.push_back(child->name);
+  if (!names.empty()) {
+    nlohmann::json children = nlohmann::json::array();
+    for (const std::string& child : names)
+      children.push_back(UnionNode(child, a ? a->FindChild(child) : nullptr,
+                                   b ? b->FindChild(child) : nullptr, modules));
+    out["c"] = std::move(children);
+  }
+  return out;
+}
+
+// JSON that may sit inside a <script> element: "</" would end it early.
+std::string ScriptSafe(const nlohmann::json& data) {
+  std::string text = data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '<' && i + 1 < text.size() && text[i + 1] == '/') out += "<\\";
+    else out += text[i];
+  }
+  return out;
+}
+
+std::string HtmlEscape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string Page(const std::string& title, const nlohmann::json& data) {
+  std::string html;
+  html += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  html += "<meta name=\"generator\" content=\"ptprof stacks\">\n";
+  html += "<link rel=\"icon\" href=\"data:,\">\n";
+  html += "<title>" + HtmlEscape(title) + "</title>\n<style>\n";
+  html += kSunburstCss;
+  html += "</style>\n</head>\n<body>\n";
+  html += kSunburstBody;
+  html += "<script type=\"application/json\" id=\"stacks-data\">";
+  html += ScriptSafe(data);
+  html += "</script>\n<script>\n";
+  html += kSunburstScript;
+  html += "</script>\n</body>\n</html>\n";
+  return html;
+}
+
+}  // namespace
+
+nlohmann::json SunburstData(const CallTree& tree, const SunburstHtmlOptions& options) {
+  ModuleIndex modules(options);
+  nlohmann::json root = TreeNode(tree.root(), modules);
+  return {{"mode", "tree"},
+          {"title", options.title},
+          {"subtitle", options.subtitle},
+          {"weight", TreeWeightName(options.weight)},
+          {"total_insns", tree.root().total_insns},
+          {"total_ns", tree.root().total_ns},
+          {"modules", modules.names()},
+          {"root", std::move(root)}};
+}
+
+nlohmann::json SunburstDiffData(const CallTree& a, const std::string& a_name, const CallTree& b,
+                                const std::string& b_name, const SunburstHtmlOptions& options) {
+  ModuleIndex modules(options);
+  nlohmann::json root = UnionNode("", &a.root(), &b.root(), modules);
+  return {{"mode", "diff"},
+          {"title", options.title},
+          {"subtitle", options.subtitle},
+          {"weight", TreeWeightName(options.weight)},
+          {"threshold", options.changed_threshold},
+          {"a", {{"input", a_name}, {"total_insns", a.root().total_insns}, {"total_ns", a.root().total_ns}}},
+          {"b", {{"input", b_name}, {"total_insns", b.root().total_insns}, {"total_ns", b.root().total_ns}}},
+          {"modules", modules.names()},
+          {"root", std::move(root)}};
+}
+
+std::string SunburstHtml(const CallTree& tree, const SunburstHtmlOptions& options) {
+  return Page(options.title, SunburstData(tree, options));
+}
+
+std::string SunburstDiffHtml(const CallTree& a, const std::string& a_name, const CallTree& b,
+                             const std::string& b_name, const SunburstHtmlOptions& options) {
+  return Page(options.title, SunburstDiffData(a, a_name, b, b_name, options));
+}
+
+}  // namespace ptprof
