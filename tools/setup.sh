@@ -21,6 +21,8 @@ packages=(
   qemu-system-x86 busybox-static zstd
   # SVG plots (ptprof delta --svg) rendered to PNG to look at them
   librsvg2-bin
+  # the sunburst HTML of ptprof stacks loaded headless by its golden test
+  chromium
 )
 
 missing=()
