@@ -127,7 +127,10 @@ class PerfDataBuilder {
     NoteTime(record->sample_id);
     if (auto* sample = std::get_if<PerfSample>(&record->body)) {
       ++d_.sample_count;
-      if (options_.keep_samples) d_.samples.push_back(std::move(*sample));
+      if (options_.keep_samples) {
+        d_.samples.push_back(std::move(*sample));
+        d_.sample_offsets.push_back(t.offset);
+      }
     } else if (const auto* aux = std::get_if<AuxRecord>(&record->body)) {
       d_.aux_notices.push_back({t.offset, record->sample_id.time, record->sample_id.cpu, record->sample_id.tid, *aux});
       d_.aux_truncated += (aux->flags & kAuxFlagTruncated) != 0;

@@ -84,6 +84,7 @@ struct PerfData {
 
   std::vector<PerfRecord> sideband;  // MMAP/MMAP2/COMM/FORK/EXIT/SWITCH*/ITRACE_START, by time
   std::vector<PerfSample> samples;   // only with PerfDataOptions::keep_samples
+  std::vector<uint64_t> sample_offsets;  // parallel to samples: each record's offset in the file
   uint64_t sample_count = 0;
   std::vector<uint32_t> cpus;  // CPUs seen in sample ids, AUX streams and AUXTRACE records, sorted
 
