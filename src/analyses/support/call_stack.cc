@@ -1,0 +1,372 @@
+#include "src/analyses/support/call_stack.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <variant>
+
+namespace ptprof {
+
+const char* FrameKindName(FrameKind kind) {
+  switch (kind) {
+    case FrameKind::kStart: return "start";
+    case FrameKind::kCaller: return "caller";
+    case FrameKind::kCall: return "call";
+    case FrameKind::kTailCall: return "tail_call";
+    case FrameKind::kSyscall: return "syscall";
+    case FrameKind::kInterrupt: return "interrupt";
+  }
+  return "?";
+}
+
+namespace {
+
+struct NamedCount {
+  const char* name;
+  uint64_t value;
+};
+
+std::vector<NamedCount> Fields(const RepairCounts& c) {
+  return {{"stack_starts", c.stack_starts},
+          {"returns_above_start", c.returns_above_start},
+          {"tail_calls", c.tail_calls},
+          {"unwinds", c.unwinds},
+          {"frames_unwound", c.frames_unwound},
+          {"unmatched_returns", c.unmatched_returns},
+          {"unmatched_kernel_exits", c.unmatched_kernel_exits},
+          {"gap_resets", c.gap_resets},
+          {"untraced_syscalls", c.untraced_syscalls}};
+}
+
+std::string Hex(uint64_t value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "0x%" PRIx64, value);
+  return text;
+}
+
+}  // namespace
+
+std::string RepairCountsText(const RepairCounts& counts) {
+  std::string text;
+  for (const NamedCount& field : Fields(counts)) {
+    if (!text.empty()) text += ", ";
+    std::string name = field.name;
+    for (char& c : name)
+      if (c == '_') c = ' ';
+    text += name + " " + std::to_string(field.value);
+  }
+  return text;
+}
+
+std::string RepairCountsJson(const RepairCounts& counts) {
+  std::string json = "{";
+  for (const NamedCount& field : Fields(counts)) {
+    if (json.size() > 1) json += ",";
+    json += "\"" + std::string(field.name) + "\":" + std::to_string(field.value);
+  }
+  return json + "}";
+}
+
+CallStackBuilder::CallStackBuilder(CallStackOptions options) : options_(std::move(options)) {
+  if (!options_.time_of)
+    options_.time_of = [](const EventHeader& h) -> std::optional<uint64_t> {
+      if (h.time_ns == kUnknownTime) return std::nullopt;
+      return h.time_ns;
+    };
+}
+
+std::pair<std::string, uint64_t> CallStackBuilder::FunctionAt(uint64_t ip) const {
+  if (options_.symbols)
+    if (const Symbol* symbol = options_.symbols->Find(ip)) return {symbol->name, symbol->address};
+  return {Hex(ip), ip};
+}
+
+int32_t CallStackBuilder::LaneKey(const EventHeader& header) const {
+  if (header.tid != kUnknownId) return header.tid;
+  if (header.cpu == kUnknownId) return -1;
+  auto it = cpu_tid_.find(header.cpu);
+  if (it != cpu_tid_.end()) return it->second;
+  return -(header.cpu + 2);
+}
+
+CallStackBuilder::Lane& CallStackBuilder::LaneFor(const EventHeader& header) {
+  const int32_t key = LaneKey(header);
+  auto [it, added] = lanes_.try_emplace(key);
+  Lane& lane = it->second;
+  if (added) lane.view.lane = key;
+  if (header.pid != kUnknownId) lane.view.pid = header.pid;
+  if (header.tid != kUnknownId) lane.view.tid = header.tid;
+  if (header.cpu != kUnknownId) lane.view.cpu = header.cpu;
+  return lane;
+}
+
+void CallStackBuilder::OnEvent(const TraceEvent& event) {
+  if (const auto* block = std::get_if<ExecBlock>(&event.body)) {
+    OnBlock(event.header, *block);
+  } else if (std::holds_alternative<TraceGap>(event.body)) {
+    Lane& lane = LaneFor(event.header);
+    AttributePending(lane, options_.time_of(event.header));
+    lane.pending.valid = false;
+    Reset(lane);
+  } else if (const auto* toggle = std::get_if<TraceToggle>(&event.body)) {
+    if (toggle->kind == TraceToggle::Kind::kDisabled ||
+        toggle->kind == TraceToggle::Kind::kAsyncDisabled) {
+      Lane& lane = LaneFor(event.header);
+      AttributePending(lane, options_.time_of(event.header));
+    }
+  } else if (const auto* context = std::get_if<ContextSwitch>(&event.body)) {
+    if (event.header.tid == kUnknownId && event.header.cpu != kUnknownId &&
+        context->next_tid != kUnknownId) {
+      auto it = lanes_.find(LaneKey(event.header));
+      if (it != lanes_.end()) AttributePending(it->second, options_.time_of(event.header));
+      cpu_tid_[event.header.cpu] = context->next_tid;
+    }
+  }
+}
+
+void CallStackBuilder::OnBlock(const EventHeader& header, const ExecBlock& block) {
+  ++blocks_;
+  Lane& lane = LaneFor(header);
+  const std::optional<uint64_t> now = options_.time_of(header);
+  AttributePending(lane, now);
+  const std::optional<uint64_t> stopped =
+      lane.pending.valid && lane.pending.stopped ? std::optional<uint64_t>(lane.pending.stop_ns)
+                                                 : std::nullopt;
+  if (now) {
+    lane.view.ns = *now;
+    lane.view.time_known = true;
+  }
+  if (lane.pending.valid) {
+    pending_stop_ = stopped;
+    Transition(lane, block.first_ip);
+    pending_stop_.reset();
+  }
+  if (lane.view.stack.empty()) StartStack(lane, block.first_ip, FrameKind::kStart);
+
+  Pending& p = lane.pending;
+  p = Pending{};
+  p.valid = true;
+  p.first_ip = block.first_ip;
+  p.last_ip = block.last_ip;
+  p.fall_through = block.last_ip + block.last_insn_size;
+  p.end = block.end;
+  p.insns = block.insns;
+  p.start_known = now.has_value();
+  p.start_ns = now.value_or(0);
+  p.end_time_ns = block.end_time_ns;
+}
+
+void CallStackBuilder::AttributePending(Lane& lane, std::optional<uint64_t> until_ns) {
+  Pending& p = lane.pending;
+  if (!p.valid || p.cost_done || lane.view.stack.empty()) return;
+  if (!until_ns && p.end_time_ns != kUnknownTime) until_ns = p.end_time_ns;
+  uint64_t ns = 0;
+  if (until_ns && p.start_known && *until_ns >= p.start_ns) ns = *until_ns - p.start_ns;
+  CallTreeNode* node = lane.view.stack.back().node;
+  node->self_insns += p.insns;
+  node->self_ns += ns;
+  lane.view.insns += p.insns;
+  if (until_ns) {
+    p.stopped = true;
+    p.stop_ns = *until_ns;
+  }
+  p.cost_done = true;
+  for (CallStackObserver* observer : observers_) observer->OnCost(lane.view, p.insns, ns);
+}
+
+void CallStackBuilder::Transition(Lane& lane, uint64_t target) {
+  const Pending& p = lane.pending;
+  switch (p.end) {
+    case BlockEnd::kCall:
+      Push(lane, FrameKind::kCall, target, p.fall_through);
+      break;
+    case BlockEnd::kReturn:
+      ReturnTo(lane, target);
+      break;
+    case BlockEnd::kSyscall:
+    case BlockEnd::kInterrupt:
+      if (target == p.fall_through || target == p.last_ip) {
+        // The kernel side is not in the trace: the flow resumed after the instruction.
+        if (p.end != BlockEnd::kSyscall) break;
+        ++repairs_.untraced_syscalls;
+        const uint64_t resume_ns = lane.view.ns;
+        if (pending_stop_) lane.view.ns = *pending_stop_;
+        PushNamed(lane, FrameKind::kSyscall, "[kernel]", 0, p.fall_through);
+        lane.view.ns = resume_ns;
+        Pop(lane);
+        break;
+      }
+      Push(lane, p.end == BlockEnd::kSyscall ? FrameKind::kSyscall : FrameKind::kInterrupt, target,
+           p.fall_through);
+      break;
+    case BlockEnd::kSysret:
+      KernelExitTo(lane, target, FrameKind::kSyscall);
+      break;
+    case BlockEnd::kIret:
+      KernelExitTo(lane, target, FrameKind::kInterrupt);
+      break;
+    case BlockEnd::kJump:
+    case BlockEnd::kFarBranch:
+      JumpTo(lane, target);
+      break;
+    default:
+      break;
+  }
+}
+
+void CallStackBuilder::Push(Lane& lane, FrameKind kind, uint64_t target, uint64_t return_ip) {
+  auto [name, function] = FunctionAt(target);
+  if (kind == FrameKind::kCall && function != target && options_.symbols) {
+    // A call into the middle of a symbol (a local label): the frame is that address.
+    name = Hex(target);
+    function = target;
+  }
+  PushNamed(lane, kind, name, function, return_ip);
+}
+
+void CallStackBuilder::PushNamed(Lane& lane, FrameKind kind, const std::string& name,
+                                 uint64_t function, uint64_t return_ip) {
+  std::vector<StackFrame>& stack = lane.view.stack;
+  CallTreeNode& parent = stack.empty() ? lane.tree.root() : *stack.back().node;
+  CallTreeNode& node = parent.Child(name);
+  ++node.entries;
+  StackFrame frame;
+  frame.node = &node;
+  frame.kind = kind;
+  frame.function = function;
+  frame.return_ip = return_ip;
+  frame.entry_insns = lane.view.insns;
+  frame.entry_ns = lane.view.ns;
+  frame.entry_time_known = lane.view.time_known;
+  stack.push_back(frame);
+  for (CallStackObserver* observer : observers_) observer->OnPush(lane.view, stack.back());
+}
+
+void CallStackBuilder::Pop(Lane& lane) {
+  for (CallStackObserver* observer : observers_) observer->OnPop(lane.view, lane.view.stack.back());
+  lane.view.stack.pop_back();
+}
+
+void CallStackBuilder::PopTo(Lane& lane, size_t index) {
+  while (lane.view.stack.size() > index) Pop(lane);
+}
+
+void CallStackBuilder::StartStack(Lane& lane, uint64_t ip, FrameKind kind) {
+  auto [name, function] = FunctionAt(ip);
+  if (kind == FrameKind::kStart) ++repairs_.stack_starts;
+  PushNamed(lane, kind, name, function, 0);
+}
+
+void CallStackBuilder::Reset(Lane& lane) {
+  ++repairs_.gap_resets;
+  for (CallStackObserver* observer : observers_) observer->OnReset(lane.view);
+  lane.view.stack.clear();
+}
+
+void CallStackBuilder::ReturnTo(Lane& lane, uint64_t target) {
+  std::vector<StackFrame>& stack = lane.view.stack;
+  for (size_t i = stack.size(); i-- > 0;) {
+    if (stack[i].return_ip == 0 || stack[i].return_ip != target) continue;
+    const size_t popped = stack.size() - i;
+    if (popped > 1) {
+      ++repairs_.unwinds;
+      repairs_.frames_unwound += popped - 1;
+    }
+    PopTo(lane, i);
+    if (stack.empty()) StartStack(lane, target, FrameKind::kCaller);
+    return;
+  }
+  // No frame expects this address: a return into a function further up (its frame's return
+  // address was changed), above the outermost frame, or somewhere else.
+  auto [name, function] = FunctionAt(target);
+  for (size_t i = stack.size() - 1; i-- > 0;) {
+    if (stack[i].function != function || !options_.symbols) continue;
+    const size_t popped = stack.size() - (i + 1);
+    if (popped > 1) {
+      ++repairs_.unwinds;
+      repairs_.frames_unwound += popped - 1;
+    }
+    PopTo(lane, i + 1);
+    return;
+  }
+  if (stack.size() == 1) {
+    ++repairs_.returns_above_start;
+    Pop(lane);
+    PushNamed(lane, FrameKind::kCaller, name, function, 0);
+    return;
+  }
+  ++repairs_.unmatched_returns;
+  const StackFrame replaced = stack.back();
+  Pop(lane);
+  PushNamed(lane, replaced.kind, name, function, replaced.return_ip);
+}
+
+void CallStackBuilder::KernelExitTo(Lane& lane, uint64_t target, FrameKind kind) {
+  std::vector<StackFrame>& stack = lane.view.stack;
+  std::optional<size_t> any;
+  for (size_t i = stack.size(); i-- > 0;) {
+    if (stack[i].kind != kind) continue;
+    if (stack[i].return_ip == target) {
+      PopTo(lane, i);
+      if (stack.empty()) StartStack(lane, target, FrameKind::kCaller);
+      return;
+    }
+    if (!any) any = i;
+  }
+  if (any) {
+    PopTo(lane, *any);
+    if (stack.empty()) StartStack(lane, target, FrameKind::kCaller);
+    return;
+  }
+  // The trace started inside the kernel: the stack restarts where the exit goes.
+  ++repairs_.unmatched_kernel_exits;
+  PopTo(lane, 0);
+  StartStack(lane, target, FrameKind::kCaller);
+}
+
+void CallStackBuilder::JumpTo(Lane& lane, uint64_t target) {
+  if (!options_.symbols) return;
+  const Symbol* symbol = options_.symbols->Find(target);
+  std::vector<StackFrame>& stack = lane.view.stack;
+  if (!symbol || symbol->address == stack.back().function) return;
+  for (size_t i = stack.size() - 1; i-- > 0;) {
+    if (stack[i].function != symbol->address || symbol->address == target) continue;
+    // A jump back into a function further up (longjmp): the frames above it are gone.
+    const size_t popped = stack.size() - (i + 1);
+    ++repairs_.unwinds;
+    repairs_.frames_unwound += popped - 1;
+    PopTo(lane, i + 1);
+    return;
+  }
+  if (symbol->address != target) return;  // into the middle of another symbol: a local label
+  ++repairs_.tail_calls;
+  const StackFrame replaced = stack.back();
+  Pop(lane);
+  PushNamed(lane, FrameKind::kTailCall, symbol->name, symbol->address, replaced.return_ip);
+}
+
+void CallStackBuilder::OnEnd() {
+  for (auto& [key, lane] : lanes_) {
+    AttributePending(lane, std::nullopt);
+    lane.tree.Finalize();
+  }
+}
+
+std::vector<int32_t> CallStackBuilder::Lanes() const {
+  std::vector<int32_t> keys;
+  for (const auto& [key, lane] : lanes_) keys.push_back(key);
+  return keys;
+}
+
+const CallTree& CallStackBuilder::TreeOf(int32_t lane) const {
+  auto it = lanes_.find(lane);
+  return it == lanes_.end() ? empty_ : it->second.tree;
+}
+
+CallTree CallStackBuilder::Merged() const {
+  CallTree merged;
+  for (const auto& [key, lane] : lanes_) merged.Merge(lane.tree);
+  merged.Finalize();
+  return merged;
+}
+
+}  // namespace ptprof

@@ -1,0 +1,177 @@
+// CallStackBuilder answers "which function was each instruction executed in, below which callers?"
+// for a decoded flow: a shadow call stack per thread (or per CPU when the trace has no threads)
+// fed by the blocks' ends (call/return, syscall/sysret, interrupt/iret, jumps into other
+// functions), which grows one CallTree per thread. Each block's instructions and time (from its
+// start to the start of the thread's next block) go to the frame that executed it.
+//
+// Real flows break the simple push/pop picture; every repair is counted (RepairCounts):
+// - a return with no frame to return to (the trace started inside a call chain): the returned-to
+//   function becomes a new outermost frame, a synthetic caller (returns_above_start);
+// - a jump to the entry of another function: the frame's function changes (tail_calls);
+// - a return or jump into a function further up the stack (longjmp, exception unwinding): the
+//   frames above it are popped (unwinds, frames_unwound);
+// - a return to an address no frame expects: the top frame's function changes (unmatched_returns);
+// - sysret/iret without a syscall/interrupt frame (unmatched_kernel_exits);
+// - a gap (overflow, desync): the thread's stack is cleared and restarts at the next block
+//   (gap_resets).
+// Syscalls and interrupts push a frame named after the kernel entry symbol; sysret/iret pop to it.
+// A syscall whose kernel side is not traced (user-only traces: the flow resumes right after the
+// syscall instruction) is pushed and popped at the resume, with the kernel time as its time.
+//
+// Observers (CallStackObserver) see every push, pop, cost and reset with the thread's counters.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "sideband/symbol_table.h"
+#include "src/analyses/support/call_tree.h"
+#include "src/model/event_sink.h"
+
+namespace ptprof {
+
+enum class FrameKind : uint8_t {
+  kStart,      // the outermost frame of a thread's stack: where the trace (or a gap) started
+  kCaller,     // a synthetic caller: a return went above every known frame
+  kCall,
+  kTailCall,   // entered by a jump to a function's entry, replacing the frame that jumped
+  kSyscall,    // syscall instruction -> kernel entry (named after the entry symbol)
+  kInterrupt,  // interrupt or exception -> kernel entry
+};
+const char* FrameKindName(FrameKind kind);
+
+struct StackFrame {
+  CallTreeNode* node = nullptr;  // this frame's node in its thread's tree
+  FrameKind kind = FrameKind::kStart;
+  uint64_t function = 0;     // the function's entry (symbol start, else the call target)
+  uint64_t return_ip = 0;    // where execution resumes when the frame returns (0: unknown)
+  uint64_t entry_insns = 0;  // the thread's instruction counter when the frame was entered
+  uint64_t entry_ns = 0;     // the thread's time when the frame was entered
+  bool entry_time_known = false;
+};
+
+// One thread's state as observers see it. `lane` is the tid, or -(cpu + 2) when events carry no
+// tid (per-CPU streams), or -1 when they carry neither.
+struct StackLane {
+  int32_t lane = -1;
+  int32_t pid = -1;
+  int32_t tid = -1;
+  int32_t cpu = -1;
+  uint64_t insns = 0;  // instructions executed by this lane so far
+  uint64_t ns = 0;     // the lane's latest known time
+  bool time_known = false;
+  std::vector<StackFrame> stack;  // outermost first
+};
+
+struct RepairCounts {
+  uint64_t stack_starts = 0;        // stacks started at a thread's first block or after a gap
+  uint64_t returns_above_start = 0; // synthetic callers added above the outermost frame
+  uint64_t tail_calls = 0;
+  uint64_t unwinds = 0;             // returns/jumps that popped more than one frame
+  uint64_t frames_unwound = 0;      // frames popped by those beyond the first
+  uint64_t unmatched_returns = 0;
+  uint64_t unmatched_kernel_exits = 0;  // sysret/iret with no syscall/interrupt frame
+  uint64_t gap_resets = 0;
+  uint64_t untraced_syscalls = 0;   // syscalls whose kernel side is not in the trace
+
+  uint64_t Total() const {
+    return returns_above_start + tail_calls + unwinds + unmatched_returns +
+           unmatched_kernel_exits + gap_resets;
+  }
+};
+
+// "returns above start 3, tail calls 12, ..." (every field), and one JSON object.
+std::string RepairCountsText(const RepairCounts& counts);
+std::string RepairCountsJson(const RepairCounts& counts);
+
+class CallStackObserver {
+ public:
+  virtual ~CallStackObserver() = default;
+  // `frame` was pushed; it is lane.stack.back().
+  virtual void OnPush(const StackLane& /*lane*/, const StackFrame& /*frame*/) {}
+  // `frame` is being popped; it is still lane.stack.back(). lane.insns/ns are the exit counters.
+  virtual void OnPop(const StackLane& /*lane*/, const StackFrame& /*frame*/) {}
+  // A block's instructions and time were attributed to lane.stack.back().
+  virtual void OnCost(const StackLane& /*lane*/, uint64_t /*insns*/, uint64_t /*ns*/) {}
+  // A gap: every frame of lane.stack is about to be dropped without a pop.
+  virtual void OnReset(const StackLane& /*lane*/) {}
+};
+
+struct CallStackOptions {
+  const SymbolTable* symbols = nullptr;  // names frames; null: every frame is "0x<entry>"
+  // An event's time in ns; default: header.time_ns when known.
+  std::function<std::optional<uint64_t>(const EventHeader&)> time_of;
+};
+
+class CallStackBuilder : public EventSink {
+ public:
+  explicit CallStackBuilder(CallStackOptions options);
+
+  void AddObserver(CallStackObserver* observer) { observers_.push_back(observer); }
+
+  void OnEvent(const TraceEvent& event) override;
+  void OnEnd() override;  // attributes the last blocks and finalises the trees
+
+  // The lanes seen, in increasing order.
+  std::vector<int32_t> Lanes() const;
+  // The tree of one lane (an empty tree for an unknown lane). Finalised after OnEnd.
+  const CallTree& TreeOf(int32_t lane) const;
+  // Every lane's tree merged into one, finalised.
+  CallTree Merged() const;
+  const RepairCounts& repairs() const { return repairs_; }
+  uint64_t blocks() const { return blocks_; }
+
+  // The name and entry of the function covering `ip` (symbol), else "0x<ip>" at `ip`.
+  std::pair<std::string, uint64_t> FunctionAt(uint64_t ip) const;
+
+ private:
+  struct Pending {
+    bool valid = false;
+    uint64_t first_ip = 0, last_ip = 0, fall_through = 0;
+    BlockEnd end = BlockEnd::kUnknown;
+    uint32_t insns = 0;
+    uint64_t start_ns = 0;
+    bool start_known = false;
+    bool cost_done = false;
+    bool stopped = false;   // its cost ended at a known time (stop_ns): next block, gap, disable
+    uint64_t stop_ns = 0;
+    uint64_t end_time_ns = kUnknownTime;
+  };
+  struct Lane {
+    StackLane view;
+    CallTree tree;
+    Pending pending;
+  };
+
+  int32_t LaneKey(const EventHeader& header) const;
+  Lane& LaneFor(const EventHeader& header);
+  void OnBlock(const EventHeader& header, const ExecBlock& block);
+  void AttributePending(Lane& lane, std::optional<uint64_t> until_ns);
+  void Transition(Lane& lane, uint64_t target);
+  void Push(Lane& lane, FrameKind kind, uint64_t target, uint64_t return_ip);
+  void PushNamed(Lane& lane, FrameKind kind, const std::string& name, uint64_t function,
+                 uint64_t return_ip);
+  void Pop(Lane& lane);
+  void PopTo(Lane& lane, size_t index);  // pops frames index..top
+  void StartStack(Lane& lane, uint64_t ip, FrameKind kind);
+  void Reset(Lane& lane);
+  void ReturnTo(Lane& lane, uint64_t target);
+  void KernelExitTo(Lane& lane, uint64_t target, FrameKind kind);
+  void JumpTo(Lane& lane, uint64_t target);
+
+  CallStackOptions options_;
+  std::vector<CallStackObserver*> observers_;
+  std::map<int32_t, Lane> lanes_;
+  std::unordered_map<int32_t, int32_t> cpu_tid_;  // from sideband context switches
+  RepairCounts repairs_;
+  uint64_t blocks_ = 0;
+  std::optional<uint64_t> pending_stop_;  // during Transition: when the previous block's cost ended
+  CallTree empty_;
+};
+
+}  // namespace ptprof

@@ -1,0 +1,256 @@
+#include "src/analyses/support/call_stack.h"
+
+#include <catch2/catch.hpp>
+
+namespace ptprof {
+namespace {
+
+// Functions at 0x1000 (main), 0x2000 (f), 0x3000 (g), 0x4000 (h); kernel entry at 0xf000.
+SymbolTable TestSymbols() {
+  SymbolTable symbols;
+  symbols.Add({"main", 0x1000, 0x100, 0});
+  symbols.Add({"f", 0x2000, 0x100, 0});
+  symbols.Add({"g", 0x3000, 0x100, 0});
+  symbols.Add({"h", 0x4000, 0x100, 0});
+  symbols.Add({"entry_SYSCALL_64", 0xf000, 0x100, 0});
+  symbols.Add({"__x64_sys_getpid", 0xf200, 0x100, 0});
+  return symbols;
+}
+
+// Feeds blocks of one thread (tid 7) with a time of 10 ns per instruction.
+class Feeder {
+ public:
+  explicit Feeder(CallStackBuilder& builder) : builder_(builder) {}
+  // A block of `insns` instructions from `first` whose last instruction (2 bytes) ends it.
+  void Block(uint64_t first, uint64_t last, uint32_t insns, BlockEnd end, int32_t tid = 7) {
+    TraceEvent event;
+    event.header.tid = tid;
+    event.header.time_ns = now_;
+    ExecBlock block;
+    block.first_ip = first;
+    block.last_ip = last;
+    block.insns = insns;
+    block.last_insn_size = 2;
+    block.end = end;
+    event.body = block;
+    builder_.OnEvent(event);
+    now_ += 10 * insns;
+  }
+  void Gap(int32_t tid = 7) {
+    TraceEvent event;
+    event.header.tid = tid;
+    event.header.time_ns = now_;
+    event.body = TraceGap{};
+    builder_.OnEvent(event);
+  }
+  void Disabled() {
+    TraceEvent event;
+    event.header.tid = 7;
+    event.header.time_ns = now_;
+    event.body = TraceToggle{TraceToggle::Kind::kDisabled, 0, false};
+    builder_.OnEvent(event);
+  }
+  void Wait(uint64_t ns) { now_ += ns; }
+
+ private:
+  CallStackBuilder& builder_;
+  uint64_t now_ = 1000;
+};
+
+struct Recorder : CallStackObserver {
+  std::vector<std::string> log;
+  void OnPush(const StackLane&, const StackFrame& frame) override {
+    log.push_back("push " + frame.node->name + " " + FrameKindName(frame.kind));
+  }
+  void OnPop(const StackLane& lane, const StackFrame& frame) override {
+    log.push_back("pop " + frame.node->name + " insns " +
+                  std::to_string(lane.insns - frame.entry_insns) + " ns " +
+                  std::to_string(lane.ns - frame.entry_ns));
+  }
+};
+
+TEST_CASE("calls and returns build the tree with self and total counts") {
+  SymbolTable symbols = TestSymbols();
+  CallStackBuilder builder({&symbols, {}});
+  Feeder feed(builder);
+  feed.Block(0x1000, 0x1010, 4, BlockEnd::kCall);      // main calls f (returns to 0x1012)
+  feed.Block(0x2000, 0x2008, 3, BlockEnd::kCall);      // f calls g (returns to 0x200a)
+  feed.Block(0x3000, 0x3004, 2, BlockEnd::kReturn);    // g returns
+  feed.Block(0x200a, 0x200c, 1, BlockEnd::kCall);      // f calls g again
+  feed.Block(0x3000, 0x3004, 2, BlockEnd::kReturn);
+  feed.Block(0x200e, 0x2010, 1, BlockEnd::kReturn);    // f returns
+  feed.Block(0x1012, 0x1014, 5, BlockEnd::kTraceStop);
+  builder.OnEnd();
+
+  const CallTree& tree = builder.TreeOf(7);
+  const CallTreeNode* main_fn = tree.Find({"main"});
+  const CallTreeNode* f = tree.Find({"main", "f"});
+  const CallTreeNode* g = tree.Find({"main", "f", "g"});
+  REQUIRE(main_fn);
+  REQUIRE(f);
+  REQUIRE(g);
+  CHECK(main_fn->entries == 1);
+  CHECK(f->entries == 1);
+  CHECK(g->entries == 2);
+  CHECK(main_fn->self_insns == 9);
+  CHECK(f->self_insns == 5);
+  CHECK(g->self_insns == 4);
+  CHECK(main_fn->total_insns == 18);
+  CHECK(g->self_ns == 40);
+  CHECK(f->total_ns == 90);
+  CHECK(builder.repairs().Total() == 0);
+  CHECK(builder.repairs().stack_starts == 1);
+  CHECK(builder.Lanes() == std::vector<int32_t>{7});
+}
+
+TEST_CASE("a return above the first frame adds a synthetic caller, counted") {
+  SymbolTable symbols = TestSymbols();
+  CallStackBuilder builder({&symbols, {}});
+  Feeder feed(builder);
+  feed.Block(0x3010, 0x3014, 2, BlockEnd::kReturn);  // the trace starts inside g
+  feed.Block(0x2020, 0x2024, 2, BlockEnd::kReturn);  // g's caller f, then f returns too
+  feed.Block(0x1020, 0x1024, 2, BlockEnd::kTraceStop);
+  builder.OnEnd();
+  CHECK(builder.repairs().returns_above_start == 2);
+  const CallTree& tree = builder.TreeOf(7);
+  CHECK(tree.Find({"g"}));
+  CHECK(tree.Find({"f"}));
+  CHECK(tree.Find({"main"})->self_insns == 2);
+}
+
+TEST_CASE("a jump to another function's entry is a tail call, counted") {
+  SymbolTable symbols = TestSymbols();
+  CallStackBuilder builder({&symbols, {}});
+  Feeder feed(builder);
+  feed.Block(0x1000, 0x1010, 4, BlockEnd::kCall);  // main calls f
+  feed.Block(0x2000, 0x2008, 3, BlockEnd::kJump);  // f jumps to g's entry
+  feed.Block(0x3000, 0x3004, 2, BlockEnd::kJump);  // a jump inside g is not a tail call
+  feed.Block(0x3008, 0x300a, 1, BlockEnd::kReturn);  // g returns to main
+  feed.Block(0x1012, 0x1014, 1, BlockEnd::kTraceStop);
+  builder.OnEnd();
+  CHECK(builder.repairs().tail_calls == 1);
+  const CallTree& tree = builder.TreeOf(7);
+  CHECK(tree.Find({"main", "f"})->self_insns == 3);
+  CHECK(tree.Find({"main", "g"})->self_insns == 3);
+  CHECK(tree.Find({"main"})->self_insns == 5);
+  CHECK(builder.repairs().unmatched_returns == 0);
+}
+
+TEST_CASE("a longjmp-style return or jump further up pops the frames above, counted") {
+  SymbolTable symbols = TestSymbols();
+  CallStackBuilder builder({&symbols, {}});
+  Recorder recorder;
+  builder.AddObserver(&recorder);
+  Feeder feed(builder);
+  feed.Block(0x1000, 0x1010, 4, BlockEnd::kCall);    // main -> f
+  feed.Block(0x2000, 0x2008, 3, BlockEnd::kCall);    // f -> g
+  feed.Block(0x3000, 0x3008, 3, BlockEnd::kCall);    // g -> h
+  feed.Block(0x4000, 0x4004, 2, BlockEnd::kReturn);  // h returns straight to main's return site
+  feed.Block(0x1012, 0x1014, 1, BlockEnd::kCall);    // main -> f
+  feed.Block(0x2000, 0x2008, 3, BlockEnd::kCall);    // f -> g
+  feed.Block(0x3000, 0x3004, 2, BlockEnd::kJump);    // longjmp into main (not its entry)
+  feed.Block(0x1030, 0x1034, 1, BlockEnd::kTraceStop);
+  builder.OnEnd();
+  CHECK(builder.repairs().unwinds == 2);
+  CHECK(builder.repairs().frames_unwound == 3);
+  CHECK(builder.TreeOf(7).Find({"main"})->self_insns == 6);
+  CHECK(builder.TreeOf(7).Find({"main", "f", "g", "h"})->entries == 1);
+}
+
+TEST_CASE("a return no frame expects changes the top frame's function, counted") {
+  SymbolTable symbols = TestSymbols();
+  CallStackBuilder builder({&symbols, {}});
+  Feeder feed(builder);
+  feed.Block(0x1000, 0x1010, 4, BlockEnd::kCall);    // main -> f
+  feed.Block(0x2000, 0x2008, 3, BlockEnd::kCall);    // f -> g
+  feed.Block(0x3000, 0x3004, 2, BlockEnd::kReturn);  // g "returns" into h
+  feed.Block(0x4010, 0x4014, 2, BlockEnd::kTraceStop);
+  builder.OnEnd();
+  CHECK(builder.repairs().unmatched_returns == 1);
+  CHECK(builder.TreeOf(7).Find({"main", "f", "h"})->self_insns == 2);
+}
+
+TEST_CASE("syscalls push a frame named after the kernel entry; sysret pops to it") {
+  SymbolTable symbols = TestSymbols();
+  CallStackBuilder builder({&symbols, {}});
+  Recorder recorder;
+  builder.AddObserver(&recorder);
+  Feeder feed(builder);
+  feed.Block(0x1000, 0x1010, 4, BlockEnd::kSyscall);
+  feed.Block(0xf000, 0xf008, 3, BlockEnd::kCall);    // entry calls a helper
+  feed.Block(0xf200, 0xf208, 5, BlockEnd::kReturn);
+  feed.Block(0xf00a, 0xf010, 2, BlockEnd::kSysret);
+  feed.Block(0x1012, 0x1014, 1, BlockEnd::kTraceStop);
+  builder.OnEnd();
+  const CallTree& tree = builder.TreeOf(7);
+  CHECK(tree.Find({"main", "entry_SYSCALL_64"})->total_insns == 10);
+  CHECK(tree.Find({"main", "entry_SYSCALL_64", "__x64_sys_getpid"})->self_insns == 5);
+  CHECK(recorder.log == std::vector<std::string>{
+                            "push main start", "push entry_SYSCALL_64 syscall",
+                            "push __x64_sys_getpid call", "pop __x64_sys_getpid insns 5 ns 50",
+                            "pop entry_SYSCALL_64 insns 10 ns 100"});
+}
+
+TEST_CASE("a syscall whose kernel side is not traced takes the time the trace was off") {
+  SymbolTable symbols = TestSymbols();
+  CallStackBuilder builder({&symbols, {}});
+  Recorder recorder;
+  builder.AddObserver(&recorder);
+  Feeder feed(builder);
+  feed.Block(0x1000, 0x1010, 4, BlockEnd::kSyscall);
+  feed.Disabled();
+  feed.Wait(500);
+  feed.Block(0x1012, 0x1014, 1, BlockEnd::kTraceStop);
+  builder.OnEnd();
+  CHECK(builder.repairs().untraced_syscalls == 1);
+  CHECK(recorder.log.back() == "pop [kernel] insns 0 ns 500");
+  CHECK(builder.TreeOf(7).Find({"main"})->self_ns == 40);
+}
+
+TEST_CASE("an iret without an interrupt frame and a gap restart the stack, counted") {
+  SymbolTable symbols = TestSymbols();
+  CallStackBuilder builder({&symbols, {}});
+  Feeder feed(builder);
+  feed.Block(0xf010, 0xf014, 2, BlockEnd::kIret);  // the trace starts in the kernel
+  feed.Block(0x1000, 0x1010, 4, BlockEnd::kCall);
+  feed.Gap();
+  feed.Block(0x2010, 0x2014, 1, BlockEnd::kTraceStop);
+  builder.OnEnd();
+  CHECK(builder.repairs().unmatched_kernel_exits == 1);
+  CHECK(builder.repairs().gap_resets == 1);
+  CHECK(builder.repairs().stack_starts == 2);
+  CHECK(builder.TreeOf(7).Find({"f"})->self_insns == 1);
+  CHECK(builder.TreeOf(7).Find({"main"})->self_insns == 4);
+}
+
+TEST_CASE("threads have their own stacks; Merged adds them path by path") {
+  SymbolTable symbols = TestSymbols();
+  CallStackBuilder builder({&symbols, {}});
+  Feeder feed(builder);
+  feed.Block(0x1000, 0x1010, 4, BlockEnd::kCall, 1);
+  feed.Block(0x1000, 0x1010, 4, BlockEnd::kCall, 2);
+  feed.Block(0x2000, 0x2004, 2, BlockEnd::kReturn, 1);
+  feed.Block(0x2000, 0x2004, 2, BlockEnd::kReturn, 2);
+  feed.Block(0x1012, 0x1014, 1, BlockEnd::kTraceStop, 1);
+  feed.Block(0x1012, 0x1014, 1, BlockEnd::kTraceStop, 2);
+  builder.OnEnd();
+  CHECK(builder.repairs().Total() == 0);
+  CallTree merged = builder.Merged();
+  CHECK(merged.Find({"main", "f"})->entries == 2);
+  CHECK(merged.Find({"main"})->total_insns == 14);
+}
+
+TEST_CASE("without symbols frames are named after the call target") {
+  CallStackBuilder builder({nullptr, {}});
+  Feeder feed(builder);
+  feed.Block(0x1000, 0x1010, 4, BlockEnd::kCall);
+  feed.Block(0x2000, 0x2004, 2, BlockEnd::kReturn);
+  feed.Block(0x1012, 0x1014, 1, BlockEnd::kTraceStop);
+  builder.OnEnd();
+  CHECK(builder.TreeOf(7).Find({"0x1000", "0x2000"})->self_insns == 2);
+  CHECK(RepairCountsText(builder.repairs()).find("tail calls 0") != std::string::npos);
+  CHECK(RepairCountsJson(builder.repairs()).find("\"stack_starts\":1") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace ptprof
