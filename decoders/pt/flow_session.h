@@ -46,6 +46,10 @@ struct FlowRequest {
   // carry its pid/tid, with a ContextSwitch{kSideband} event where it changes; `images` then only
   // serves until the first block.
   TaskTimeline* tasks = nullptr;
+  // Parallel decode over PSB segments (decoders/pt/parallel_flow.h): the threads (0: the process
+  // default, SetDefaultDecodeJobs) and the segment size in bytes (0: the process default).
+  unsigned jobs = 0;
+  uint64_t segment_bytes = 0;
 };
 
 struct FlowSummary {
@@ -54,6 +58,8 @@ struct FlowSummary {
   uint64_t gaps = 0;
   bool has_psb = false;  // the trace holds at least one PSB (else it is not Intel PT at all)
   std::vector<std::string> warnings;  // e.g. a CPU libipt knows no errata for
+  uint64_t segments = 1;               // pieces decoded in parallel and stitched (1: sequential)
+  std::string sequential_because;      // why the decode was (or went on) sequential, if it was asked to be parallel
 };
 
 // Decodes `trace` (one PT buffer) against `images` (or the images `request.tasks` names). Fails only when the decode cannot start (an

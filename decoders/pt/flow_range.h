@@ -1,0 +1,36 @@
+#pragma once
+// The pieces of DecodeFlow that the sequential and the parallel decode share: decoding one run of
+// trace bytes into model events (without the end-of-trace bookkeeping), and what the whole trace
+// says at its end (a packet cut short) and about itself (whether it holds a PSB at all).
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "decoders/pt/flow_session.h"
+
+namespace ptprof::pt {
+
+struct FlowRangeResult {
+  FlowSummary summary;  // blocks, instructions and gaps of this run only
+  bool synced = false;  // the decoder found a PSB
+};
+
+// Decodes `bytes` like DecodeFlow (offsets relative to bytes[0]) but neither reports a truncated
+// last packet nor ends the sink. `before_finish` (may be empty) is called when the decoder has met
+// the end of `bytes`, before the events it held back are flushed.
+Result<FlowRangeResult> DecodeFlowRange(const std::vector<uint8_t>& bytes, const ImageSet& images,
+                                        const FlowRequest& request, EventSink& sink,
+                                        const std::function<void()>& before_finish);
+
+// Where the trace ends in the middle of a packet (that packet's offset), if it does.
+std::optional<uint64_t> TruncatedPacketAt(std::span<const uint8_t> trace);
+
+// Whether the trace holds a PSB's bytes anywhere.
+bool HasPsb(std::span<const uint8_t> trace);
+
+// The truncation gap DecodeFlow reports at `offset`.
+TraceEvent TruncationGap(uint64_t offset, int32_t cpu);
+
+}  // namespace ptprof::pt

@@ -1,0 +1,209 @@
+#include "decoders/pt/parallel_flow.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cinttypes>
+#include <cstdio>
+#include <optional>
+#include <span>
+#include <thread>
+
+#include "decoders/pt/flow_range.h"
+#include "decoders/pt/segment_join.h"
+
+namespace ptprof::pt {
+
+namespace {
+
+std::atomic<unsigned> default_jobs{0};  // 0: the CPU count
+std::atomic<uint64_t> default_segment_bytes{1u << 20};
+
+// Keeps a segment's events, moved to offsets in the whole trace.
+class CollectingSink : public EventSink {
+ public:
+  CollectingSink(std::vector<TraceEvent>& events, uint64_t base) : events_(events), base_(base) {}
+  void OnEvent(const TraceEvent& event) override {
+    events_.push_back(event);
+    events_.back().header.offset += base_;
+  }
+
+ private:
+  std::vector<TraceEvent>& events_;
+  uint64_t base_;
+};
+
+// Passes events on to the real sink and counts them the way FlowSummary does; `skip` events are
+// dropped first and offsets are moved by `base` (for a sequential decode from inside the trace).
+class ForwardingSink : public EventSink {
+ public:
+  explicit ForwardingSink(EventSink& next) : next_(next) {}
+  void Restart(uint64_t base, size_t skip) {
+    base_ = base;
+    skip_ = skip;
+  }
+  void OnEvent(const TraceEvent& event) override {
+    if (skip_) {
+      --skip_;
+      return;
+    }
+    if (base_ == 0) {
+      Pass(event);
+      return;
+    }
+    TraceEvent moved = event;
+    moved.header.offset += base_;
+    Pass(moved);
+  }
+  void Pass(const TraceEvent& event) {
+    if (const auto* block = std::get_if<ExecBlock>(&event.body)) {
+      blocks += 1;
+      insns += block->insns;
+    } else if (std::holds_alternative<Instruction>(event.body)) {
+      insns += 1;
+    } else if (std::holds_alternative<TraceGap>(event.body)) {
+      gaps += 1;
+    }
+    next_.OnEvent(event);
+  }
+  uint64_t blocks = 0, insns = 0, gaps = 0;
+
+ private:
+  EventSink& next_;
+  uint64_t base_ = 0;
+  size_t skip_ = 0;
+};
+
+std::vector<uint8_t> BytesOf(const std::vector<uint8_t>& trace, uint64_t begin, uint64_t end) {
+  return std::vector<uint8_t>(trace.begin() + static_cast<std::ptrdiff_t>(begin),
+                              trace.begin() + static_cast<std::ptrdiff_t>(end));
+}
+
+struct SegmentOutcome {
+  DecodedSegment decoded;
+  std::optional<Result<FlowRangeResult>> result;
+};
+
+void DecodeSegment(const std::vector<uint8_t>& trace, const ImageSet& images,
+                   const FlowRequest& request, const TraceSegment& range, SegmentOutcome& out) {
+  out.decoded.range = range;
+  const std::vector<uint8_t> bytes = BytesOf(trace, range.begin, range.end);
+  CollectingSink collect(out.decoded.events, range.begin);
+  size_t before_finish = 0;
+  out.result = DecodeFlowRange(bytes, images, request, collect,
+                               [&] { before_finish = out.decoded.events.size(); });
+  if (range.last()) {
+    out.decoded.trusted = out.decoded.events.size();
+    return;
+  }
+  size_t trusted = 0;
+  while (trusted < before_finish && out.decoded.events[trusted].header.offset < range.trust_end)
+    ++trusted;
+  out.decoded.trusted = trusted;
+}
+
+std::string Hex(uint64_t value) {
+  char text[24];
+  std::snprintf(text, sizeof text, "0x%" PRIx64, value);
+  return text;
+}
+
+void Emit(ForwardingSink& out, const std::vector<TraceEvent>& events, size_t from, size_t to) {
+  for (size_t i = from; i < to; ++i) out.Pass(events[i]);
+}
+
+}  // namespace
+
+void SetDefaultDecodeJobs(unsigned jobs) { default_jobs = jobs; }
+
+unsigned DefaultDecodeJobs() {
+  const unsigned jobs = default_jobs;
+  return jobs ? jobs : std::max(1u, std::thread::hardware_concurrency());
+}
+
+void SetDefaultSegmentBytes(uint64_t bytes) { default_segment_bytes = std::max<uint64_t>(bytes, 1); }
+
+uint64_t DefaultSegmentBytes() { return default_segment_bytes; }
+
+ParallelPlan PlanParallelDecode(const std::vector<uint8_t>& trace, const FlowRequest& request) {
+  ParallelPlan plan;
+  plan.jobs = request.jobs ? request.jobs : DefaultDecodeJobs();
+  if (plan.jobs < 2) return plan;
+  if (request.tasks) {
+    plan.sequential_because = "the tasks from sideband are followed in trace order";
+    return plan;
+  }
+  const uint64_t segment = request.segment_bytes ? request.segment_bytes : DefaultSegmentBytes();
+  if (trace.size() < 2 * segment) {
+    plan.sequential_because = "the trace is smaller than two segments";
+    return plan;
+  }
+  plan.segments = PlanSegments(FindPsbOffsets(trace), trace.size(), segment);
+  if (plan.segments.size() < 2) plan.sequential_because = "too few PSBs to cut the trace at";
+  return plan;
+}
+
+Result<FlowSummary> DecodeFlowParallel(const std::vector<uint8_t>& trace, const ImageSet& images,
+                                       const FlowRequest& request, const ParallelPlan& plan,
+                                       EventSink& sink) {
+  const std::vector<TraceSegment>& segments = plan.segments;
+  ForwardingSink out(sink);
+  FlowSummary summary;
+  summary.segments = segments.size();
+  bool synced = false;
+  std::optional<DecodedSegment> current;  // decoded, not yet joined to its successor
+  size_t current_from = 0;
+  std::string fallback;
+  for (size_t first = 0; first < segments.size() && fallback.empty();) {
+    const size_t count = std::min<size_t>(plan.jobs, segments.size() - first);
+    std::vector<SegmentOutcome> round(count);
+    std::vector<std::thread> threads;
+    for (size_t i = 1; i < count; ++i)
+      threads.emplace_back(DecodeSegment, std::cref(trace), std::cref(images), std::cref(request),
+                           std::cref(segments[first + i]), std::ref(round[i]));
+    DecodeSegment(trace, images, request, segments[first], round[0]);
+    for (std::thread& thread : threads) thread.join();
+    for (SegmentOutcome& outcome : round) {
+      if (!*outcome.result) return tl::unexpected(outcome.result->error());
+      FlowRangeResult& result = **outcome.result;
+      synced = synced || result.synced;
+      if (first == 0 && !current) summary.warnings = result.summary.warnings;
+      if (!current) {
+        current = std::move(outcome.decoded);
+        continue;
+      }
+      auto join = FindJoin(*current, current_from, outcome.decoded);
+      if (!join) {
+        fallback = "the decodes before and after the PSB at " + Hex(outcome.decoded.range.begin) +
+                   " do not agree";
+        break;
+      }
+      Emit(out, current->events, current_from, join->prev_end);
+      current = std::move(outcome.decoded);
+      current_from = join->next_begin;
+    }
+    first += count;
+  }
+  if (!fallback.empty()) {
+    // The rest sequentially, from where the unjoined segment began (its first events were
+    // already passed on, or were the startup of a decode the stream does not take).
+    summary.sequential_because = fallback;
+    const std::vector<uint8_t> rest = BytesOf(trace, current->range.begin, trace.size());
+    out.Restart(current->range.begin, current_from);
+    current.reset();
+    auto range = DecodeFlowRange(rest, images, request, out, {});
+    if (!range) return tl::unexpected(range.error());
+    synced = synced || range->synced;
+  } else {
+    Emit(out, current->events, current_from, current->events.size());
+  }
+  if (auto at = TruncatedPacketAt(std::span<const uint8_t>(trace.data(), trace.size())))
+    out.Pass(TruncationGap(*at, request.cpu));
+  sink.OnEnd();
+  summary.blocks = out.blocks;
+  summary.insns = out.insns;
+  summary.gaps = out.gaps;
+  summary.has_psb = synced || HasPsb(trace);
+  return summary;
+}
+
+}  // namespace ptprof::pt

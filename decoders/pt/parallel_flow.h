@@ -1,0 +1,41 @@
+#pragma once
+// DecodeFlowParallel answers DecodeFlow's question on several threads: it cuts the trace at PSBs
+// (PlanSegments), decodes the segments at once with libipt, each a little past its cut, and
+// stitches their event streams where the overlapping decodes agree (FindJoin), so that the sink
+// sees exactly the events of the sequential decode. Where two segments do not agree (e.g. cycle-
+// accurate timing whose calibration a fresh decoder lacks) it decodes the rest sequentially and
+// says why in the summary. Memory: a round of `jobs` segments' events at a time.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "decoders/pt/flow_session.h"
+#include "decoders/pt/psb_segments.h"
+
+namespace ptprof::pt {
+
+// The process-wide defaults FlowRequest's jobs = 0 and segment_bytes = 0 stand for (the command
+// line's --jobs and --psb-segment set them); initially the CPU count and 1 MiB.
+void SetDefaultDecodeJobs(unsigned jobs);
+unsigned DefaultDecodeJobs();
+void SetDefaultSegmentBytes(uint64_t bytes);
+uint64_t DefaultSegmentBytes();
+
+struct ParallelPlan {
+  unsigned jobs = 1;
+  std::vector<TraceSegment> segments;  // fewer than 2: decode sequentially
+  std::string sequential_because;      // why, when more than one job was asked for
+};
+
+ParallelPlan PlanParallelDecode(const std::vector<uint8_t>& trace, const FlowRequest& request);
+
+// Decodes `trace` along `plan` (two segments or more), as DecodeFlow does.
+Result<FlowSummary> DecodeFlowParallel(const std::vector<uint8_t>& trace, const ImageSet& images,
+                                       const FlowRequest& request, const ParallelPlan& plan,
+                                       EventSink& sink);
+
+// DecodeFlow without the parallel path.
+Result<FlowSummary> DecodeFlowSequential(const std::vector<uint8_t>& trace, const ImageSet& images,
+                                         const FlowRequest& request, EventSink& sink);
+
+}  // namespace ptprof::pt

@@ -1,0 +1,50 @@
+#include "decoders/pt/psb_segments.h"
+
+#include <catch2/catch.hpp>
+
+using namespace ptprof::pt;
+
+namespace {
+void AppendPsb(std::vector<uint8_t>& bytes) {
+  for (int i = 0; i < 8; ++i) {
+    bytes.push_back(0x02);
+    bytes.push_back(0x82);
+  }
+}
+}  // namespace
+
+TEST_CASE("FindPsbOffsets finds each PSB pattern once", "[psb_segments]") {
+  std::vector<uint8_t> bytes = {0x00, 0x02, 0x03};
+  AppendPsb(bytes);                 // at 3
+  bytes.push_back(0x02);            // a lone 02 is no PSB
+  AppendPsb(bytes);                 // at 20
+  bytes.insert(bytes.end(), {0x02, 0x82, 0x02});  // cut short
+  CHECK(FindPsbOffsets(bytes) == std::vector<uint64_t>{3, 20});
+  CHECK(FindPsbOffsets(std::vector<uint8_t>{}).empty());
+}
+
+TEST_CASE("PlanSegments cuts at PSBs with two more after them", "[psb_segments]") {
+  const std::vector<uint64_t> psbs = {0, 100, 200, 300, 400, 500, 600, 700};
+  auto segments = PlanSegments(psbs, 800, 150);
+  REQUIRE(segments.size() == 3);
+  CHECK(segments[0].begin == 0);
+  CHECK(segments[0].cut == 200);
+  CHECK(segments[0].trust_end == 300);
+  CHECK(segments[0].end == 400);
+  CHECK_FALSE(segments[0].last());
+  CHECK(segments[1].begin == 200);
+  CHECK(segments[1].cut == 400);
+  CHECK(segments[1].trust_end == 500);
+  CHECK(segments[1].end == 600);
+  // 600 has only one PSB after it: the rest is the last segment.
+  CHECK(segments[2].begin == 400);
+  CHECK(segments[2].last());
+  CHECK(segments[2].end == 800);
+}
+
+TEST_CASE("PlanSegments keeps a trace with too few PSBs whole", "[psb_segments]") {
+  auto segments = PlanSegments({0, 100}, 300, 10);
+  REQUIRE(segments.size() == 1);
+  CHECK(segments[0].begin == 0);
+  CHECK(segments[0].last());
+}

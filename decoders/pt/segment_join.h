@@ -1,0 +1,33 @@
+#pragma once
+// FindJoin answers "where does the decode of one trace segment hand over to the next one's?":
+// the decode of a segment runs on past its cut into the next segment, so the two decodes overlap;
+// where the previous one's trustworthy events from some point on equal a run of the next one's,
+// field for field, the next decode has caught up with the uncut decode, and the stream goes on
+// with it. No join (or an ambiguous one) means the pieces cannot be stitched.
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+#include "decoders/pt/psb_segments.h"
+#include "src/model/trace_event.h"
+
+namespace ptprof::pt {
+
+struct DecodedSegment {
+  TraceSegment range;
+  std::vector<TraceEvent> events;  // in decode order, offsets in the whole trace
+  // events[0, trusted) are what an uncut decode emits there: decoded before range.trust_end and
+  // before the decoder met the end of its bytes.
+  size_t trusted = 0;
+};
+
+struct SegmentJoin {
+  size_t prev_end = 0;    // the stream takes prev.events[from, prev_end) ...
+  size_t next_begin = 0;  // ... then next.events[next_begin, ...)
+};
+
+// `prev_from`: the first of prev's events the stream takes (where prev joined its predecessor).
+std::optional<SegmentJoin> FindJoin(const DecodedSegment& prev, size_t prev_from,
+                                    const DecodedSegment& next);
+
+}  // namespace ptprof::pt
