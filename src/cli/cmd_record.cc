@@ -23,6 +23,8 @@
 #include "sideband/file_bytes.h"
 #include "src/record/mapped_elfs.h"
 #include "src/record/qemu_recorder.h"
+#include "src/record/triggers/trigger_engine.h"
+#include "src/record/intel_pt/hw_refusal.h"
 
 namespace ptprof::cli {
 
@@ -45,8 +47,12 @@ struct RecordOptions {
   bool keep_stream = false;
   bool no_binaries = false;
   bool quiet = false;
-  std::vector<std::string> snapshot_on;  // "syscall=NAME[,NAME]" or "insns=N"
+  std::vector<std::string> snapshot_on;  // the trigger grammar of src/record/triggers
   uint64_t buffer_size = 65536;
+  std::string pre;           // SIZE: the ring kept before a trigger (default: --buffer-size)
+  std::string post;          // DURATION: keep tracing after a trigger, then cut
+  std::string min_interval;  // DURATION: drop triggers closer than this to the last cut
+  uint64_t max_snapshots = 0;
   std::vector<std::string> command;
   // --backend qemu-system (the kernel lab, docs/lab.md)
   std::string kernel;
@@ -55,59 +61,55 @@ struct RecordOptions {
   unsigned timeout = 300;
 };
 
-// x86-64 syscall numbers of the names --snapshot-on accepts (a number works too).
-std::optional<uint64_t> SyscallNumber(const std::string& name) {
-  static const std::pair<const char*, uint64_t> kNames[] = {
-      {"read", 0}, {"write", 1}, {"open", 2}, {"close", 3}, {"stat", 4}, {"fstat", 5},
-      {"poll", 7}, {"lseek", 8}, {"mmap", 9}, {"mprotect", 10}, {"munmap", 11}, {"brk", 12},
-      {"rt_sigaction", 13}, {"rt_sigprocmask", 14}, {"rt_sigreturn", 15}, {"ioctl", 16},
-      {"pread64", 17}, {"pwrite64", 18}, {"readv", 19}, {"writev", 20}, {"access", 21},
-      {"pipe", 22}, {"select", 23}, {"sched_yield", 24}, {"madvise", 28}, {"dup", 32},
-      {"dup2", 33}, {"nanosleep", 35}, {"getitimer", 36}, {"alarm", 37}, {"setitimer", 38},
-      {"getpid", 39}, {"socket", 41}, {"connect", 42}, {"clone", 56}, {"fork", 57},
-      {"vfork", 58}, {"execve", 59}, {"exit", 60}, {"wait4", 61}, {"kill", 62}, {"uname", 63},
-      {"fcntl", 72}, {"fsync", 74}, {"getcwd", 79}, {"unlink", 87}, {"gettimeofday", 96},
-      {"getuid", 102}, {"gettid", 186}, {"tgkill", 234}, {"futex", 202}, {"exit_group", 231},
-      {"clock_gettime", 228}, {"clock_nanosleep", 230}, {"openat", 257}, {"newfstatat", 262},
-      {"pipe2", 293}, {"prlimit64", 302}, {"getrandom", 318}, {"clone3", 435}};
-  for (const auto& [n, number] : kNames)
-    if (name == n) return number;
-  if (!name.empty() && name.find_first_not_of("0123456789") == std::string::npos)
-    return std::stoull(name);
-  return std::nullopt;
+// --snapshot-on, --pre, --post, --max-snapshots, --min-interval as one policy for the trigger
+// engine (src/record/triggers, docs/recording.md); errors name the option and column.
+Result<record::triggers::SnapshotPolicy> ParseSnapshotPolicy(const RecordOptions& options) {
+  namespace tr = record::triggers;
+  tr::SnapshotPolicy policy;
+  for (const std::string& text : options.snapshot_on) {
+    auto spec = tr::ParseTrigger(text);
+    if (!spec) return tl::unexpected(spec.error());
+    policy.triggers.push_back(std::move(*spec));
+  }
+  if (!options.pre.empty()) {
+    auto pre = tr::ParseSize(options.pre, "--pre");
+    if (!pre) return tl::unexpected(pre.error());
+    policy.pre_bytes = *pre;
+  }
+  if (!options.post.empty()) {
+    auto post = tr::ParseDuration(options.post, "--post");
+    if (!post) return tl::unexpected(post.error());
+    policy.post_ns = *post;
+  }
+  if (!options.min_interval.empty()) {
+    auto gap = tr::ParseDuration(options.min_interval, "--min-interval");
+    if (!gap) return tl::unexpected(gap.error());
+    policy.min_interval_ns = *gap;
+  }
+  policy.max_snapshots = options.max_snapshots;
+  return policy;
 }
 
-// Fills the snapshot triggers from --snapshot-on; an error names the bad text.
-Status ParseSnapshotTriggers(const RecordOptions& options, record::QemuFlowOptions& flow) {
-  for (const std::string& text : options.snapshot_on) {
-    if (text.rfind("syscall=", 0) == 0) {
-      std::string names = text.substr(8);
-      size_t at = 0;
-      while (at <= names.size()) {
-        size_t end = names.find(',', at);
-        if (end == std::string::npos) end = names.size();
-        std::string name = names.substr(at, end - at);
-        auto number = SyscallNumber(name);
-        if (!number) return Fail("--snapshot-on " + text + ": unknown syscall '" + name + "'");
-        flow.snapshot_syscalls.push_back(*number);
-        at = end + 1;
-      }
-    } else if (text.rfind("insns=", 0) == 0) {
-      auto n = pt::ParseUnsigned(text.substr(6), "--snapshot-on insns", UINT64_MAX);
-      if (!n || *n == 0) return Fail("--snapshot-on " + text + ": expected insns=N with N > 0");
-      flow.snapshot_every_insns = *n;
-    } else {
-      return Fail("--snapshot-on " + text + ": expected syscall=NAME[,NAME] or insns=N");
-    }
-  }
-  if (options.snapshot_on.empty()) return {};
+// The qemu backend's snapshot mode: which triggers it can observe, and the ring size.
+Status ApplySnapshotPolicy(const RecordOptions& options,
+                           const record::triggers::SnapshotPolicy& policy,
+                           record::QemuFlowOptions& flow) {
+  namespace tr = record::triggers;
+  for (const tr::TriggerSpec& spec : policy.triggers)
+    if (spec.kind != tr::TriggerKind::kSyscall && spec.kind != tr::TriggerKind::kSyscallLatency &&
+        spec.kind != tr::TriggerKind::kInsns)
+      return Fail("--snapshot-on '" + spec.text + "': the qemu backend observes syscall=, "
+                  "syscall-latency> and insns= triggers (addr=, signal= and every= need a hardware "
+                  "backend or swbt)");
+  if (policy.triggers.empty()) return {};
+  const uint64_t ring = policy.pre_bytes ? policy.pre_bytes : options.buffer_size;
   // A snapshot decodes from its first PSB: a ring that cannot hold a whole PSB period (plus the
   // PSB+ that ends it) could hold no PSB at a trigger, and its snapshot would be undecodable.
-  if (options.buffer_size < 2 * options.psb_period)
-    return Fail(fmt::format("--buffer-size {} is smaller than two PSB periods ({} bytes with "
+  if (ring < 2 * options.psb_period)
+    return Fail(fmt::format("--pre/--buffer-size {} is smaller than two PSB periods ({} bytes with "
                             "--psb-period {}): a snapshot could hold no PSB to decode from",
-                            options.buffer_size, 2 * options.psb_period, options.psb_period));
-  flow.buffer_size = options.buffer_size;
+                            ring, 2 * options.psb_period, options.psb_period));
+  flow.buffer_size = ring;
   return {};
 }
 
@@ -173,6 +175,7 @@ Status WriteArchive(const RecordOptions& options, const record::QemuRecording& r
       trigger.stream = stream.name;
       trigger.offset = snapshot.pt.size();  // the trigger fired at the end of the snapshot
       trigger.tsc = snapshot.tsc;
+      if (snapshot.host_ns != 0) trigger.time_ns = snapshot.host_ns;  // host CLOCK_MONOTONIC
       manifest.triggers.push_back(trigger);
     }
     if (!thread.snapshots.empty()) continue;
@@ -248,6 +251,12 @@ int RunRecordQemuSystem(const RecordOptions& options) {
   request.mtc_period = options.mtc_period;
   request.cyc_threshold = options.cyc_threshold;
   request.snapshot_on = options.snapshot_on;
+  auto policy = ParseSnapshotPolicy(options);
+  if (!policy) {
+    std::fprintf(stderr, "ptprof: record: %s\n", policy.error().message.c_str());
+    return kExitUsage;
+  }
+  request.policy = std::move(*policy);
   request.buffer_size = options.buffer_size;
   request.command = options.command;
   request.kernel = options.kernel;
@@ -263,6 +272,19 @@ int RunRecordQemuSystem(const RecordOptions& options) {
 
 int RunRecord(const RecordOptions& options) {
   if (options.backend == "qemu-system") return RunRecordQemuSystem(options);
+  if (options.backend == "intel_pt" || options.backend == "cs_etm") {
+    // No hardware recorder runs without its PMU: say exactly what is missing and what works.
+    record::hw::ReadinessQuery query = record::hw::DefaultQuery(options.backend);
+    for (const std::string& text : options.snapshot_on)
+      query.needs_tracepoints = query.needs_tracepoints || text.rfind("syscall", 0) == 0;
+    const record::hw::HardwareReadiness ready = record::hw::CheckHardware(query);
+    if (!ready.ready)
+      return ReportBadInput("record --backend " + options.backend + ": " + ready.reason + "; " +
+                            ready.alternative);
+    return ReportBadInput("record --backend " + options.backend + ": " + ready.reason +
+                          " found, but this build of ptprof cannot record from it yet (see "
+                          "docs/recording.md); " + ready.alternative);
+  }
   if (options.backend != "qemu")
     return ReportBadInput("record: backend '" + options.backend +
                           "' is not available yet (use --backend qemu or qemu-system)");
@@ -287,9 +309,18 @@ int RunRecord(const RecordOptions& options) {
   if (options.cyc_threshold) enc.cyc_threshold = static_cast<uint8_t>(*options.cyc_threshold);
   enc.tsc_per_ctc = static_cast<uint32_t>(options.tsc_per_ctc);
   qemu.flow.cycles_per_insn = static_cast<uint32_t>(options.cycles_per_insn);
-  if (auto st = ParseSnapshotTriggers(options, qemu.flow); !st) {
-    std::fprintf(stderr, "ptprof: record: %s\n", st.error().message.c_str());
+  auto policy = ParseSnapshotPolicy(options);
+  if (policy)
+    if (auto st = ApplySnapshotPolicy(options, *policy, qemu.flow); !st)
+      policy = tl::unexpected(st.error());
+  if (!policy) {
+    std::fprintf(stderr, "ptprof: record: %s\n", policy.error().message.c_str());
     return kExitUsage;
+  }
+  std::optional<record::triggers::TriggerEngine> engine;
+  if (!policy->triggers.empty()) {
+    engine.emplace(*policy);
+    qemu.flow.triggers = &*engine;
   }
 
   // A file-size limit (ulimit -f) makes writes fail (EFBIG) instead of ending ptprof.
@@ -347,6 +378,14 @@ int RunRecord(const RecordOptions& options) {
                      ? static_cast<double>(insns) / recording->encode_seconds / 1e6 : 0.0,
                  static_cast<unsigned long long>(reps), static_cast<unsigned long long>(signals),
                  static_cast<unsigned long long>(crossings));
+    if (engine) {
+      std::fprintf(stderr, "ptprof: record: %llu snapshot(s) triggered",
+                   static_cast<unsigned long long>(engine->fired()));
+      if (engine->suppressed())
+        std::fprintf(stderr, ", %llu trigger(s) dropped by --min-interval/--max-snapshots",
+                     static_cast<unsigned long long>(engine->suppressed()));
+      std::fprintf(stderr, "\n");
+    }
   }
   if (!recording->complete)
     return ReportBadInput("record: " + options.output + " holds the trace up to the failure: " +
@@ -360,7 +399,7 @@ Command AddRecordCommand(CLI::App& parent) {
   auto options = std::make_shared<RecordOptions>();
   CLI::App* app = parent.add_subcommand(
       "record", "record a program's execution as Intel PT (qemu: emulated, on any x86-64 machine)");
-  app->add_option("--backend", options->backend, "recorder: qemu or qemu-system")->capture_default_str();
+  app->add_option("--backend", options->backend, "recorder: qemu, qemu-system, intel_pt or cs_etm")->capture_default_str();
   app->add_option("-o,--output", options->output, "the .ptar to write")->required();
   app->add_flag("--force", options->force, "replace an existing output");
   app->add_option("--psb-period", options->psb_period, "bytes of packets between PSB+")
@@ -384,8 +423,17 @@ Command AddRecordCommand(CLI::App& parent) {
                 "qemu: leave the ELF files out of the archive (smaller; decodes without symbols)");
   app->add_flag("-q,--quiet", options->quiet, "no summary line");
   app->add_option("--snapshot-on", options->snapshot_on,
-                  "snapshot mode: cut a snapshot when syscall=NAME[,NAME] returns or every "
-                  "insns=N instructions (repeatable)");
+                  "snapshot mode (repeatable): syscall=NAME[,NAME], "
+                  "syscall-latency>DURATION[:NAME[,NAME]], addr=SYMBOL|0xADDR, signal=USR2, "
+                  "every=DURATION, insns=N (docs/recording.md)");
+  app->add_option("--pre", options->pre,
+                  "snapshot mode: trace kept before a trigger (SIZE: 64K, 1M; default --buffer-size)");
+  app->add_option("--post", options->post,
+                  "snapshot mode: keep tracing this long after a trigger (DURATION: 200us, 1ms)");
+  app->add_option("--max-snapshots", options->max_snapshots,
+                  "snapshot mode: stop cutting after N snapshots (0: no limit)");
+  app->add_option("--min-interval", options->min_interval,
+                  "snapshot mode: drop triggers closer than DURATION to the previous cut");
   app->add_option("--buffer-size", options->buffer_size,
                   "snapshot mode: the ring buffer per thread, in bytes")
       ->capture_default_str()->check(CLI::Range(uint64_t{64}, uint64_t{1} << 32));

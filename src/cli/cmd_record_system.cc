@@ -6,36 +6,29 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "src/cli/command.h"
 #include "src/record/qemu_system/system_archive.h"
 #include "src/record/qemu_system/system_recorder.h"
+#include "src/record/triggers/trigger_engine.h"
 
 namespace ptprof::cli {
 
 namespace {
 
-// --snapshot-on syscall=NAME[,NAME]: the handler names (__x64_sys_NAME) that cut a snapshot.
-Status ParseSystemTriggers(const RecordSystemRequest& request, record::SystemFlowOptions& flow) {
-  for (const std::string& text : request.snapshot_on) {
-    if (text.rfind("syscall=", 0) != 0)
-      return Fail("--snapshot-on " + text + ": the qemu-system backend takes syscall=NAME[,NAME]");
-    std::string names = text.substr(8);
-    size_t at = 0;
-    while (at <= names.size()) {
-      size_t end = names.find(',', at);
-      if (end == std::string::npos) end = names.size();
-      std::string name = names.substr(at, end - at);
-      if (name.empty() || name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") !=
-                              std::string::npos)
-        return Fail("--snapshot-on " + text + ": '" + name + "' is not a syscall name");
-      flow.snapshot_syscalls.push_back(name);
-      at = end + 1;
-    }
-  }
-  if (!request.snapshot_on.empty()) flow.buffer_size = request.buffer_size;
+// --snapshot-on for the kernel lab: syscall= and syscall-latency> triggers, through the trigger
+// engine (src/record/triggers); the latency is the guest's emulated time.
+Status CheckSystemTriggers(const RecordSystemRequest& request, record::SystemFlowOptions& flow) {
+  namespace tr = record::triggers;
+  for (const tr::TriggerSpec& spec : request.policy.triggers)
+    if (spec.kind != tr::TriggerKind::kSyscall && spec.kind != tr::TriggerKind::kSyscallLatency)
+      return Fail("--snapshot-on '" + spec.text + "': the qemu-system backend observes syscall= "
+                  "and syscall-latency> triggers");
+  if (!request.policy.triggers.empty())
+    flow.buffer_size = request.policy.pre_bytes ? request.policy.pre_bytes : request.buffer_size;
   return {};
 }
 
@@ -59,9 +52,14 @@ int RunRecordSystem(const RecordSystemRequest& request) {
   options.work_prefix = request.output;
   options.flow.encoder = request.encoder;
   options.flow.cycles_per_insn = request.cycles_per_insn;
-  if (auto st = ParseSystemTriggers(request, options.flow); !st) {
+  if (auto st = CheckSystemTriggers(request, options.flow); !st) {
     std::fprintf(stderr, "ptprof: record: %s\n", st.error().message.c_str());
     return kExitUsage;
+  }
+  std::optional<record::triggers::TriggerEngine> engine;
+  if (!request.policy.triggers.empty()) {
+    engine.emplace(request.policy);
+    options.flow.triggers = &*engine;
   }
   const std::string stream = request.output + ".stream", channel = request.output + ".channel";
   auto recording = record::RecordWithQemuSystem(options);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "decoders/pt/trace_encoder.h"
+#include "src/record/triggers/trigger_spec.h"
 
 namespace ptprof::cli {
 
@@ -17,6 +18,7 @@ struct RecordSystemRequest {
   uint32_t cycles_per_insn = 1;
   std::optional<uint64_t> mtc_period, cyc_threshold;
   std::vector<std::string> snapshot_on;
+  record::triggers::SnapshotPolicy policy;  // --snapshot-on and its limits, parsed
   uint64_t buffer_size = 65536;
   std::vector<std::string> command;
   std::string kernel;  // empty: the lab's default kernel

@@ -38,6 +38,7 @@ size_t EventWords(uint32_t tag) {
   if (tag == sf::kTagSyscall) return sf::kSyscallWords;
   if (tag == sf::kTagSysret) return sf::kSysretWords;
   if (tag == sf::kTagLost) return sf::kLostWords;
+  if (tag == sf::kTagHostTime) return sf::kHostTimeWords;
   return 1;
 }
 }  // namespace
@@ -109,10 +110,15 @@ struct QemuThreadEncoder::State {
   size_t pos = 0;
   bool final = false;
   std::vector<std::pair<uint32_t, uint64_t>> clones;
+  uint64_t host_ns = 0;  // the host time of the last kTagHostTime
+  std::optional<triggers::SnapshotDecision> due;  // a decided cut not yet made
+  bool due_after_insn = false;                     // wait for one more instruction first
 
   enum class Resume { kFound, kNone, kWait };
   Resume ResumeAfterSignal(size_t from, uint64_t* ip) const;
   Status Cut(std::string label);
+  Status CutDue();
+  Status Decide(const triggers::TriggerEvent& event, bool after_insn);
   Status Step(const Insn& insn, uint64_t next);
   Status Deliver(const Insn& insn, uint64_t next, size_t at);
   Status Event(uint32_t tag, size_t at);
@@ -154,7 +160,31 @@ Status QemuThreadEncoder::State::Cut(std::string label) {
   snapshot.label = std::move(label);
   snapshot.tsc = tsc;
   snapshot.insns = out.insns;
+  snapshot.host_ns = host_ns;
   out.snapshots.push_back(std::move(snapshot));
+  return {};
+}
+
+Status QemuThreadEncoder::State::CutDue() {
+  triggers::SnapshotDecision decision = std::move(*due);
+  due.reset();
+  if (auto s = Cut(decision.label); !s) return s;
+  out.snapshots.back().host_ns = decision.time_ns;
+  out.snapshots.back().latency_ns = decision.latency_ns;
+  return {};
+}
+
+// Feeds one event to the trigger engine; a decision is cut now (post 0 and no instruction to
+// wait for) or later (Step, a later host time, Finish).
+Status QemuThreadEncoder::State::Decide(const triggers::TriggerEvent& event, bool after_insn) {
+  if (!options.triggers || !snapshots) return {};
+  auto decision = options.triggers->OnEvent(event);
+  if (!decision) return {};
+  if (due)
+    if (auto s = CutDue(); !s) return s;  // an earlier decision still waiting: cut it first
+  due = std::move(decision);
+  due_after_insn = after_insn;
+  if (!due_after_insn && due->cut_ns <= host_ns) return CutDue();
   return {};
 }
 
@@ -164,6 +194,22 @@ Status QemuThreadEncoder::State::Step(const Insn& insn, uint64_t next) {
   ++out.insns;
   tsc += options.cycles_per_insn;
   if (auto s = encoder.Step(executed, tsc); !s) return s;
+  if (due) {
+    due_after_insn = false;
+    if (due->cut_ns <= host_ns)
+      if (auto s = CutDue(); !s) return s;
+  }
+  if (snapshots && options.triggers) {
+    const uint64_t every = options.triggers->SmallestInsnsPeriod();
+    if (every != 0 && out.insns % every == 0) {
+      triggers::TriggerEvent event;
+      event.kind = triggers::TriggerEvent::Kind::kInsns;
+      event.tid = out.tid;
+      event.time_ns = host_ns;
+      event.insns = out.insns;
+      if (auto s = Decide(event, false); !s) return s;
+    }
+  }
   if (snapshots) {
     // The ring wraps: only the newest buffer_size bytes survive (trimmed in large steps).
     if (encoder.bytes().size() > 2 * options.buffer_size + 4096)
@@ -211,9 +257,26 @@ Status QemuThreadEncoder::State::Event(uint32_t tag, size_t at) {
     for (uint64_t trigger : options.snapshot_syscalls)
       if (snapshots && trigger == number)
         if (auto s = Cut(fmt::format("syscall={}", number)); !s) return s;
+    triggers::TriggerEvent event;
+    event.kind = triggers::TriggerEvent::Kind::kSyscallEnter;
+    event.tid = out.tid;
+    event.time_ns = host_ns;
+    event.syscall = number;
+    if (auto s = Decide(event, false); !s) return s;
+  } else if (tag == sf::kTagHostTime) {
+    host_ns = Word64(queue, at + 1);
+    if (due && !due_after_insn && due->cut_ns <= host_ns)
+      if (auto s = CutDue(); !s) return s;
   } else if (tag == sf::kTagSysret) {
     const uint64_t number = Word64(queue, at + 1);
     const auto ret = static_cast<int64_t>(Word64(queue, at + 3));
+    triggers::TriggerEvent event;
+    event.kind = triggers::TriggerEvent::Kind::kSyscallExit;
+    event.tid = out.tid;
+    event.time_ns = host_ns;
+    event.syscall = number;
+    // Cut after the next instruction: the snapshot then holds the return into user mode.
+    if (auto s = Decide(event, true); !s) return s;
     if ((number == kSysClone || number == kSysClone3) && ret > 0)
       clones.emplace_back(static_cast<uint32_t>(ret), tsc);
   } else if (tag == sf::kTagLost) {
@@ -328,6 +391,8 @@ Result<QemuThreadTrace> QemuThreadEncoder::Finish() {
     if (st.pending->kind == BranchKind::kSyscall || st.pending->kind == BranchKind::kNone)
       if (auto s = st.Step(*st.pending, fall); !s) return tl::unexpected(s.error());
   }
+  if (st.due)
+    if (auto s = st.CutDue(); !s) return tl::unexpected(s.error());
   if (st.started && st.snapshots) {
     if (auto s = st.Cut("end"); !s) return tl::unexpected(s.error());
   } else if (st.started) {

@@ -13,6 +13,7 @@
 #include "decoders/pt/trace_encoder.h"
 #include "src/model/result.h"
 #include "src/record/qemu_stream.h"
+#include "src/record/triggers/trigger_engine.h"
 
 namespace ptprof::record {
 
@@ -25,6 +26,13 @@ struct QemuFlowOptions {
   uint64_t buffer_size = 0;
   std::vector<uint64_t> snapshot_syscalls;  // trigger after these syscall numbers
   uint64_t snapshot_every_insns = 0;        // trigger every N instructions (0: never)
+  // The trigger engine of the recording (--snapshot-on, --post, --max-snapshots, --min-interval),
+  // shared by its threads, or null. It sees each syscall's entry and exit at the host's
+  // CLOCK_MONOTONIC time the plugin measured around it (kTagHostTime), and instruction counts.
+  // A cut happens once the host time reaches the decision's cut_ns and after at least one more
+  // instruction, so a syscall-latency snapshot holds the slow syscall and its return; with --post
+  // the cut waits for the thread's first syscall event at or after cut_ns (or its end).
+  triggers::TriggerEngine* triggers = nullptr;
 };
 
 struct QemuSnapshot {
@@ -32,6 +40,8 @@ struct QemuSnapshot {
   std::string label;        // what triggered it: "syscall=1", "insns=1000000", "end"
   uint64_t tsc = 0;         // the time of the trigger
   uint64_t insns = 0;       // instructions of the thread before the trigger
+  uint64_t host_ns = 0;     // host CLOCK_MONOTONIC time of the trigger (0: unknown)
+  uint64_t latency_ns = 0;  // syscall-latency triggers: how long the syscall took
 };
 
 struct QemuThreadTrace {

@@ -27,6 +27,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 
 #include "src/record/qemu/qemu_plugin_api.h"
 #include "src/record/qemu/stream_format.h"
@@ -305,10 +306,21 @@ void OnTranslate(qemu_plugin_id_t, struct qemu_plugin_tb* tb) {
                                        reinterpret_cast<void*>(static_cast<uintptr_t>(header.id)));
 }
 
+// The host's monotonic time as a kTagHostTime event (syscall-latency triggers measure with it).
+void AppendHostTime(ThreadBuffer* buffer) {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  const uint64_t ns = static_cast<uint64_t>(now.tv_sec) * 1000000000u + static_cast<uint64_t>(now.tv_nsec);
+  const uint32_t words[fmt::kHostTimeWords] = {fmt::kTagHostTime, static_cast<uint32_t>(ns),
+                                               static_cast<uint32_t>(ns >> 32)};
+  Append(buffer, words, fmt::kHostTimeWords);
+}
+
 void OnSyscall(qemu_plugin_id_t, unsigned int, int64_t num, uint64_t a1, uint64_t a2, uint64_t a3,
                uint64_t a4, uint64_t a5, uint64_t a6, uint64_t, uint64_t) {
   if (g_state.disabled) return;
   ThreadBuffer* buffer = Buffer();
+  AppendHostTime(buffer);
   const uint64_t values[7] = {static_cast<uint64_t>(num), a1, a2, a3, a4, a5, a6};
   uint32_t words[fmt::kSyscallWords];
   words[0] = fmt::kTagSyscall;
@@ -351,6 +363,7 @@ void NoteExecutableMapping(ThreadBuffer* buffer, int64_t address) {
 void OnSyscallReturn(qemu_plugin_id_t, unsigned int, int64_t num, int64_t ret) {
   if (g_state.disabled) return;
   ThreadBuffer* buffer = Buffer();
+  AppendHostTime(buffer);
   uint32_t words[fmt::kSysretWords] = {
       fmt::kTagSysret, static_cast<uint32_t>(num), static_cast<uint32_t>(num >> 32),
       static_cast<uint32_t>(ret), static_cast<uint32_t>(static_cast<uint64_t>(ret) >> 32)};

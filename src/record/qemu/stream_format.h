@@ -53,9 +53,14 @@ enum ExecTag : uint32_t {
   // they are lost, execution goes on with the next word. Payload: the number of words lost
   // (one word, saturating). Added after the first version of the format (older readers misread it).
   kTagLost = 0xffffff04u,
+  // The host's CLOCK_MONOTONIC time in ns (two words: low, high), written right before every
+  // kTagSyscall (before QEMU runs the syscall) and kTagSysret (after it returned): the wall-clock
+  // latency of each guest syscall, for syscall-latency triggers. Added in the third version.
+  kTagHostTime = 0xffffff05u,
 };
 inline constexpr uint32_t kSyscallWords = 1 + 2 * 7;
 inline constexpr uint32_t kSysretWords = 1 + 2 * 2;
 inline constexpr uint32_t kLostWords = 1 + 1;
+inline constexpr uint32_t kHostTimeWords = 1 + 2;
 
 }  // namespace ptprof::record::qemu_stream

@@ -1,5 +1,7 @@
 #include "src/record/qemu_system/system_flow.h"
 
+#include "src/record/triggers/syscall_names.h"
+
 #include <algorithm>
 #include <optional>
 
@@ -199,7 +201,28 @@ Result<VcpuTrace> EncodeVcpu(const QemuStream& stream, const QemuThread& vcpu,
     open_syscall->insns = out.insns - insns_at_entry;
     out.syscalls.push_back(*open_syscall);
     const std::string handler = open_syscall->handler;
+    const uint64_t entry_tsc = open_syscall->tsc;
     open_syscall.reset();
+    if (snapshots && options.triggers) {
+      auto ns = [&](uint64_t t) {
+        return static_cast<uint64_t>(static_cast<long double>(t) * 1e9L / options.tsc_hz);
+      };
+      triggers::TriggerEvent event;
+      event.tid = out.vcpu;
+      event.syscall = triggers::SyscallNumberOf(handler).value_or(~0ull);
+      event.kind = triggers::TriggerEvent::Kind::kSyscallEnter;
+      event.time_ns = ns(entry_tsc);
+      auto decision = options.triggers->OnEvent(event);
+      event.kind = triggers::TriggerEvent::Kind::kSyscallExit;
+      event.time_ns = ns(tsc);
+      if (!decision) decision = options.triggers->OnEvent(event);
+      if (decision) {
+        if (auto s = cut(decision->label); !s) return s;
+        out.snapshots.back().host_ns = decision->time_ns;  // guest ns here
+        out.snapshots.back().latency_ns = decision->latency_ns;
+      }
+      return {};
+    }
     if (snapshots && std::find(options.snapshot_syscalls.begin(), options.snapshot_syscalls.end(),
                                handler) != options.snapshot_syscalls.end())
       return cut("syscall=" + handler);

@@ -76,8 +76,8 @@ Result<std::vector<uint64_t>> SyscallList(std::string_view list, std::string_vie
     std::string_view name = list.substr(at, end - at);
     auto number = SyscallNumberOf(name);
     if (!number)
-      return Fail(fmt::format("{}: column {}: unknown syscall '{}' (a name like nanosleep or a "
-                              "number)", what, column + at, name));
+      return Fail(fmt::format("{}: column {}: unknown syscall '{}'{}", what, column + at, name,
+                              SyscallHint(name)));
     numbers.push_back(*number);
     if (end == list.size()) break;
     at = end + 1;

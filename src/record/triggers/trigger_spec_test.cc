@@ -1,4 +1,5 @@
 #include "src/record/triggers/trigger_spec.h"
+#include "src/record/triggers/syscall_names.h"
 
 #include <csignal>
 
@@ -28,6 +29,8 @@ TEST_CASE("durations and sizes parse with their units") {
 }
 
 TEST_CASE("every trigger kind parses") {
+  CHECK(*SyscallNumberOf("io_uring_enter") == 426);
+  CHECK(SyscallNameOf(35) == "nanosleep");
   auto s = ParseTrigger("syscall=nanosleep,getpid,7");
   REQUIRE(s);
   CHECK(s->kind == TriggerKind::kSyscall);
@@ -72,14 +75,14 @@ TEST_CASE("every trigger kind parses") {
 TEST_CASE("trigger errors name the column") {
   auto msg = [](const char* text) { return ParseTrigger(text).error().message; };
   CHECK(msg("syscall=nanosleep,bogus") ==
-        "--snapshot-on 'syscall=nanosleep,bogus': column 19: unknown syscall 'bogus' (a name like "
-        "nanosleep or a number)");
+        "--snapshot-on 'syscall=nanosleep,bogus': column 19: unknown syscall 'bogus'" +
+            SyscallHint("bogus"));
   CHECK(msg("syscall-latency>1xs:nanosleep") ==
         "--snapshot-on 'syscall-latency>1xs:nanosleep': column 18: unit 'xs' is not one of ns, us, "
         "ms, s");
   CHECK(msg("syscall-latency>1ms:nanoslep") ==
-        "--snapshot-on 'syscall-latency>1ms:nanoslep': column 21: unknown syscall 'nanoslep' (a "
-        "name like nanosleep or a number)");
+        "--snapshot-on 'syscall-latency>1ms:nanoslep': column 21: unknown syscall 'nanoslep' (did "
+        "you mean nanosleep?)");
   CHECK(msg("syscall-latency>0ms") ==
         "--snapshot-on 'syscall-latency>0ms': column 17: the latency must be > 0");
   CHECK(msg("addr=0x12g") == "--snapshot-on 'addr=0x12g': column 6: bad hexadecimal address");
