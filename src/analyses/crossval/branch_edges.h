@@ -1,0 +1,71 @@
+#pragma once
+// BranchEdges answers "is this run of branches one the flow took, contiguously?": it numbers the
+// normalised edges {(image, offset) -> (image, offset)} of both inputs alike, keeps the decoded
+// flow's taken branches as one sequence of edge numbers (runs separated where the flow broke:
+// syscalls, interrupts, gaps) with every edge's positions, and looks a burst up through the
+// positions of its rarest edge. It also counts edges and AutoFDO-style ranges per side for the
+// profile comparison.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "src/analyses/crossval/address_normaliser.h"
+
+namespace ptprof {
+
+inline constexpr uint32_t kNoEdge = UINT32_MAX;
+
+// A normalised location, numbered: image number and offset.
+struct Location {
+  uint32_t image = 0;
+  uint64_t offset = 0;
+  bool operator==(const Location&) const = default;
+};
+
+class EdgeTable {
+ public:
+  uint32_t ImageId(const std::string& image);
+  const std::string& ImageName(uint32_t id) const { return images_[id]; }
+  Location Locate(const NormalAddress& a) { return {ImageId(a.image), a.offset}; }
+  // The number of edge {from, to}, made when `create`, else kNoEdge when it is new.
+  uint32_t EdgeId(Location from, Location to, bool create);
+  std::pair<Location, Location> Edge(uint32_t id) const { return edges_[id]; }
+  size_t size() const { return edges_.size(); }
+
+ private:
+  struct Hash {
+    size_t operator()(const std::pair<Location, Location>& e) const {
+      uint64_t h = e.first.offset * 0x9e3779b97f4a7c15ULL ^ (e.first.image + 0x632be59bd9b4e019ULL);
+      h = (h ^ e.second.offset) * 0xbf58476d1ce4e5b9ULL ^ e.second.image;
+      return static_cast<size_t>(h ^ (h >> 31));
+    }
+  };
+  std::vector<std::string> images_;
+  std::unordered_map<std::string, uint32_t> image_ids_;
+  std::vector<std::pair<Location, Location>> edges_;
+  std::unordered_map<std::pair<Location, Location>, uint32_t, Hash> edge_ids_;
+};
+
+class FlowEdgeIndex {
+ public:
+  // Appends edge `id` to the run of `thread`; Break ends that run.
+  void Add(int64_t thread, uint32_t id);
+  void Break(int64_t thread);
+  // Closes every run and builds the positions; call once before Contains.
+  void Finish(size_t edge_count);
+  // Whether `run` occurs contiguously inside one run of the flow.
+  bool Contains(const std::vector<uint32_t>& run) const;
+  uint64_t branches() const { return branches_; }
+  uint64_t runs() const { return runs_; }
+
+ private:
+  std::unordered_map<int64_t, std::vector<uint32_t>> open_;  // per thread, not yet closed
+  std::vector<uint32_t> sequence_;                           // runs separated by kNoEdge
+  std::vector<std::vector<uint32_t>> positions_;             // per edge: indices in sequence_
+  uint64_t branches_ = 0, runs_ = 0;
+};
+
+}  // namespace ptprof
