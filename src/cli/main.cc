@@ -51,7 +51,7 @@ int Main(int argc, char** argv) {
   });
   std::vector<Command> commands = {AddInfoCommand(app), AddDumpCommand(app), AddDecodeCommand(app),
                                    AddArchiveCommand(app), AddRecordCommand(app),
-                                   AddExportCommand(app), AddDeltaCommand(app)};
+                                   AddExportCommand(app), AddDeltaCommand(app), AddStacksCommand(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -59,11 +59,12 @@ class TextWriter {
       Line(*child, depth);
       Children(*child, depth + 1);
     }
-    if (pruned) {
+    const bool depth_cut = options_.max_depth > 0 && depth >= options_.max_depth;
+    // Paths pruned by share are summarised only when they add up to a visible share themselves.
+    if (pruned && (depth_cut || Percent(pruned_weight, whole_) >= options_.min_share)) {
       out_ += fmt::format("{:>7.2f}% {:>12} {:>12} {:>12} {:>12} {:>9}  {:{}}({} more {})\n",
                           Percent(pruned_weight, whole_), "", "", "", "", "", "", 2 * depth, pruned,
-                          options_.max_depth > 0 && depth >= options_.max_depth
-                              ? "below --depth"
+                          depth_cut ? "below --depth"
                               : "below --min-share");
     }
   }

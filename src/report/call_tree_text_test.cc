@@ -35,8 +35,14 @@ TEST_CASE("min-share and depth prune into one summary line per parent") {
   options.min_share = 5;
   std::string text = CallTreeText(tree, options);
   CHECK(text.find("small") == std::string::npos);
-  CHECK(text.find("   1.00%") != std::string::npos);
-  CHECK(text.find("(1 more below --min-share)") != std::string::npos);
+  CHECK(text.find("more below") == std::string::npos);  // 1% of pruned paths: not worth a line
+  options.min_share = 0.5;
+  CHECK(CallTreeText(tree, options).find("small") != std::string::npos);
+  CallTree wide = TreeFromLines("main 10 0 1\nmain;a 3 0 1\nmain;b 3 0 1\nmain;c 3 0 1\nmain;big 81 0 1\n");
+  options.min_share = 5;
+  text = CallTreeText(wide, options);
+  CHECK(text.find("   9.00%") != std::string::npos);
+  CHECK(text.find("(3 more below --min-share)") != std::string::npos);
 
   options.min_share = 0;
   options.max_depth = 2;

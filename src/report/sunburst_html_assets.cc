@@ -157,10 +157,15 @@ const char* const kSunburstScript = R"JS(
   }
   function fit(text, chars) {
     if (text.length <= chars) return text;
-    return chars >= 4 ? text.slice(0, chars - 1) + "\u2026" : "";
+    return chars >= 6 ? text.slice(0, chars - 1) + "\u2026" : "";
   }
   // A label inside the slice, along the ring or along the radius, whichever holds more of the name;
   // none when the slice is too small (it stays hoverable).
+  // Dark fills (strong changes in a diff) get white labels.
+  function labelColour(node) {
+    if (!isDiff || status(node) !== "changed" || maxDelta <= 0) return "#111";
+    return Math.sqrt(Math.abs(shareB(node) - shareA(node)) / maxDelta) > 0.6 ? "#fff" : "#111";
+  }
   function addLabel(group, node, a0, a1, r0, r1) {
     var name = label(node), mid = (a0 + a1) / 2, rm = (r0 + r1) / 2;
     var along = (a1 - a0) * rm, thick = r1 - r0;
@@ -173,7 +178,7 @@ const char* const kSunburstScript = R"JS(
     else rot = deg < 180 ? deg - 90 : deg + 90;
     var p = point(rm, mid);
     var t = el("text", { transform: "translate(" + p[0].toFixed(1) + "," + p[1].toFixed(1) + ") rotate(" + rot.toFixed(1) + ")",
-                         "text-anchor": "middle", "dominant-baseline": "central" }, group);
+                         "text-anchor": "middle", "dominant-baseline": "central", fill: labelColour(node) }, group);
     t.textContent = text;
   }
 
@@ -380,7 +385,7 @@ const char* const kSunburstScript = R"JS(
   $("subtitle").textContent = data.subtitle || "";
   $("totals").textContent = isDiff
     ? "A: " + fmtInt(data.a.total_insns) + " instructions, " + fmtNs(data.a.total_ns) +
-      "   B: " + fmtInt(data.b.total_insns) + " instructions, " + fmtNs(data.b.total_ns)
+      "  \u00b7  B: " + fmtInt(data.b.total_insns) + " instructions, " + fmtNs(data.b.total_ns)
     : "total: " + fmtInt(data.total_insns) + " instructions, " + fmtNs(data.total_ns);
   document.querySelectorAll("input[name=metric]").forEach(function (input) {
     input.addEventListener("change", function () { setMetric(input.value === "ns" ? 1 : 0); maxDelta = 0; findMaxDelta(root); update(); });

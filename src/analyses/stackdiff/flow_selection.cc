@@ -1,0 +1,74 @@
+#include "src/analyses/stackdiff/flow_selection.h"
+
+#include <cerrno>
+#include <cstdlib>
+
+namespace ptprof::stackdiff {
+
+namespace {
+
+// A trace offset (decimal or 0x hex) or, with `time`, a number of the clock's unit with an "ns"
+// suffix.
+std::optional<double> ParseBound(std::string text, bool time) {
+  if (time) {
+    if (text.size() < 3 || text.substr(text.size() - 2) != "ns") return std::nullopt;
+    text.resize(text.size() - 2);
+    char* end = nullptr;
+    errno = 0;
+    double value = std::strtod(text.c_str(), &end);
+    if (end == text.c_str() || *end || errno || value < 0) return std::nullopt;
+    return value;
+  }
+  if (text.empty() || text[0] == '-' || text[0] == '+') return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long value = std::strtoull(text.c_str(), &end, 0);
+  if (end == text.c_str() || *end || errno) return std::nullopt;
+  return static_cast<double>(value);
+}
+
+}  // namespace
+
+Result<FlowRange> ParseFlowRange(const std::string& text) {
+  const size_t dots = text.find("..");
+  const std::string expected = "--interval '" + text +
+                               "': expected FROM..TO, both trace offsets (0x1000..0x2000) or both "
+                               "times with an ns suffix (1500ns..2500ns)";
+  if (dots == std::string::npos) return Fail(expected);
+  const std::string from = text.substr(0, dots), to = text.substr(dots + 2);
+  FlowRange range;
+  range.text = text;
+  const bool time = from.size() > 2 && from.substr(from.size() - 2) == "ns";
+  range.kind = time ? FlowRange::Kind::kTime : FlowRange::Kind::kOffset;
+  auto lo = ParseBound(from, time), hi = ParseBound(to, time);
+  if (!lo || !hi) return Fail(expected);
+  if (*hi < *lo) return Fail("--interval '" + text + "': TO is before FROM");
+  range.from = *lo;
+  range.to = *hi;
+  return range;
+}
+
+bool FlowSelection::InRange(const EventHeader& header) {
+  if (!spec_.range) return true;
+  const FlowRange& range = *spec_.range;
+  if (range.kind == FlowRange::Kind::kOffset) {
+    const double offset = static_cast<double>(header.offset);
+    return offset >= range.from && offset <= range.to;
+  }
+  std::optional<double> time = spec_.time_of ? spec_.time_of(header) : std::nullopt;
+  if (time) last_time_[header.cpu] = *time;
+  else if (auto it = last_time_.find(header.cpu); it != last_time_.end()) time = it->second;
+  return time && *time >= range.from && *time <= range.to;
+}
+
+void FlowSelection::OnEvent(const TraceEvent& event) {
+  ++seen_;
+  const bool in_range = InRange(event.header);  // always, to follow the time
+  if (spec_.tid && event.header.tid != *spec_.tid) return;
+  if (!in_range) return;
+  ++passed_;
+  if (std::holds_alternative<ExecBlock>(event.body)) ++blocks_;
+  next_.OnEvent(event);
+}
+
+}  // namespace ptprof::stackdiff

@@ -1,0 +1,55 @@
+#pragma once
+// FlowSelection answers "which events belong to the section `ptprof stacks` was asked about?": it
+// passes on only the events of one thread (--tid) and/or of one range of the trace (--interval
+// FROM..TO, trace offsets, or times in the unit `ptprof delta` reports), and counts what it let
+// through so that an empty selection can be reported instead of an empty tree. Events without a
+// time of their own take the last time seen on their CPU.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "src/model/event_sink.h"
+#include "src/model/result.h"
+
+namespace ptprof::stackdiff {
+
+struct FlowRange {
+  enum class Kind { kOffset, kTime };
+  Kind kind = Kind::kOffset;
+  double from = 0, to = 0;  // inclusive; offsets as exact integers below 2^53
+  std::string text;         // as the user wrote it, for messages
+};
+
+// "0x1000..0x2000", "4096..8192" (trace offsets) or "1500ns..2500ns" (times). Errors say what is
+// expected.
+Result<FlowRange> ParseFlowRange(const std::string& text);
+
+struct FlowSelectionSpec {
+  std::optional<int32_t> tid;
+  std::optional<FlowRange> range;
+  std::function<std::optional<double>(const EventHeader&)> time_of;  // for a time range
+};
+
+class FlowSelection : public EventSink {
+ public:
+  FlowSelection(FlowSelectionSpec spec, EventSink& next) : spec_(std::move(spec)), next_(next) {}
+
+  void OnEvent(const TraceEvent& event) override;
+  void OnEnd() override { next_.OnEnd(); }
+
+  uint64_t events_seen() const { return seen_; }
+  uint64_t events_passed() const { return passed_; }
+  uint64_t blocks_passed() const { return blocks_; }
+
+ private:
+  bool InRange(const EventHeader& header);
+
+  FlowSelectionSpec spec_;
+  EventSink& next_;
+  std::map<int32_t, double> last_time_;  // per CPU
+  uint64_t seen_ = 0, passed_ = 0, blocks_ = 0;
+};
+
+}  // namespace ptprof::stackdiff

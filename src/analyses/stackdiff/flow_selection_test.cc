@@ -1,0 +1,80 @@
+#include "src/analyses/stackdiff/flow_selection.h"
+
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+namespace ptprof::stackdiff {
+namespace {
+
+struct Collect : EventSink {
+  std::vector<TraceEvent> events;
+  void OnEvent(const TraceEvent& event) override { events.push_back(event); }
+};
+
+TraceEvent Block(uint64_t offset, int32_t tid, uint64_t time_ns = kUnknownTime) {
+  TraceEvent event;
+  event.header.offset = offset;
+  event.header.tid = tid;
+  event.header.cpu = 0;
+  event.header.time_ns = time_ns;
+  event.body = ExecBlock{};
+  return event;
+}
+
+TEST_CASE("interval ranges parse as offsets or times, and bad ones say what is expected") {
+  auto offsets = ParseFlowRange("0x100..512");
+  REQUIRE(offsets);
+  CHECK(offsets->kind == FlowRange::Kind::kOffset);
+  CHECK(offsets->from == 256);
+  CHECK(offsets->to == 512);
+  auto times = ParseFlowRange("1500ns..2500.5ns");
+  REQUIRE(times);
+  CHECK(times->kind == FlowRange::Kind::kTime);
+  CHECK(times->to == 2500.5);
+  CHECK_FALSE(ParseFlowRange("100"));
+  CHECK_FALSE(ParseFlowRange("1500ns..2500"));
+  CHECK_FALSE(ParseFlowRange("x..y"));
+  auto backwards = ParseFlowRange("0x200..0x100");
+  REQUIRE_FALSE(backwards);
+  CHECK(backwards.error().message.find("TO is before FROM") != std::string::npos);
+}
+
+TEST_CASE("the selection passes one thread within an offset range") {
+  Collect out;
+  FlowSelectionSpec spec;
+  spec.tid = 7;
+  spec.range = *ParseFlowRange("0x10..0x20");
+  FlowSelection selection(spec, out);
+  for (auto [offset, tid] : std::vector<std::pair<uint64_t, int32_t>>{
+           {0x8, 7}, {0x10, 7}, {0x18, 8}, {0x20, 7}, {0x28, 7}})
+    selection.OnEvent(Block(offset, tid));
+  REQUIRE(out.events.size() == 2);
+  CHECK(out.events[0].header.offset == 0x10);
+  CHECK(out.events[1].header.offset == 0x20);
+  CHECK(selection.events_seen() == 5);
+  CHECK(selection.blocks_passed() == 2);
+}
+
+TEST_CASE("a time range carries the last time over events that have none") {
+  Collect out;
+  FlowSelectionSpec spec;
+  spec.range = *ParseFlowRange("100ns..200ns");
+  spec.time_of = [](const EventHeader& h) -> std::optional<double> {
+    if (h.time_ns == kUnknownTime) return std::nullopt;
+    return static_cast<double>(h.time_ns);
+  };
+  FlowSelection selection(spec, out);
+  selection.OnEvent(Block(1, 1));        // no time yet: out
+  selection.OnEvent(Block(2, 1, 50));    // before
+  selection.OnEvent(Block(3, 1, 150));   // in
+  selection.OnEvent(Block(4, 1));        // takes 150: in
+  selection.OnEvent(Block(5, 1, 250));   // after
+  selection.OnEvent(Block(6, 1));        // takes 250: out
+  REQUIRE(out.events.size() == 2);
+  CHECK(out.events[0].header.offset == 3);
+  CHECK(out.events[1].header.offset == 4);
+}
+
+}  // namespace
+}  // namespace ptprof::stackdiff
