@@ -277,10 +277,10 @@ int RunDiff(const StacksCommandOptions& options) {
   if (!options.html.empty()) {
     SunburstHtmlOptions html;
     html.title = "ptprof stacks --diff " + a.input + " " + b.input;
-    html.subtitle = fmt::format("{}shared {}: {:.1f}%{}",
-                                a.selection.empty() ? "" : a.selection + "; ",
+    html.subtitle = fmt::format("{}on call paths both have: {:.1f}% of A's {}, {:.1f}% of B's{}",
+                                a.selection.empty() ? "" : a.selection + "; ", 100.0 * diff.shared_a,
                                 weight == TreeWeight::kNs ? "time" : "instructions",
-                                100.0 * diff.shared_fraction,
+                                100.0 * diff.shared_b,
                                 diff.warning ? " (warning: " + *diff.warning + ")" : "");
     html.weight = weight;
     html.changed_threshold = diff_options.changed_threshold;

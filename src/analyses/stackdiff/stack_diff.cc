@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -68,7 +69,11 @@ class Differ {
       else diff.change = PathChange::kUnchanged;
       diff.starts_difference = diff.change == PathChange::kChanged ||
                                (diff.change != PathChange::kUnchanged && diff.change != parent_change);
-      out_.shared_fraction += std::min(diff.a.self_share, diff.b.self_share);
+      out_.overlap += std::min(diff.a.self_share, diff.b.self_share);
+      if (ca && cb) {
+        shared_self_a_ += Self(*ca, options_.weight);
+        shared_self_b_ += Self(*cb, options_.weight);
+      }
       Count(diff.change);
       const PathChange change = diff.change;
       out_.paths.push_back(std::move(diff));
@@ -76,6 +81,8 @@ class Differ {
       path.pop_back();
     }
   }
+
+  uint64_t shared_self_a_ = 0, shared_self_b_ = 0;
 
  private:
   void Count(PathChange change) {
@@ -91,6 +98,31 @@ class Differ {
   StackDiff& out_;
 };
 
+std::vector<OnlyInFunction> OnlyInFunctions(const StackDiff& diff, PathChange change) {
+  std::map<std::string, OnlyInFunction> by_name;
+  const bool in_a = change == PathChange::kOnlyInA;
+  const uint64_t whole = in_a ? diff.total_a : diff.total_b;
+  for (const PathDiff& d : diff.paths) {
+    if (d.change != change || !d.starts_difference) continue;
+    const PathSide& side = in_a ? d.a : d.b;
+    OnlyInFunction& f = by_name[d.path.back()];
+    f.name = d.path.back();
+    ++f.places;
+    f.entries += side.entries;
+    f.insns += side.total_insns;
+    f.ns += side.total_ns;
+  }
+  std::vector<OnlyInFunction> out;
+  for (auto& [name, f] : by_name) {
+    const uint64_t w = diff.weight == Weight::kNs ? f.ns : f.insns;
+    f.share = whole ? static_cast<double>(w) / static_cast<double>(whole) : 0;
+    out.push_back(std::move(f));
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const OnlyInFunction& x, const OnlyInFunction& y) { return x.share > y.share; });
+  return out;
+}
+
 }  // namespace
 
 StackDiff DiffTrees(const CallTree& a, const CallTree& b, const StackDiffOptions& options) {
@@ -104,21 +136,29 @@ StackDiff DiffTrees(const CallTree& a, const CallTree& b, const StackDiffOptions
   out.ns_a = a.root().total_ns;
   out.ns_b = b.root().total_ns;
   // Weight of the roots themselves (outside any frame) is shared like any path's.
+  const uint64_t root_a = Self(a.root(), options.weight), root_b = Self(b.root(), options.weight);
   if (out.total_a && out.total_b)
-    out.shared_fraction = std::min(
-        static_cast<double>(Self(a.root(), options.weight)) / static_cast<double>(out.total_a),
-        static_cast<double>(Self(b.root(), options.weight)) / static_cast<double>(out.total_b));
+    out.overlap = std::min(static_cast<double>(root_a) / static_cast<double>(out.total_a),
+                           static_cast<double>(root_b) / static_cast<double>(out.total_b));
   std::vector<std::string> path;
-  Differ(options, out).Children(&a.root(), &b.root(), path, PathChange::kUnchanged);
-  out.shared_fraction = std::clamp(out.shared_fraction, 0.0, 1.0);
+  Differ differ(options, out);
+  differ.Children(&a.root(), &b.root(), path, PathChange::kUnchanged);
+  out.overlap = std::clamp(out.overlap, 0.0, 1.0);
+  if (out.total_a)
+    out.shared_a = static_cast<double>(differ.shared_self_a_ + root_a) / static_cast<double>(out.total_a);
+  if (out.total_b)
+    out.shared_b = static_cast<double>(differ.shared_self_b_ + root_b) / static_cast<double>(out.total_b);
+  out.only_in_a_functions = OnlyInFunctions(out, PathChange::kOnlyInA);
+  out.only_in_b_functions = OnlyInFunctions(out, PathChange::kOnlyInB);
   const char* unit = options.weight == Weight::kNs ? "time" : "instructions";
   if (out.total_a == 0 || out.total_b == 0)
     out.warning = fmt::format("{} has no {} to compare", out.total_a == 0 ? "A" : "B", unit);
-  else if (out.shared_fraction < options.low_overlap)
+  else if (out.shared_a < options.low_overlap && out.shared_b < options.low_overlap)
     out.warning = fmt::format(
-        "the two inputs share only {:.1f}% of their {} (by call path): they look like different "
-        "programs or different sections, not two runs of the same code",
-        100.0 * out.shared_fraction, unit);
+        "the two inputs share only {:.1f}% of A's and {:.1f}% of B's {} (on call paths both "
+        "have): they look like different programs or different sections, not two runs of the "
+        "same code",
+        100.0 * out.shared_a, 100.0 * out.shared_b, unit);
   return out;
 }
 

@@ -43,7 +43,16 @@ struct PathDiff {
 struct StackDiffOptions {
   Weight weight = Weight::kInsns;
   double changed_threshold = 0.01;  // |share B - share A| at or above this is "changed" (0..1)
-  double low_overlap = 0.20;        // a shared fraction below this gets a warning
+  double low_overlap = 0.20;        // both shared fractions below this: a warning
+};
+
+// A function that starts paths only one tree has, summed over every place it starts.
+struct OnlyInFunction {
+  std::string name;
+  size_t places = 0;      // paths where it starts a difference
+  uint64_t entries = 0;
+  uint64_t insns = 0, ns = 0;  // inclusive, summed over the places
+  double share = 0;       // of its tree's total weight
 };
 
 struct StackDiffCounts {
@@ -55,10 +64,13 @@ struct StackDiff {
   double changed_threshold = 0;
   uint64_t total_a = 0, total_b = 0;  // the trees' total weight
   uint64_t insns_a = 0, insns_b = 0, ns_a = 0, ns_b = 0;
-  double shared_fraction = 0;         // 0..1, see the class comment
+  double shared_a = 0;                // A's exclusive weight on paths B has too, 0..1
+  double shared_b = 0;                // B's exclusive weight on paths A has too, 0..1
+  double overlap = 0;                 // sum over paths of the smaller exclusive share, 0..1
   StackDiffCounts counts;
   std::vector<PathDiff> paths;        // the union, parents before children
-  std::optional<std::string> warning; // set when the trees share less than options.low_overlap
+  std::optional<std::string> warning; // set when both trees share less than options.low_overlap
+  std::vector<OnlyInFunction> only_in_a_functions, only_in_b_functions;  // heaviest first
 
   // The paths where differences start, largest |delta share| first, at most `top` (0: all).
   std::vector<const PathDiff*> LargestDifferences(size_t top) const;

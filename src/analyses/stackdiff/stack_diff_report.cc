@@ -27,6 +27,33 @@ nlohmann::json SideJson(const PathSide& side) {
           {"share", side.share}};
 }
 
+void OnlyInTable(const std::vector<OnlyInFunction>& functions, const char* side, Weight weight,
+                 size_t top, std::string& out) {
+  if (functions.empty()) return;
+  out += fmt::format("functions starting paths only in {} (summed over the places they start):\n", side);
+  out += fmt::format("{:>8} {:>12} {:>12} {:>9} {:>7}  {}\n", std::string("share ") + side,
+                     std::string("insns ") + side, std::string("ns ") + side, "entries", "places",
+                     "function");
+  size_t shown = 0;
+  for (const OnlyInFunction& f : functions) {
+    if (top && shown++ == top) {
+      out += fmt::format("  ({} more)\n", functions.size() - top);
+      break;
+    }
+    out += fmt::format("{:>7.2f}% {:>12} {:>12} {:>9} {:>7}  {}\n", 100.0 * f.share, f.insns, f.ns,
+                       f.entries, f.places, f.name);
+  }
+  (void)weight;
+}
+
+nlohmann::json FunctionsJson(const std::vector<OnlyInFunction>& functions) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const OnlyInFunction& f : functions)
+    out.push_back({{"function", f.name}, {"places", f.places}, {"entries", f.entries},
+                   {"insns", f.insns}, {"ns", f.ns}, {"share", f.share}});
+  return out;
+}
+
 nlohmann::json PathJson(const PathDiff& diff) {
   return {{"path", diff.path},
           {"change", PathChangeName(diff.change)},
@@ -44,13 +71,17 @@ std::string StackDiffText(const StackDiff& diff, const StackDiffNames& names, si
   std::string out;
   out += fmt::format("A: {}: {} instructions, {} ns\n", names.a, diff.insns_a, diff.ns_a);
   out += fmt::format("B: {}: {} instructions, {} ns\n", names.b, diff.insns_b, diff.ns_b);
-  out += fmt::format("shared {}: {:.1f}% (sum over call paths of the smaller exclusive share)\n",
-                     ns ? "time" : "instructions", 100.0 * diff.shared_fraction);
+  out += fmt::format("on call paths both have: {:.1f}% of A's {}, {:.1f}% of B's (profile overlap "
+                     "{:.1f}%)\n",
+                     100.0 * diff.shared_a, ns ? "time" : "instructions", 100.0 * diff.shared_b,
+                     100.0 * diff.overlap);
   if (diff.warning) out += "warning: " + *diff.warning + "\n";
   out += fmt::format("paths: {} only in A, {} only in B, {} changed share (by >= {:.1f} points), "
                      "{} unchanged\n",
                      diff.counts.only_in_a, diff.counts.only_in_b, diff.counts.changed,
                      100.0 * diff.changed_threshold, diff.counts.unchanged);
+  OnlyInTable(diff.only_in_b_functions, "B", diff.weight, top, out);
+  OnlyInTable(diff.only_in_a_functions, "A", diff.weight, top, out);
   const auto largest = diff.LargestDifferences(top);
   if (largest.empty()) {
     out += "no differences\n";
@@ -79,7 +110,11 @@ nlohmann::json StackDiffJson(const StackDiff& diff, const StackDiffNames& names,
           {"b", {{"input", names.b}, {"total_insns", diff.insns_b}, {"total_ns", diff.ns_b}}},
           {"weight", diff.weight == Weight::kNs ? "ns" : "insns"},
           {"changed_threshold", diff.changed_threshold},
-          {"shared_fraction", diff.shared_fraction},
+          {"shared_a", diff.shared_a},
+          {"shared_b", diff.shared_b},
+          {"overlap", diff.overlap},
+          {"only_in_a_functions", FunctionsJson(diff.only_in_a_functions)},
+          {"only_in_b_functions", FunctionsJson(diff.only_in_b_functions)},
           {"counts",
            {{"only_in_a", diff.counts.only_in_a},
             {"only_in_b", diff.counts.only_in_b},

@@ -16,7 +16,9 @@ struct StackDiffNames {
 
 std::string StackDiffText(const StackDiff& diff, const StackDiffNames& names, size_t top);
 
-// {"a":{...},"b":{...},"weight","changed_threshold","shared_fraction","counts":{...},"warning",
+// {"a":{...},"b":{...},"weight","changed_threshold","shared_a","shared_b","overlap",
+//  "only_in_a_functions"/"only_in_b_functions":[{"function","places","entries","insns","ns","share"}],
+//  "counts":{...},"warning",
 //  "largest":[path...], "paths":[{"path":[...],"change","a":{...},"b":{...},"delta_share"}]}
 nlohmann::json StackDiffJson(const StackDiff& diff, const StackDiffNames& names, size_t top);
 

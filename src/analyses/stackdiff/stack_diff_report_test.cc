@@ -16,9 +16,12 @@ TEST_CASE("the text table lists where differences start, largest first") {
   std::string text = StackDiffText(diff, {"a.ptar", "b.ptar"}, 10);
   CHECK(text.find("A: a.ptar: 100 instructions, 1000 ns") != std::string::npos);
   CHECK(text.find("B: b.ptar: 150 instructions, 1900 ns") != std::string::npos);
-  CHECK(text.find("shared instructions: 66.7%") != std::string::npos);
+  CHECK(text.find("on call paths both have: 100.0% of A's instructions, 66.7% of B's (profile "
+                  "overlap 66.7%)") != std::string::npos);
+  CHECK(text.find("functions starting paths only in B") != std::string::npos);
+  CHECK(text.find("  33.33%           50          900         4       1  hook\n") != std::string::npos);
   CHECK(text.find("paths: 0 only in A, 1 only in B, 1 changed share") != std::string::npos);
-  const size_t hook = text.find("\nonly-in-B");
+  const size_t hook = text.find("\nonly-in-B ");
   const size_t changed = text.find("\nchanged ");
   REQUIRE(hook != std::string::npos);
   REQUIRE(changed != std::string::npos);
@@ -37,7 +40,9 @@ TEST_CASE("JSON carries every path and the largest ones") {
   CHECK(json["largest"].size() == 1);
   CHECK(json["counts"]["only_in_a"] == 1);
   CHECK(json["counts"]["only_in_b"] == 1);
-  CHECK(json["shared_fraction"].get<double>() == Approx(0.5));
+  CHECK(json["overlap"].get<double>() == Approx(0.5));
+  CHECK(json["shared_a"].get<double>() == Approx(0.5));
+  CHECK(json["only_in_b_functions"][0]["function"] == "g");
   CHECK(json["warning"].is_null());
   CHECK(json["paths"][1]["path"] == nlohmann::json::array({"main", "f"}));
   CHECK(json["paths"][1]["change"] == "only-in-A");

@@ -19,7 +19,9 @@ TEST_CASE("identical trees share everything and nothing changes") {
   const std::string lines = "main 10 100 1\nmain;f 30 300 3\nmain;g 60 600 2\n";
   CallTree a = TreeFromLines(lines), b = TreeFromLines(lines);
   StackDiff diff = DiffTrees(a, b, {});
-  CHECK(diff.shared_fraction == Approx(1.0));
+  CHECK(diff.shared_a == Approx(1.0));
+  CHECK(diff.shared_b == Approx(1.0));
+  CHECK(diff.overlap == Approx(1.0));
   CHECK(diff.counts.unchanged == 3);
   CHECK(diff.counts.changed + diff.counts.only_in_a + diff.counts.only_in_b == 0);
   CHECK_FALSE(diff.warning);
@@ -55,8 +57,15 @@ TEST_CASE("a tracer's added call is only in B, its callers' shares shrink") {
   // entry is 100% of both trees: unchanged.
   CHECK(FindPath(diff, {"entry"})->change == PathChange::kUnchanged);
 
-  // Shared weight: min(20/100, 20/150) + min(80/100, 80/150).
-  CHECK(diff.shared_fraction == Approx(100.0 / 150));
+  // Overlap: min(20/100, 20/150) + min(80/100, 80/150).
+  CHECK(diff.overlap == Approx(100.0 / 150));
+  CHECK(diff.shared_a == Approx(1.0));          // every path of A is in B
+  CHECK(diff.shared_b == Approx(100.0 / 150));  // the hook's 50 are not in A
+  CHECK_FALSE(diff.warning);
+  REQUIRE(diff.only_in_b_functions.size() == 1);
+  CHECK(diff.only_in_b_functions[0].name == "hook");
+  CHECK(diff.only_in_b_functions[0].insns == 50);
+  CHECK(diff.only_in_b_functions[0].places == 1);
   auto largest = diff.LargestDifferences(1);
   REQUIRE(largest.size() == 1);
   CHECK(largest[0]->path == std::vector<std::string>{"entry", "hook"});
@@ -77,9 +86,25 @@ TEST_CASE("different programs share little and get a warning saying how little")
   CallTree a = TreeFromLines("main 5 0 1\nmain;parse 95 0 1\n");
   CallTree b = TreeFromLines("main 5 0 1\nmain;compress 95 0 1\n");
   StackDiff diff = DiffTrees(a, b, {});
-  CHECK(diff.shared_fraction == Approx(0.05));
+  CHECK(diff.overlap == Approx(0.05));
+  CHECK(diff.shared_a == Approx(0.05));
+  CHECK(diff.shared_b == Approx(0.05));
   REQUIRE(diff.warning);
-  CHECK(diff.warning->find("5.0%") != std::string::npos);
+  CHECK(diff.warning->find("share only 5.0% of A's and 5.0% of B's") != std::string::npos);
+}
+
+TEST_CASE("a hook below every function is summed over the places it starts") {
+  CallTree a = TreeFromLines("main 10 0 1\nmain;f 10 0 1\nmain;g 10 0 1\n");
+  CallTree b = TreeFromLines("main 10 0 1\nmain;hook 5 0 1\nmain;f 10 0 1\nmain;f;hook 5 0 2\n"
+                             "main;g 10 0 1\nmain;g;hook 5 0 3\n");
+  StackDiff diff = DiffTrees(a, b, {});
+  REQUIRE(diff.only_in_b_functions.size() == 1);
+  const OnlyInFunction& hook = diff.only_in_b_functions[0];
+  CHECK(hook.places == 3);
+  CHECK(hook.entries == 6);
+  CHECK(hook.insns == 15);
+  CHECK(hook.share == Approx(15.0 / 45));
+  CHECK(diff.only_in_a_functions.empty());
 }
 
 TEST_CASE("the weight can be time, and the threshold decides what changed") {
