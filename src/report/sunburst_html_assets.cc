@@ -178,7 +178,7 @@ const char* const kSunburstScript = R"JS(
     else rot = deg < 180 ? deg - 90 : deg + 90;
     var p = point(rm, mid);
     var t = el("text", { transform: "translate(" + p[0].toFixed(1) + "," + p[1].toFixed(1) + ") rotate(" + rot.toFixed(1) + ")",
-                         "text-anchor": "middle", "dominant-baseline": "central", fill: labelColour(node) }, group);
+                         "text-anchor": "middle", "dominant-baseline": "central", style: "fill:" + labelColour(node) }, group);
     t.textContent = text;
   }
 
