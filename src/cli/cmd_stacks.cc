@@ -167,7 +167,9 @@ int LoadStacks(const StacksCommandOptions& options, const std::string& input, St
   if (!options.syscall.empty()) {
     if (syscalls.instances() == 0) {
       std::vector<std::string> seen;
-      for (const auto& [name, count] : syscalls.seen()) seen.push_back(name + " " + std::to_string(count));
+      for (const auto& [name, count] : syscalls.seen())
+        seen.push_back(name == "?" ? std::to_string(count) + " with no kernel handler in the trace"
+                                   : name + " " + std::to_string(count));
       return ReportBadInput(
           input + ": --syscall " + options.syscall + ": no complete instance" +
           (seen.empty() ? std::string(" (no syscall with its kernel side in the trace)")
