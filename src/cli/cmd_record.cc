@@ -18,6 +18,7 @@
 #include "decoders/pt/pt_params.h"
 #include "src/archive/manifest.h"
 #include "src/cli/cmd_record_system.h"
+#include "src/cli/cmd_record_swbt.h"
 #include "src/cli/command.h"
 #include "sideband/build_id.h"
 #include "sideband/file_bytes.h"
@@ -59,6 +60,9 @@ struct RecordOptions {
   std::string guest_tracer = "nop";
   unsigned smp = 1;
   unsigned timeout = 300;
+  // --backend swbt (the software branch tracer, docs/swbt.md)
+  uint32_t lbr_depth = 16;
+  std::string sample_period = "1ms";
 };
 
 // --snapshot-on, --pre, --post, --max-snapshots, --min-interval as one policy for the trigger
@@ -270,7 +274,20 @@ int RunRecordQemuSystem(const RecordOptions& options) {
   return RunRecordSystem(request);
 }
 
+int RunRecordSwbtBackend(const RecordOptions& options) {
+  RecordSwbtRequest request;
+  request.output = options.output;
+  request.force = options.force;
+  request.lbr_depth = options.lbr_depth;
+  request.sample_period = options.sample_period;
+  request.command = options.command;
+  request.binaries = !options.no_binaries;
+  request.quiet = options.quiet;
+  return RunRecordSwbt(request);
+}
+
 int RunRecord(const RecordOptions& options) {
+  if (options.backend == "swbt") return RunRecordSwbtBackend(options);
   if (options.backend == "qemu-system") return RunRecordQemuSystem(options);
   if (options.backend == "intel_pt" || options.backend == "cs_etm") {
     // No hardware recorder runs without its PMU: say exactly what is missing and what works.
@@ -399,7 +416,7 @@ Command AddRecordCommand(CLI::App& parent) {
   auto options = std::make_shared<RecordOptions>();
   CLI::App* app = parent.add_subcommand(
       "record", "record a program's execution as Intel PT (qemu: emulated, on any x86-64 machine)");
-  app->add_option("--backend", options->backend, "recorder: qemu, qemu-system, intel_pt or cs_etm")->capture_default_str();
+  app->add_option("--backend", options->backend, "recorder: swbt (native: software branch tracer), qemu, qemu-system, intel_pt or cs_etm")->capture_default_str();
   app->add_option("-o,--output", options->output, "the .ptar to write")->required();
   app->add_flag("--force", options->force, "replace an existing output");
   app->add_option("--psb-period", options->psb_period, "bytes of packets between PSB+")
@@ -447,6 +464,11 @@ Command AddRecordCommand(CLI::App& parent) {
   app->add_option("--timeout", options->timeout,
                   "qemu-system: seconds before a guest that does not power off is stopped")
       ->capture_default_str()->check(CLI::Range(1, 86400));
+  app->add_option("--lbr-depth", options->lbr_depth, "swbt: taken branches per burst")
+      ->capture_default_str()->check(CLI::Range(1, 1024));
+  app->add_option("--sample-period", options->sample_period,
+                  "swbt: task-clock (CPU time) between bursts, e.g. 1ms, 500us, 2ms")
+      ->capture_default_str();
   app->add_option("command", options->command, "the program and its arguments (after --)")
       ->required();
   app->prefix_command(false);
