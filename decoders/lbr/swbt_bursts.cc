@@ -17,24 +17,6 @@ T Load(const uint8_t* at) {
 
 }  // namespace
 
-const char* SwbtEndReasonName(SwbtEndReason reason) {
-  switch (reason) {
-    case SwbtEndReason::kComplete: return "complete";
-    case SwbtEndReason::kSyscall: return "syscall";
-    case SwbtEndReason::kUnsupported: return "unsupported";
-    case SwbtEndReason::kDecodeFailure: return "decode_failure";
-    case SwbtEndReason::kUnexpectedFrame: return "unexpected_frame";
-    case SwbtEndReason::kStackMismatch: return "stack_mismatch";
-    case SwbtEndReason::kRseq: return "rseq";
-    case SwbtEndReason::kThreadExit: return "thread_exit";
-    case SwbtEndReason::kBreakpointFailed: return "breakpoint_failed";
-    case SwbtEndReason::kStalled: return "stalled";
-    case SwbtEndReason::kBadTarget: return "bad_target";
-    case SwbtEndReason::kCount: break;
-  }
-  return "unknown";
-}
-
 Result<SwbtFileHeader> ForEachSwbtBurst(std::span<const uint8_t> bytes, const std::string& name,
                                         const std::function<void(const SwbtBurst&)>& visit) {
   if (bytes.size() < kSwbtFileHeaderSize)

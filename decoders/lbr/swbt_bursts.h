@@ -59,7 +59,13 @@ enum class SwbtEndReason : uint16_t {
   kBadTarget = 10,       // an indirect target or return address could not be read
   kCount = 11,
 };
-const char* SwbtEndReasonName(SwbtEndReason reason);
+inline const char* SwbtEndReasonName(SwbtEndReason reason) {
+  constexpr const char* kNames[] = {"complete", "syscall", "unsupported", "decode_failure",
+                                    "unexpected_frame", "stack_mismatch", "rseq", "thread_exit",
+                                    "breakpoint_failed", "stalled", "bad_target"};
+  const auto index = static_cast<uint16_t>(reason);
+  return index < static_cast<uint16_t>(SwbtEndReason::kCount) ? kNames[index] : "unknown";
+}
 
 // ---- How an archive made by `ptprof record --backend swbt` is recognised ---------------------
 // manifest.source.kind == kSwbtSourceKind; each burst file is a sideband entry of kind
