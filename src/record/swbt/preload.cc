@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -275,7 +277,9 @@ __attribute__((constructor)) void StartTracer() {
   AttachCurrentThread();
 }
 
-__attribute__((destructor)) void StopTracer() {
+// Stops tracing the process for good: at exit, and before an exec replaces the image (the new
+// image starts the tracer anew; if the exec fails, the process goes on untraced).
+void StopTracer() {
   if (!g_enabled) return;
   g_enabled = false;
   for (size_t i = 0; i < kMaxThreads; ++i)
@@ -284,9 +288,79 @@ __attribute__((destructor)) void StopTracer() {
   WriteCounters();
 }
 
+__attribute__((destructor)) void StopAtExit() { StopTracer(); }
+
 }  // namespace
 
 }  // namespace ptprof::swbt
+
+// exec wrappers: the buffered bursts, the maps and the counters of this image are written before
+// the exec replaces it (the destructor does not run on exec).
+#define PTPROF_SWBT_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace {
+template <class Fn>
+Fn Next(const char* name) {
+  return reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name));
+}
+constexpr int kMaxExecArgs = 4096;
+}  // namespace
+
+PTPROF_SWBT_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
+  static auto real = Next<int (*)(const char*, char* const*, char* const*)>("execve");
+  ptprof::swbt::StopTracer();
+  return real(path, argv, envp);
+}
+
+PTPROF_SWBT_EXPORT int execv(const char* path, char* const argv[]) {
+  static auto real = Next<int (*)(const char*, char* const*)>("execv");
+  ptprof::swbt::StopTracer();
+  return real(path, argv);
+}
+
+PTPROF_SWBT_EXPORT int execvp(const char* file, char* const argv[]) {
+  static auto real = Next<int (*)(const char*, char* const*)>("execvp");
+  ptprof::swbt::StopTracer();
+  return real(file, argv);
+}
+
+PTPROF_SWBT_EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]) {
+  static auto real = Next<int (*)(const char*, char* const*, char* const*)>("execvpe");
+  ptprof::swbt::StopTracer();
+  return real(file, argv, envp);
+}
+
+// execl, execlp, execle: the arguments into an array, then the v-variant.
+#define PTPROF_SWBT_COLLECT_ARGS(first, argv, ap)                          \
+  const char* argv[kMaxExecArgs];                                          \
+  int argc = 0;                                                            \
+  argv[argc++] = first;                                                    \
+  va_list ap;                                                              \
+  va_start(ap, arg);                                                       \
+  while (argv[argc - 1] != nullptr && argc < kMaxExecArgs)                 \
+    argv[argc++] = va_arg(ap, const char*);
+
+PTPROF_SWBT_EXPORT int execl(const char* path, const char* arg, ...) {
+  PTPROF_SWBT_COLLECT_ARGS(arg, argv, ap)
+  va_end(ap);
+  if (argv[argc - 1] != nullptr) return errno = E2BIG, -1;
+  return execv(path, const_cast<char* const*>(argv));
+}
+
+PTPROF_SWBT_EXPORT int execlp(const char* file, const char* arg, ...) {
+  PTPROF_SWBT_COLLECT_ARGS(arg, argv, ap)
+  va_end(ap);
+  if (argv[argc - 1] != nullptr) return errno = E2BIG, -1;
+  return execvp(file, const_cast<char* const*>(argv));
+}
+
+PTPROF_SWBT_EXPORT int execle(const char* path, const char* arg, ...) {
+  PTPROF_SWBT_COLLECT_ARGS(arg, argv, ap)
+  char* const* envp = va_arg(ap, char* const*);
+  va_end(ap);
+  if (argv[argc - 1] != nullptr) return errno = E2BIG, -1;
+  return execve(path, const_cast<char* const*>(argv), envp);
+}
 
 extern "C" __attribute__((visibility("default"))) int pthread_create(pthread_t* thread, const pthread_attr_t* attr,
                               void* (*routine)(void*), void* arg) {

@@ -16,7 +16,9 @@
 
 namespace ptprof::swbt {
 
-inline constexpr size_t kBurstBufferSize = 16384;  // Break Dancing's 16 KB per thread
+// Break Dancing's 16 KB per thread, or two of the longest bursts (--lbr-depth 1024) when larger.
+inline constexpr size_t kMaxBurstRecord = kSwbtBurstHeaderSize + kSwbtMaxDepth * kSwbtBranchSize;
+inline constexpr size_t kBurstBufferSize = 16384 > 2 * kMaxBurstRecord ? 16384 : 2 * kMaxBurstRecord;
 
 struct ThreadState {
   std::atomic<int> in_use{0};     // the slot is taken (CAS by the attaching thread)
