@@ -4,6 +4,8 @@
 #include <atomic>
 #include <cinttypes>
 #include <cstdio>
+#include <deque>
+#include <memory>
 #include <optional>
 #include <span>
 #include <thread>
@@ -107,6 +109,23 @@ std::string Hex(uint64_t value) {
   return text;
 }
 
+// A segment being decoded on its own thread.
+struct InFlight {
+  std::unique_ptr<SegmentOutcome> outcome;
+  std::thread thread;
+};
+
+// Waits for every thread still running (on every way out of the decode).
+struct JoinAll {
+  std::deque<InFlight>& window;
+  void Now() {
+    for (InFlight& slot : window)
+      if (slot.thread.joinable()) slot.thread.join();
+    window.clear();
+  }
+  ~JoinAll() { Now(); }
+};
+
 void Emit(ForwardingSink& out, const std::vector<TraceEvent>& events, size_t from, size_t to) {
   for (size_t i = from; i < to; ++i) out.Pass(events[i]);
 }
@@ -153,36 +172,45 @@ Result<FlowSummary> DecodeFlowParallel(const std::vector<uint8_t>& trace, const 
   std::optional<DecodedSegment> current;  // decoded, not yet joined to its successor
   size_t current_from = 0;
   std::string fallback;
-  for (size_t first = 0; first < segments.size() && fallback.empty();) {
-    const size_t count = std::min<size_t>(plan.jobs, segments.size() - first);
-    std::vector<SegmentOutcome> round(count);
-    std::vector<std::thread> threads;
-    for (size_t i = 1; i < count; ++i)
-      threads.emplace_back(DecodeSegment, std::cref(trace), std::cref(images), std::cref(request),
-                           std::cref(segments[first + i]), std::ref(round[i]));
-    DecodeSegment(trace, images, request, segments[first], round[0]);
-    for (std::thread& thread : threads) thread.join();
-    for (SegmentOutcome& outcome : round) {
-      if (!*outcome.result) return tl::unexpected(outcome.result->error());
-      FlowRangeResult& result = **outcome.result;
-      synced = synced || result.synced;
-      if (first == 0 && !current) summary.warnings = result.summary.warnings;
-      if (!current) {
-        current = std::move(outcome.decoded);
-        continue;
-      }
-      auto join = FindJoin(*current, current_from, outcome.decoded);
-      if (!join) {
-        fallback = "the decodes before and after the PSB at " + Hex(outcome.decoded.range.begin) +
-                   " do not agree";
-        break;
-      }
-      Emit(out, current->events, current_from, join->prev_end);
-      current = std::move(outcome.decoded);
-      current_from = join->next_begin;
+  // A window of `jobs` segments decodes on their own threads while this one stitches and passes
+  // on the oldest: the sink's work overlaps the decoding.
+  std::deque<InFlight> window;
+  JoinAll join_all{window};
+  size_t launched = 0;
+  auto launch = [&] {
+    while (launched < segments.size() && window.size() < plan.jobs) {
+      InFlight& slot = window.emplace_back();
+      slot.outcome = std::make_unique<SegmentOutcome>();
+      slot.thread = std::thread(DecodeSegment, std::cref(trace), std::cref(images),
+                                std::cref(request), std::cref(segments[launched]),
+                                std::ref(*slot.outcome));
+      ++launched;
     }
-    first += count;
+  };
+  for (size_t index = 0; index < segments.size(); ++index) {
+    launch();
+    window.front().thread.join();
+    std::unique_ptr<SegmentOutcome> outcome = std::move(window.front().outcome);
+    window.pop_front();
+    if (!*outcome->result) return tl::unexpected(outcome->result->error());
+    FlowRangeResult& result = **outcome->result;
+    synced = synced || result.synced;
+    if (index == 0) {
+      summary.warnings = result.summary.warnings;
+      current = std::move(outcome->decoded);
+      continue;
+    }
+    auto join = FindJoin(*current, current_from, outcome->decoded);
+    if (!join) {
+      fallback = "the decodes before and after the PSB at " + Hex(outcome->decoded.range.begin) +
+                 " do not agree";
+      break;
+    }
+    Emit(out, current->events, current_from, join->prev_end);
+    current = std::move(outcome->decoded);
+    current_from = join->next_begin;
   }
+  join_all.Now();
   if (!fallback.empty()) {
     // The rest sequentially, from where the unjoined segment began (its first events were
     // already passed on, or were the startup of a decode the stream does not take).

@@ -4,7 +4,8 @@
 // stitches their event streams where the overlapping decodes agree (FindJoin), so that the sink
 // sees exactly the events of the sequential decode. Where two segments do not agree (e.g. cycle-
 // accurate timing whose calibration a fresh decoder lacks) it decodes the rest sequentially and
-// says why in the summary. Memory: a round of `jobs` segments' events at a time.
+// says why in the summary. Memory: the events of a window of `jobs` segments (plus the one being
+// stitched), whatever the trace's length.
 #include <cstdint>
 #include <string>
 #include <vector>

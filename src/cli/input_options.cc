@@ -1,5 +1,7 @@
 #include "src/cli/input_options.h"
 
+#include "decoders/pt/parallel_flow.h"
+
 #include <cstdlib>
 
 namespace ptprof::cli {
@@ -79,6 +81,15 @@ void AddAddrFilterOption(CLI::App& app, InputOptions& options) {
   app.add_option("--addr-filter", options.addr_filters,
                  "address filter N:CFG:FROM-TO as configured when recording (repeatable)")
       ->allow_extra_args(false);
+  // Every command that decodes the flow takes the parallel-decode options too.
+  app.add_option_function<unsigned>(
+         "--jobs", [](unsigned jobs) { pt::SetDefaultDecodeJobs(jobs); },
+         "decode a PT stream on N threads, in segments cut at PSBs (default: the CPU count)")
+      ->check(CLI::Range(1, 1024));
+  app.add_option_function<uint64_t>(
+         "--psb-segment", [](uint64_t bytes) { pt::SetDefaultSegmentBytes(bytes); },
+         "bytes of trace per parallel segment (default 1048576)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
 }
 
 void AddStreamOption(CLI::App& app, InputOptions& options) {

@@ -45,7 +45,8 @@ struct InputOptions {
 void AddImageOptions(CLI::App& app, InputOptions& options);
 // --cpu, --mtc-freq, --nom-freq, --cpuid-0x15.eax and --cpuid-0x15.ebx.
 void AddPtOptions(CLI::App& app, InputOptions& options);
-// --addr-filter N:CFG:FROM-TO (repeatable), for commands that decode the flow.
+// --addr-filter N:CFG:FROM-TO (repeatable), for commands that decode the flow; with it --jobs N and
+// --psb-segment BYTES, the parallel decode over PSB segments (decoders/pt/parallel_flow.h).
 void AddAddrFilterOption(CLI::App& app, InputOptions& options);
 // --stream NAME (repeatable): which trace streams of a multi-stream input to read.
 void AddStreamOption(CLI::App& app, InputOptions& options);

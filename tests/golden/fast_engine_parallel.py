@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""Differential test of the parallel decode over PSB segments (decoders/pt/parallel_flow.h).
+
+`ptprof decode --jobs 1` (libipt over the whole stream) and `--jobs 2`/`--jobs 3` with small
+`--psb-segment`s (many cuts, so many joins) must print byte-identical JSONL, blocks and
+instructions, on:
+1. every .ptar under traces/ (emulated recordings of real programs, the kernel lab, delta);
+2. libipt's own .ptt tests with three PSBs or more (../shared/testdata/libipt, one segment per PSB);
+3. fuzzed traces: the raw stream of traces/qemu/gzip.ptar with bytes flipped and cut short, decoded
+   against the archive's own images.
+It also checks that the parallel path was taken (`--verbose` names the segments).
+"""
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+PTPROF = os.environ["PTPROF"]
+ROOT = os.environ["SOURCE_ROOT"]
+SHARED = os.environ.get("SHARED_TESTDATA", os.path.join(ROOT, "..", "shared", "testdata"))
+
+from tally import Tally
+
+TALLY = Tally()
+
+
+def decode(args, jobs, segment=None, insn=False):
+    cmd = [PTPROF, "decode", "--format", "jsonl", "--verbose", "--jobs", str(jobs)]
+    if segment:
+        cmd += ["--psb-segment", str(segment)]
+    if insn:
+        cmd.append("--insn")
+    out = subprocess.run(cmd + args, capture_output=True)
+    return out.returncode, out.stdout, out.stderr.decode(errors="replace")
+
+
+def segments_of(stderr):
+    total = 0
+    for line in stderr.splitlines():
+        if "decoded in " in line:
+            total = max(total, int(line.split("decoded in ")[1].split()[0]))
+    return total
+
+
+def first_difference(a, b):
+    la, lb = a.splitlines(), b.splitlines()
+    for i, (x, y) in enumerate(zip(la, lb)):
+        if x != y:
+            return f"line {i + 1}: {x[:160]!r} != {y[:160]!r}"
+    return f"{len(la)} lines != {len(lb)} lines"
+
+
+def compare(name, args, segment, jobs=2, insn=False, want_parallel=True):
+    rc1, out1, err1 = decode(args, 1, insn=insn)
+    rcn, outn, errn = decode(args, jobs, segment, insn=insn)
+    if rc1 != rcn:
+        TALLY.report(name, f"exit {rc1} sequential, {rcn} parallel: {errn.strip()[:200]}")
+        return
+    if out1 != outn:
+        TALLY.report(name, first_difference(out1, outn))
+        return
+    if want_parallel and segments_of(errn) < 2:
+        TALLY.report(name, f"not decoded in segments: {errn.strip()[:200]}")
+        return
+    TALLY.report(name, None)
+
+
+def ptar_members(path):
+    """The manifest and the members of a .ptar, by name (see docs/formats/ptar.md)."""
+    data = subprocess.run(["zstd", "-dcq", path], capture_output=True, check=True).stdout
+    header = int.from_bytes(data[12:16], "little")
+    size = int.from_bytes(data[16:24], "little")
+    manifest = json.loads(data[header:header + size])
+    members, at = {}, header + size
+    for member in manifest["members"]:
+        members[member["name"]] = data[at:at + member["size"]]
+        at += member["size"]
+    return manifest, members
+
+
+def raw_inputs(path, work):
+    """The .ptar's first stream as a raw trace plus --elf/--raw options for its images."""
+    manifest, members = ptar_members(path)
+    stream = manifest["streams"][0]
+    args = []
+    pt = manifest.get("pt", {})
+    for key, option in (("mtc_freq", "--mtc-freq"), ("nom_freq", "--nom-freq"),
+                        ("cpuid_0x15_eax", "--cpuid-0x15.eax"), ("cpuid_0x15_ebx", "--cpuid-0x15.ebx")):
+        if pt.get(key):
+            args += [option, str(pt[key])]
+    for i, image in enumerate(manifest["images"]):
+        blob = members[image["member"]]
+        file = os.path.join(work, f"image{i}")
+        if image["kind"] == "elf":
+            with open(file, "wb") as f:
+                f.write(blob)
+            args += ["--elf", f"{file}:{image['base']}"]
+        elif image["kind"] == "raw":
+            start = image.get("member_offset", 0)
+            with open(file, "wb") as f:
+                f.write(blob[start:start + image["size"]])
+            args += ["--raw", f"{file}:{image['address']}"]
+    return members[stream["member"]], args
+
+
+def main():
+    if subprocess.run(["which", "zstd"], capture_output=True).returncode != 0:
+        print("SKIP: zstd is not installed (tools/setup.sh installs it)")
+        sys.exit(77)
+    ptars = []
+    for folder, _, files in os.walk(os.path.join(ROOT, "traces")):
+        ptars += [os.path.join(folder, f) for f in sorted(files) if f.endswith(".ptar")]
+    for path in sorted(ptars):
+        name = os.path.relpath(path, ROOT)
+        size = os.path.getsize(path)
+        # A few hundred segments for the large recordings; tiny archives stay whole (their
+        # streams have too few PSBs) and must say so.
+        compare(f"{name} blocks", [path], 8192, want_parallel=size > 100000)
+    compare("traces/qemu/signals.ptar blocks, 3 jobs",
+            [os.path.join(ROOT, "traces/qemu/signals.ptar")], 2048, jobs=3)
+    compare("traces/qemu/recursion.ptar insns",
+            [os.path.join(ROOT, "traces/qemu/recursion.ptar")], 8192, insn=True)
+
+    manifest = os.path.join(SHARED, "libipt", "generated", "MANIFEST.tsv")
+    if not os.path.exists(manifest):
+        TALLY.skip("libipt .ptt tests", f"{manifest} is absent")
+    else:
+        seen = set()
+        with open(manifest) as f:
+            rows = [line.rstrip("\n").split("\t") for line in f][1:]
+        for test, cpu, folder, load, pt, binary, *_ in rows:
+            if test in seen:
+                continue
+            seen.add(test)
+            base = os.path.join(SHARED, "libipt", folder)
+            args = ["--pt", os.path.join(base, pt), "--raw", f"{os.path.join(base, binary)}:{load}"]
+            if cpu != "none":
+                args += ["--cpu", cpu]
+            with open(os.path.join(base, pt), "rb") as f:
+                psbs = f.read().count(bytes([2, 0x82] * 8))
+            if psbs >= 3:  # fewer cannot be cut
+                compare(f"libipt {test}", args, 1)
+
+    with tempfile.TemporaryDirectory() as work:
+        rng = random.Random(12)
+        for archive in ("traces/qemu/gzip.ptar",):
+            trace, args = raw_inputs(os.path.join(ROOT, archive), work)
+            for case in range(4):
+                damaged = bytearray(trace)
+                for _ in range(1 + case * 3):
+                    at = rng.randrange(len(damaged))
+                    damaged[at] ^= 1 << rng.randrange(8)
+                if case % 2:
+                    damaged = damaged[:rng.randrange(len(damaged) // 2, len(damaged))]
+                file = os.path.join(work, "fuzzed.pt")
+                with open(file, "wb") as f:
+                    f.write(damaged)
+                compare(f"{archive} fuzzed #{case}", ["--pt", file] + args, 1024, want_parallel=False)
+    TALLY.finish()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,134 @@
+// parallel_bench: decode throughput of ptprof's block flow on one thread and on several (PSB
+// segments decoded at once and stitched), beside libipt's block decoder driven directly, on the
+// same stream of a .ptar, perf.data or raw trace in the same run. Prints, per mode, the first
+// (cold) run and the best of the rest (warm): MB/s, M insn/s and the ratio to libipt's block
+// decoder (warm), and checks that every mode decoded the same number of instructions.
+//
+//   parallel_bench [--repeat N] [--jobs N]... [--stream NAME] INPUT
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "decoders/pt/flow_session.h"
+#include "decoders/pt/libipt_reference.h"
+#include "src/pipeline/session.h"
+
+namespace {
+
+using namespace ptprof;
+
+class CountingSink : public EventSink {
+ public:
+  void OnEvent(const TraceEvent& event) override {
+    if (const auto* b = std::get_if<ExecBlock>(&event.body)) insns += b->insns;
+  }
+  uint64_t insns = 0;
+};
+
+struct Measurement {
+  std::string name;
+  double cold = 0;  // seconds of the first run
+  double warm = 1e30;  // the best of the others
+  uint64_t insns = 0;
+  std::string note;
+};
+
+Measurement Measure(const std::string& name, int repeat, const std::function<uint64_t()>& run) {
+  Measurement m{name};
+  for (int i = 0; i <= repeat; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    m.insns = run();
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (i == 0) m.cold = s;
+    else if (s < m.warm) m.warm = s;
+  }
+  return m;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int repeat = 3;
+  std::vector<unsigned> jobs;
+  std::string input, stream_name;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--repeat" && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
+    else if (arg == "--jobs" && i + 1 < argc) jobs.push_back(std::max(1, std::atoi(argv[++i])));
+    else if (arg == "--stream" && i + 1 < argc) stream_name = argv[++i];
+    else if (input.empty() && !arg.empty() && arg[0] != '-') input = arg;
+    else {
+      std::fprintf(stderr, "usage: parallel_bench [--repeat N] [--jobs N]... [--stream NAME] INPUT\n");
+      return 2;
+    }
+  }
+  if (input.empty()) {
+    std::fprintf(stderr, "usage: parallel_bench [--repeat N] [--jobs N]... [--stream NAME] INPUT\n");
+    return 2;
+  }
+  if (jobs.empty()) jobs = {2};
+  auto session = OpenSession(input, RawInputOptions{}, false);
+  if (!session) {
+    std::fprintf(stderr, "parallel_bench: %s\n", session.error().message.c_str());
+    return 1;
+  }
+  // The named stream, else the largest.
+  size_t stream = 0;
+  for (size_t i = 0; i < session->stream_bytes.size(); ++i) {
+    if (!stream_name.empty() ? session->manifest.streams[i].name == stream_name
+                             : session->stream_bytes[i].size() > session->stream_bytes[stream].size())
+      stream = i;
+  }
+  if (session->stream_bytes.empty()) {
+    std::fprintf(stderr, "parallel_bench: %s: no trace stream\n", input.c_str());
+    return 1;
+  }
+  const std::vector<uint8_t>& trace = session->stream_bytes[stream];
+  const pt::PtParams params = session->params();
+
+  std::vector<Measurement> results;
+  results.push_back(Measure("libipt block decoder (reference)", repeat, [&]() -> uint64_t {
+    auto count = pt::RunLibiptDirectly(trace, session->images, params, false);
+    return count ? count->insns : 0;
+  }));
+  auto ptprof = [&](unsigned n, std::string& note) {
+    return [&, n]() -> uint64_t {
+      pt::FlowRequest request;
+      request.params = params;
+      request.jobs = n;
+      CountingSink sink;
+      auto summary = pt::DecodeFlow(trace, session->images, request, sink);
+      if (!summary) return 0;
+      note = std::to_string(summary->segments) + " segments" +
+             (summary->sequential_because.empty() ? "" : "; sequential: " + summary->sequential_because);
+      return sink.insns;
+    };
+  };
+  std::string note1;
+  results.push_back(Measure("ptprof blocks, 1 thread", repeat, ptprof(1, note1)));
+  results.back().note = note1;
+  for (unsigned n : jobs) {
+    std::string note;
+    results.push_back(Measure("ptprof blocks, " + std::to_string(n) + " threads", repeat, ptprof(n, note)));
+    results.back().note = note;
+  }
+
+  const double mb = static_cast<double>(trace.size()) / 1e6;
+  const Measurement& ref = results.front();
+  std::printf("input: %s, stream %s, %zu bytes, %llu instructions (libipt), cold run + best of %d\n",
+              input.c_str(), session->manifest.streams[stream].name.c_str(), trace.size(),
+              static_cast<unsigned long long>(ref.insns), repeat);
+  std::printf("%-34s %9s %9s %9s %10s %9s  %s\n", "mode", "cold MB/s", "warm MB/s", "M insn/s",
+              "warm ms", "vs libipt", "");
+  for (const Measurement& m : results) {
+    std::printf("%-34s %9.1f %9.1f %9.1f %10.2f %8.2fx  %s\n", m.name.c_str(), mb / m.cold,
+                mb / m.warm, static_cast<double>(m.insns) / 1e6 / m.warm, m.warm * 1e3,
+                ref.warm / m.warm, m.note.c_str());
+    if (m.insns != ref.insns)
+      std::printf("  warning: %s decoded %llu instructions, libipt %llu\n", m.name.c_str(),
+                  static_cast<unsigned long long>(m.insns), static_cast<unsigned long long>(ref.insns));
+  }
+  return 0;
+}
