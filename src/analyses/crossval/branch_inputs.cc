@@ -41,6 +41,7 @@ Result<std::optional<BranchInput>> OpenLbr(const std::string& path,
   in.kind = "lbr";
   for (LbrSample& s : *lbr) in.samples.push_back(std::move(s.sample));
   std::set<std::string> loaded;
+  std::vector<std::string> missing;
   for (const perf::PerfRecord& record : data->sideband) {
     const auto* mmap = std::get_if<perf::MmapRecord>(&record.body);
     if (!mmap || !mmap->executable || mmap->len == 0) continue;
@@ -52,10 +53,13 @@ Result<std::optional<BranchInput>> OpenLbr(const std::string& path,
       if (entry.filename == mmap->filename) build_id = entry.build_id;
     std::string file = FindBinary(mmap->filename, build_id, options.symfs, options.buildid_dir);
     Status added = file.empty() ? Fail("not found") : in.images.AddElf({file, mmap->addr - mmap->pgoff});
-    if (!added)
-      in.warnings.push_back(fmt::format("{}: binary {} ({}): no symbols or code for its addresses",
-                                        path, mmap->filename, added.error().message));
+    if (!added) missing.push_back(mmap->filename);
   }
+  if (!missing.empty())
+    in.warnings.push_back(fmt::format("{}: {} binar{} not found (no symbols or code for their addresses; "
+                                      "--symfs DIR): {}{}", path, missing.size(),
+                                      missing.size() == 1 ? "y" : "ies", missing.front(),
+                                      missing.size() > 1 ? ", ..." : ""));
   return std::optional<BranchInput>(std::move(in));
 }
 
