@@ -15,6 +15,7 @@
 #include "sideband/image_set.h"
 #include "sideband/x86_insn.h"
 #include "src/cli/command.h"
+#include "src/cli/decode_branches.h"
 #include "src/cli/flow_window_options.h"
 #include "src/cli/etm_archive.h"
 #include "src/cli/etm_perf_data.h"
@@ -38,7 +39,8 @@ struct DecodeOptions {
   bool blocks = false;
   bool ticks = false;
   bool summary = false;
-  bool verbose = false;  // how each stream was decoded (parallel segments, or why sequential)
+  bool branches = false;     // --branches: branch records (decode_branches.cc)
+  uint32_t lbr_depth = 16;  // --lbr-depth: records per pseudo-sample of a flow
   std::string format = "text";
   WindowOptions window;  // --interval / --around (flow_window_options.h)
   bool etm_src_addr_n = false;  // CoreSight snapshots: ETE/ETMv4 ranges split at N atoms
@@ -53,6 +55,12 @@ int RunDecode(const DecodeOptions& options) {
   if (options.input.empty() == options.pt.empty())
     return UsageError("give the trace once, as an argument or with --pt");
   const std::string& trace_file = options.pt.empty() ? options.input : options.pt;
+  if (options.branches) {
+    auto raw = options.in.ToRawInput();
+    if (!raw) return UsageError(raw.error().message);
+    return RunDecodeBranches({trace_file, *raw, options.in.AnyGiven(), options.in.streams,
+                              options.format, options.lbr_depth});
+  }
   if (auto kind = ClassifyPath(trace_file); kind && *kind == InputKind::kPtar) {
     auto etm = RestoreEtmArchive(trace_file);  // a .ptar of a CoreSight input: etm_archive.cc
     if (!etm) return ReportBadInput(etm.error().message);
@@ -121,11 +129,6 @@ int RunDecode(const DecodeOptions& options) {
     const pt::FlowSummary& summary = *outcome.summary;
     for (const std::string& warning : summary.warnings)
       std::fprintf(stderr, "ptprof: warning: %s\n", warning.c_str());
-    if (options.verbose)
-      std::fprintf(stderr, "ptprof: %s: decoded in %" PRIu64 " PSB segment%s%s%s\n", where.c_str(),
-                   summary.segments, summary.segments == 1 ? "" : "s",
-                   summary.sequential_because.empty() ? "" : "; sequential because ",
-                   summary.sequential_because.c_str());
     if (!summary.has_psb) {
       if (!named)
         return ReportBadInput(where + ": offset 0x0: no PSB found: not an Intel PT trace");
@@ -169,10 +172,12 @@ Command AddDecodeCommand(CLI::App& parent) {
                 "CoreSight: split ETE/ETMv4 ranges at not-taken branches (trc_pkt_lister -src_addr_n)");
   AddWindowOptions(*app, options->window);
   app->add_flag("--ticks", options->ticks, "report timing packets as tick events (at the IP)");
+  app->add_flag("--branches", options->branches,
+                "branch records: LBR samples, swbt bursts, or a flow's taken branches (docs/decode.md)");
+  app->add_option("--lbr-depth", options->lbr_depth,
+                  "--branches of a flow: records per pseudo-sample (default 16; 0: one per unbroken run)");
   app->add_flag("--summary", options->summary,
                 "after the flow, a summary: instructions, blocks, gaps, exits, top functions");
-  app->add_flag("--verbose", options->verbose,
-                "say how each stream was decoded: in how many PSB segments, or why sequentially");
   app->add_option("--format", options->format,
                   "text, jsonl, or ptxed (libipt ptxed's options and output; see docs/decode.md)")
       ->check(CLI::IsMember({"text", "jsonl"}));
