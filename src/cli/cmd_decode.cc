@@ -41,6 +41,7 @@ struct DecodeOptions {
   bool summary = false;
   bool branches = false;     // --branches: branch records (decode_branches.cc)
   uint32_t lbr_depth = 16;  // --lbr-depth: records per pseudo-sample of a flow
+  bool verbose = false;  // how each stream was decoded (parallel segments, or why sequential)
   std::string format = "text";
   WindowOptions window;  // --interval / --around (flow_window_options.h)
   bool etm_src_addr_n = false;  // CoreSight snapshots: ETE/ETMv4 ranges split at N atoms
@@ -129,6 +130,11 @@ int RunDecode(const DecodeOptions& options) {
     const pt::FlowSummary& summary = *outcome.summary;
     for (const std::string& warning : summary.warnings)
       std::fprintf(stderr, "ptprof: warning: %s\n", warning.c_str());
+    if (options.verbose)
+      std::fprintf(stderr, "ptprof: %s: decoded in %" PRIu64 " PSB segment%s%s%s\n", where.c_str(),
+                   summary.segments, summary.segments == 1 ? "" : "s",
+                   summary.sequential_because.empty() ? "" : "; sequential because ",
+                   summary.sequential_because.c_str());
     if (!summary.has_psb) {
       if (!named)
         return ReportBadInput(where + ": offset 0x0: no PSB found: not an Intel PT trace");
@@ -178,6 +184,8 @@ Command AddDecodeCommand(CLI::App& parent) {
                   "--branches of a flow: records per pseudo-sample (default 16; 0: one per unbroken run)");
   app->add_flag("--summary", options->summary,
                 "after the flow, a summary: instructions, blocks, gaps, exits, top functions");
+  app->add_flag("--verbose", options->verbose,
+                "say how each stream was decoded: in how many PSB segments, or why sequentially");
   app->add_option("--format", options->format,
                   "text, jsonl, or ptxed (libipt ptxed's options and output; see docs/decode.md)")
       ->check(CLI::IsMember({"text", "jsonl"}));

@@ -26,7 +26,9 @@ Command AddArchiveCommand(CLI::App& parent);
 Command AddRecordCommand(CLI::App& parent);
 Command AddExportCommand(CLI::App& parent);
 Command AddDeltaCommand(CLI::App& parent);
+Command AddStacksCommand(CLI::App& parent);
 Command AddValidateCommand(CLI::App& parent);
+Command AddSweepCommand(CLI::App& parent);
 
 // Compatibility front ends that take libipt's own option spellings (which CLI11 cannot name, e.g.
 // "--block:show-blocks"): `ptprof dump --format ptdump ...` and `ptprof decode --format ptxed ...`.

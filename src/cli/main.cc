@@ -51,7 +51,8 @@ int Main(int argc, char** argv) {
   });
   std::vector<Command> commands = {AddInfoCommand(app), AddDumpCommand(app), AddDecodeCommand(app),
                                    AddArchiveCommand(app), AddRecordCommand(app),
-                                   AddExportCommand(app), AddDeltaCommand(app), AddValidateCommand(app)};
+                                   AddExportCommand(app), AddDeltaCommand(app), AddStacksCommand(app), AddValidateCommand(app),
+                                   AddSweepCommand(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
