@@ -1,0 +1,146 @@
+#include "src/record/intel_pt/aux_session.h"
+
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "src/record/intel_pt/aux_snapshot.h"
+#include "src/record/triggers/syscall_tracepoints.h"
+
+namespace ptprof::record::hw {
+
+namespace {
+// perf_event_attr with config3 (PERF_ATTR_SIZE_VER8, Linux 6.3+) when it is used, else as is.
+constexpr size_t kAttrSizeVer8 = 136;
+
+long OpenEvent(const HwAttr& attr, pid_t pid, int cpu) {
+  alignas(8) uint8_t bytes[kAttrSizeVer8] = {};
+  static_assert(sizeof(perf_event_attr) <= kAttrSizeVer8);
+  std::memcpy(bytes, &attr.attr, sizeof attr.attr);
+  auto* raw = reinterpret_cast<perf_event_attr*>(bytes);
+  if (attr.config3 != 0) {
+    raw->size = kAttrSizeVer8;
+    std::memcpy(bytes + kAttrSizeVer8 - 8, &attr.config3, 8);
+  }
+  return syscall(SYS_perf_event_open, raw, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+}  // namespace
+
+struct AuxSession::Event {
+  int cpu = -1;
+  int fd = -1;
+  void* base = nullptr;
+  size_t base_length = 0;
+  void* aux = nullptr;
+  size_t aux_length = 0;
+  ~Event() {
+    if (aux) munmap(aux, aux_length);
+    if (base) munmap(base, base_length);
+    if (fd >= 0) close(fd);
+  }
+  perf_event_mmap_page* page() const { return static_cast<perf_event_mmap_page*>(base); }
+};
+
+Result<std::unique_ptr<AuxSession>> AuxSession::Open(const HwAttr& attr, pid_t pid,
+                                                     const std::vector<int>& cpus,
+                                                     const Options& options) {
+  std::unique_ptr<AuxSession> self(new AuxSession());
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  for (int cpu : cpus) {
+    auto event = std::make_unique<Event>();
+    event->cpu = cpu;
+    const long fd = OpenEvent(attr, pid, cpu);
+    if (fd < 0)
+      return Fail(triggers::PerfOpenErrorText(
+          errno, fmt::format("AUX event type {} config {:#x} (cpu {})", attr.attr.type,
+                             attr.attr.config, cpu)));
+    event->fd = static_cast<int>(fd);
+    event->base_length = page * (1 + options.data_pages);
+    event->base = mmap(nullptr, event->base_length, PROT_READ | PROT_WRITE, MAP_SHARED, event->fd, 0);
+    if (event->base == MAP_FAILED) {
+      event->base = nullptr;
+      return Fail(fmt::format("cpu {}: mmap of the sideband ring ({} bytes): {}", cpu,
+                              event->base_length, std::strerror(errno)));
+    }
+    perf_event_mmap_page* meta = event->page();
+    meta->aux_offset = event->base_length;
+    meta->aux_size = static_cast<uint64_t>(page) * options.aux_pages;
+    event->aux_length = meta->aux_size;
+    const int prot = options.snapshot ? PROT_READ : PROT_READ | PROT_WRITE;
+    event->aux = mmap(nullptr, event->aux_length, prot, MAP_SHARED, event->fd,
+                      static_cast<off_t>(meta->aux_offset));
+    if (event->aux == MAP_FAILED) {
+      event->aux = nullptr;
+      return Fail(fmt::format("cpu {}: mmap of the AUX area ({} bytes): {} (raise "
+                              "kernel.perf_event_mlock_kb or use a smaller --pre)",
+                              cpu, event->aux_length, std::strerror(errno)));
+    }
+    if (!attr.filter.empty() &&
+        ioctl(event->fd, PERF_EVENT_IOC_SET_FILTER, attr.filter.c_str()) != 0)
+      return Fail(fmt::format("--filter '{}': PERF_EVENT_IOC_SET_FILTER: {}", attr.filter,
+                              std::strerror(errno)));
+    self->events_.push_back(std::move(event));
+  }
+  return self;
+}
+
+AuxSession::~AuxSession() = default;
+
+int AuxSession::cpu(size_t index) const { return events_.at(index)->cpu; }
+
+Status AuxSession::Enable() {
+  for (auto& e : events_)
+    if (ioctl(e->fd, PERF_EVENT_IOC_ENABLE, 0) != 0)
+      return Fail(fmt::format("cpu {}: PERF_EVENT_IOC_ENABLE: {}", e->cpu, std::strerror(errno)));
+  return {};
+}
+
+Status AuxSession::Disable() {
+  for (auto& e : events_)
+    if (ioctl(e->fd, PERF_EVENT_IOC_DISABLE, 0) != 0)
+      return Fail(fmt::format("cpu {}: PERF_EVENT_IOC_DISABLE: {}", e->cpu, std::strerror(errno)));
+  return {};
+}
+
+Result<std::vector<uint8_t>> AuxSession::Snapshot(size_t index, uint64_t want) {
+  Event& e = *events_.at(index);
+  if (ioctl(e.fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1) != 0)
+    return Fail(fmt::format("cpu {}: PERF_EVENT_IOC_PAUSE_OUTPUT: {}", e.cpu, std::strerror(errno)));
+  const uint64_t head = __atomic_load_n(&e.page()->aux_head, __ATOMIC_ACQUIRE);
+  std::vector<uint8_t> bytes =
+      LinearizeAuxRing(static_cast<const uint8_t*>(e.aux), e.aux_length, head, want);
+  if (ioctl(e.fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0) != 0)
+    return Fail(fmt::format("cpu {}: resuming the output: {}", e.cpu, std::strerror(errno)));
+  return bytes;
+}
+
+void AuxSession::DrainSideband(size_t index, std::vector<uint8_t>& out) {
+  Event& e = *events_.at(index);
+  perf_event_mmap_page* meta = e.page();
+  const auto* data = static_cast<const uint8_t*>(e.base) + meta->data_offset;
+  const uint64_t size = meta->data_size;
+  const uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+  uint64_t tail = meta->data_tail;
+  while (size != 0 && tail + sizeof(perf_event_header) <= head) {
+    perf_event_header header{};
+    for (size_t i = 0; i < sizeof header; ++i)
+      reinterpret_cast<uint8_t*>(&header)[i] = data[(tail + i) % size];
+    if (header.size < sizeof header || tail + header.size > head) break;
+    for (size_t i = 0; i < header.size; ++i) out.push_back(data[(tail + i) % size]);
+    tail += header.size;
+  }
+  __atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+Result<perf::PerfClock> AuxSession::Clock(size_t index) const {
+  return ClockFromMmapPage(*events_.at(index)->page());
+}
+
+}  // namespace ptprof::record::hw
