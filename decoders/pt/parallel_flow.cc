@@ -17,7 +17,7 @@ namespace ptprof::pt {
 
 namespace {
 
-std::atomic<unsigned> default_jobs{0};  // 0: the CPU count
+std::atomic<unsigned> default_jobs{0};  // 0: one
 std::atomic<uint64_t> default_segment_bytes{1u << 20};
 
 // Keeps a segment's events, moved to offsets in the whole trace.
@@ -136,7 +136,9 @@ void SetDefaultDecodeJobs(unsigned jobs) { default_jobs = jobs; }
 
 unsigned DefaultDecodeJobs() {
   const unsigned jobs = default_jobs;
-  return jobs ? jobs : std::max(1u, std::thread::hardware_concurrency());
+  // One thread until segments of real traces are shown to join (docs/performance.md): a decode
+  // whose segments do not join does the work of its first segments twice.
+  return jobs ? jobs : 1u;
 }
 
 void SetDefaultSegmentBytes(uint64_t bytes) { default_segment_bytes = std::max<uint64_t>(bytes, 1); }

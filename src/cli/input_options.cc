@@ -84,7 +84,7 @@ void AddAddrFilterOption(CLI::App& app, InputOptions& options) {
   // Every command that decodes the flow takes the parallel-decode options too.
   app.add_option_function<unsigned>(
          "--jobs", [](unsigned jobs) { pt::SetDefaultDecodeJobs(jobs); },
-         "decode a PT stream on N threads, in segments cut at PSBs (default: the CPU count)")
+         "decode a PT stream on N threads, in segments cut at PSBs (default 1)")
       ->check(CLI::Range(1, 1024));
   app.add_option_function<uint64_t>(
          "--psb-segment", [](uint64_t bytes) { pt::SetDefaultSegmentBytes(bytes); },
