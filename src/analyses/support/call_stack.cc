@@ -34,7 +34,12 @@ std::vector<NamedCount> Fields(const RepairCounts& c) {
           {"unmatched_returns", c.unmatched_returns},
           {"unmatched_kernel_exits", c.unmatched_kernel_exits},
           {"gap_resets", c.gap_resets},
-          {"untraced_syscalls", c.untraced_syscalls}};
+          {"untraced_syscalls", c.untraced_syscalls},
+          {"local_calls", c.local_calls}};
+}
+
+bool IsKernelEntry(const StackFrame& frame) {
+  return frame.kind == FrameKind::kSyscall || frame.kind == FrameKind::kInterrupt;
 }
 
 std::string Hex(uint64_t value) {
@@ -137,6 +142,8 @@ void CallStackBuilder::OnBlock(const EventHeader& header, const ExecBlock& block
   }
   if (lane.pending.valid) {
     pending_stop_ = stopped;
+    lane.view.block_first_ip = lane.pending.first_ip;
+    lane.view.block_last_ip = lane.pending.last_ip;
     Transition(lane, block.first_ip);
     pending_stop_.reset();
   }
@@ -177,6 +184,13 @@ void CallStackBuilder::Transition(Lane& lane, uint64_t target) {
   const Pending& p = lane.pending;
   switch (p.end) {
     case BlockEnd::kCall:
+      if (IsLocalCall(lane, target)) {
+        // A call to a label of the same function (a retpoline's `call 1f`, a get-pc thunk) is no
+        // new frame; the return that consumes it is an indirect jump.
+        ++lane.local_calls;
+        ++repairs_.local_calls;
+        break;
+      }
       Push(lane, FrameKind::kCall, target, p.fall_through);
       break;
     case BlockEnd::kReturn:
@@ -258,12 +272,29 @@ void CallStackBuilder::StartStack(Lane& lane, uint64_t ip, FrameKind kind) {
 
 void CallStackBuilder::Reset(Lane& lane) {
   ++repairs_.gap_resets;
+  lane.local_calls = 0;
   for (CallStackObserver* observer : observers_) observer->OnReset(lane.view);
   lane.view.stack.clear();
 }
 
+bool CallStackBuilder::IsLocalCall(const Lane& lane, uint64_t target) const {
+  if (!options_.symbols || lane.view.stack.empty()) return false;
+  const Symbol* symbol = options_.symbols->Find(target);
+  return symbol && symbol->address != target && symbol->address == lane.view.stack.back().function;
+}
+
 void CallStackBuilder::ReturnTo(Lane& lane, uint64_t target) {
   std::vector<StackFrame>& stack = lane.view.stack;
+  if (lane.local_calls > 0) {
+    bool expected = false;
+    for (const StackFrame& frame : stack) expected |= frame.return_ip == target && target != 0;
+    if (!expected) {
+      // The return consumes a local call (retpoline: `mov [rsp], rax; ret`): an indirect jump.
+      --lane.local_calls;
+      JumpTo(lane, target);
+      return;
+    }
+  }
   for (size_t i = stack.size(); i-- > 0;) {
     if (stack[i].return_ip == 0 || stack[i].return_ip != target) continue;
     const size_t popped = stack.size() - i;
@@ -295,6 +326,7 @@ void CallStackBuilder::ReturnTo(Lane& lane, uint64_t target) {
     return;
   }
   ++repairs_.unmatched_returns;
+  if (IsKernelEntry(stack.back())) return;
   const StackFrame replaced = stack.back();
   Pop(lane);
   PushNamed(lane, replaced.kind, name, function, replaced.return_ip);
@@ -302,25 +334,25 @@ void CallStackBuilder::ReturnTo(Lane& lane, uint64_t target) {
 
 void CallStackBuilder::KernelExitTo(Lane& lane, uint64_t target, FrameKind kind) {
   std::vector<StackFrame>& stack = lane.view.stack;
-  std::optional<size_t> any;
-  for (size_t i = stack.size(); i-- > 0;) {
-    if (stack[i].kind != kind) continue;
-    if (stack[i].return_ip == target) {
-      PopTo(lane, i);
-      if (stack.empty()) StartStack(lane, target, FrameKind::kCaller);
-      return;
-    }
-    if (!any) any = i;
+  auto kernel_entry = IsKernelEntry;
+  // The entry frame expecting this return address (a syscall may also leave through iret), else
+  // the nearest entry of the exit's kind.
+  std::optional<size_t> to;
+  for (size_t i = stack.size(); i-- > 0 && !to;)
+    if (kernel_entry(stack[i]) && stack[i].return_ip == target) to = i;
+  for (size_t i = stack.size(); i-- > 0 && !to;)
+    if (stack[i].kind == kind) to = i;
+  if (!to) {
+    ++repairs_.unmatched_kernel_exits;
+    // An exit of the other kind inside a syscall or interrupt (its entry was not seen): the
+    // enclosing entry frame stays. Else the trace started inside the kernel: the stack restarts
+    // where the exit goes.
+    for (const StackFrame& frame : stack)
+      if (kernel_entry(frame)) return;
+    to = 0;
   }
-  if (any) {
-    PopTo(lane, *any);
-    if (stack.empty()) StartStack(lane, target, FrameKind::kCaller);
-    return;
-  }
-  // The trace started inside the kernel: the stack restarts where the exit goes.
-  ++repairs_.unmatched_kernel_exits;
-  PopTo(lane, 0);
-  StartStack(lane, target, FrameKind::kCaller);
+  PopTo(lane, *to);
+  if (stack.empty()) StartStack(lane, target, FrameKind::kCaller);
 }
 
 void CallStackBuilder::JumpTo(Lane& lane, uint64_t target) {
@@ -328,6 +360,8 @@ void CallStackBuilder::JumpTo(Lane& lane, uint64_t target) {
   const Symbol* symbol = options_.symbols->Find(target);
   std::vector<StackFrame>& stack = lane.view.stack;
   if (!symbol || symbol->address == stack.back().function) return;
+  // Kernel entry code jumps between its assembly symbols: the entry frame stays what it is.
+  if (IsKernelEntry(stack.back())) return;
   for (size_t i = stack.size() - 1; i-- > 0;) {
     if (stack[i].function != symbol->address || symbol->address == target) continue;
     // A jump back into a function further up (longjmp): the frames above it are gone.

@@ -13,7 +13,9 @@
 // - a return to an address no frame expects: the top frame's function changes (unmatched_returns);
 // - sysret/iret without a syscall/interrupt frame (unmatched_kernel_exits);
 // - a gap (overflow, desync): the thread's stack is cleared and restarts at the next block
-//   (gap_resets).
+//   (gap_resets);
+// - a call to a label inside the calling function (retpolines, get-pc thunks) pushes no frame,
+//   and the return that consumes it is an indirect jump (local_calls).
 // Syscalls and interrupts push a frame named after the kernel entry symbol; sysret/iret pop to it.
 // A syscall whose kernel side is not traced (user-only traces: the flow resumes right after the
 // syscall instruction) is pushed and popped at the resume, with the kernel time as its time.
@@ -65,6 +67,9 @@ struct StackLane {
   uint64_t insns = 0;  // instructions executed by this lane so far
   uint64_t ns = 0;     // the lane's latest known time
   bool time_known = false;
+  // During OnPush/OnPop: the block whose last instruction (call, syscall, return, ...) caused it.
+  uint64_t block_first_ip = 0;
+  uint64_t block_last_ip = 0;
   std::vector<StackFrame> stack;  // outermost first
 };
 
@@ -78,6 +83,7 @@ struct RepairCounts {
   uint64_t unmatched_kernel_exits = 0;  // sysret/iret with no syscall/interrupt frame
   uint64_t gap_resets = 0;
   uint64_t untraced_syscalls = 0;   // syscalls whose kernel side is not in the trace
+  uint64_t local_calls = 0;         // calls to a label of the same function (retpolines): no frame
 
   uint64_t Total() const {
     return returns_above_start + tail_calls + unwinds + unmatched_returns +
@@ -146,6 +152,7 @@ class CallStackBuilder : public EventSink {
     StackLane view;
     CallTree tree;
     Pending pending;
+    uint64_t local_calls = 0;  // local calls whose return has not come yet
   };
 
   int32_t LaneKey(const EventHeader& header) const;
@@ -163,6 +170,7 @@ class CallStackBuilder : public EventSink {
   void ReturnTo(Lane& lane, uint64_t target);
   void KernelExitTo(Lane& lane, uint64_t target, FrameKind kind);
   void JumpTo(Lane& lane, uint64_t target);
+  bool IsLocalCall(const Lane& lane, uint64_t target) const;
 
   CallStackOptions options_;
   std::vector<CallStackObserver*> observers_;

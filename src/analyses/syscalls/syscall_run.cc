@@ -1,0 +1,95 @@
+#include "src/analyses/syscalls/syscall_run.h"
+
+#include "sideband/x86_insn.h"
+#include "src/analyses/syscalls/user_syscall_number.h"
+#include "src/pipeline/decode_streams.h"
+
+namespace ptprof::syscalls {
+
+namespace {
+
+// Nanoseconds of an event: its own, else its TSC at the nominal frequency (nom_freq x 100 MHz).
+std::function<std::optional<uint64_t>(const EventHeader&)> TimeOf(const Session& session) {
+  const unsigned nom_freq = session.params().nom_freq;
+  return [nom_freq](const EventHeader& h) -> std::optional<uint64_t> {
+    if (h.time_ns != kUnknownTime) return h.time_ns;
+    if (h.tsc != kUnknownTime && nom_freq) return h.tsc * 10 / nom_freq;
+    return std::nullopt;
+  };
+}
+
+// Counts the instructions of the blocks that pass through, for the run's totals.
+class CountingSink : public EventSink {
+ public:
+  explicit CountingSink(EventSink& next) : next_(next) {}
+  void OnEvent(const TraceEvent& event) override {
+    if (const auto* block = std::get_if<ExecBlock>(&event.body)) {
+      instructions += block->insns;
+      has_time_ns |= event.header.time_ns != kUnknownTime;
+      has_tsc |= event.header.tsc != kUnknownTime;
+    }
+    next_.OnEvent(event);
+  }
+  void OnEnd() override { next_.OnEnd(); }
+  uint64_t instructions = 0;
+  bool has_time_ns = false;
+  bool has_tsc = false;
+
+ private:
+  EventSink& next_;
+};
+
+}  // namespace
+
+Result<SyscallRun> RunSyscalls(const Session& session, const std::vector<size_t>& selected,
+                               const std::string& where) {
+  const X86Decoder decoder;
+  const ImageSet& images = session.images;
+  SyscallTracker tracker(SyscallArch::kX86_64, [&images, &decoder](uint64_t first, uint64_t ip) {
+    return UserSyscallNumber(images, decoder, first, ip);
+  });
+  CallStackBuilder builder({&images.symbols(), TimeOf(session)});
+  builder.AddObserver(&tracker);
+  CountingSink counting(builder);
+
+  SyscallRun run;
+  const auto outcomes = DecodeStreams(session, selected, DecodeStreamsOptions{}, counting);
+  for (const StreamOutcome& outcome : outcomes) {
+    const archive::StreamEntry& stream = session.manifest.streams[outcome.stream];
+    const bool named = stream.name != "raw";
+    const std::string stream_where = named ? where + ": stream " + stream.name : where;
+    if (!outcome.summary) {
+      if (!named) return Fail(stream_where + ": " + outcome.error);
+      run.warnings.push_back(stream_where + ": " + outcome.error);
+      continue;
+    }
+    if (!outcome.summary->has_psb) {
+      if (!named) return Fail(stream_where + ": offset 0x0: no PSB found: not an Intel PT trace");
+      run.warnings.push_back(stream_where + ": offset 0x0: no PSB found");
+    }
+  }
+  builder.OnEnd();
+  tracker.Finish();
+  run.instances = std::move(tracker.instances());
+  run.counts = tracker.counts();
+  run.repairs = builder.repairs();
+  run.blocks = builder.blocks();
+  run.tree = builder.Merged();
+  run.instructions = counting.instructions;
+  run.timed = counting.has_time_ns || (counting.has_tsc && session.params().nom_freq != 0);
+  return run;
+}
+
+Result<SyscallRun> RunSyscallsOnInput(const std::string& input, const RawInputOptions& options,
+                                      bool options_given, const std::vector<std::string>& streams) {
+  auto session = OpenSession(input, options, options_given);
+  if (!session) return tl::unexpected(session.error());
+  auto selected = SelectStreams(*session, streams);
+  if (!selected) return tl::unexpected(selected.error());
+  auto run = RunSyscalls(*session, *selected, input);
+  if (!run) return run;
+  run->warnings.insert(run->warnings.begin(), session->warnings.begin(), session->warnings.end());
+  return run;
+}
+
+}  // namespace ptprof::syscalls

@@ -1,0 +1,123 @@
+#include "src/analyses/syscalls/syscall_tracker.h"
+
+#include <array>
+
+namespace ptprof::syscalls {
+
+std::optional<std::string> SyscallFromHandler(const std::string& symbol, bool* strong) {
+  static constexpr std::array<const char*, 3> kEntries = {"__x64_sys_", "__arm64_sys_",
+                                                          "__ia32_sys_"};
+  static constexpr std::array<const char*, 2> kHelpers = {"__do_sys_", "__se_sys_"};
+  auto strip = [&symbol](const char* prefix) -> std::optional<std::string> {
+    const std::string p = prefix;
+    if (symbol.size() <= p.size() || symbol.compare(0, p.size(), p) != 0) return std::nullopt;
+    std::string name = symbol.substr(p.size());
+    if (size_t dot = name.find('.'); dot != std::string::npos) name.resize(dot);  // .constprop.0
+    return name;
+  };
+  for (const char* prefix : kEntries)
+    if (auto name = strip(prefix)) {
+      if (strong) *strong = true;
+      return name;
+    }
+  for (const char* prefix : kHelpers)
+    if (auto name = strip(prefix)) {
+      if (strong) *strong = false;
+      return name;
+    }
+  return std::nullopt;
+}
+
+SyscallTracker::SyscallTracker(SyscallArch arch, UserNumberFinder user_number)
+    : arch_(arch), user_number_(std::move(user_number)) {}
+
+void SyscallTracker::OnPush(const StackLane& lane, const StackFrame& frame) {
+  auto it = open_.find(lane.lane);
+  if (it != open_.end()) {
+    Open& open = it->second;
+    if (lane.stack.size() - 1 < open.depth) return;
+    CallTreeNode& node = open.path.back()->Child(frame.node->name);
+    ++node.entries;
+    open.path.push_back(&node);
+    NameFromHandler(open, frame.node->name);
+    return;
+  }
+  if (frame.kind != FrameKind::kSyscall) return;
+  Open open;
+  SyscallInstance& s = open.instance;
+  s.pid = lane.pid;
+  s.tid = lane.tid;
+  s.cpu = lane.cpu;
+  s.syscall_ip = lane.block_last_ip;
+  s.start_ns = frame.entry_ns;
+  s.time_known = frame.entry_time_known;
+  s.kernel_traced = frame.function != 0;  // the untraced placeholder has no entry address
+  if (lane.stack.size() >= 2) {
+    const StackFrame& caller = lane.stack[lane.stack.size() - 2];
+    s.caller = caller.node->name;
+    s.user_insns = frame.entry_insns - caller.entry_insns;
+  }
+  if (user_number_)
+    if (auto number = user_number_(lane.block_first_ip, lane.block_last_ip)) {
+      s.number = *number;
+      s.number_source = "user code";
+      if (auto name = SyscallName(arch_, *number)) s.name = std::string(*name);
+    }
+  open.depth = lane.stack.size() - 1;
+  CallTreeNode& entry = s.kernel_tree.root().Child(frame.node->name);
+  ++entry.entries;
+  open.path.push_back(&entry);
+  open_.emplace(lane.lane, std::move(open));
+}
+
+void SyscallTracker::NameFromHandler(Open& open, const std::string& function) {
+  if (open.named_by_handler) return;
+  bool strong = false;
+  auto name = SyscallFromHandler(function, &strong);
+  if (!name) return;
+  SyscallInstance& s = open.instance;
+  // The per-architecture entry settles it; an inner helper only names a syscall nothing named.
+  if (!strong && s.number_source == "kernel path") return;
+  s.name = *name;
+  s.number_source = "kernel path";
+  auto number = SyscallNumber(arch_, *name);
+  s.number = number ? static_cast<int64_t>(*number) : -1;
+  open.named_by_handler = strong;
+}
+
+void SyscallTracker::OnPop(const StackLane& lane, const StackFrame& frame) {
+  auto it = open_.find(lane.lane);
+  if (it == open_.end()) return;
+  Open& open = it->second;
+  const size_t depth = lane.stack.size() - 1;
+  if (depth > open.depth) {
+    open.path.pop_back();
+    return;
+  }
+  SyscallInstance& s = open.instance;
+  s.kernel_insns = lane.insns - frame.entry_insns;
+  if (s.time_known && lane.time_known && lane.ns >= frame.entry_ns)
+    s.latency_ns = lane.ns - frame.entry_ns;
+  s.kernel_tree.Finalize();
+  instances_.push_back(std::move(s));
+  open_.erase(it);
+}
+
+void SyscallTracker::OnCost(const StackLane& lane, uint64_t insns, uint64_t ns) {
+  auto it = open_.find(lane.lane);
+  if (it == open_.end() || lane.stack.size() - 1 < it->second.depth) return;
+  CallTreeNode* node = it->second.path.back();
+  node->self_insns += insns;
+  node->self_ns += ns;
+}
+
+void SyscallTracker::OnReset(const StackLane& lane) {
+  if (open_.erase(lane.lane)) ++counts_.cut_by_gap;
+}
+
+void SyscallTracker::Finish() {
+  counts_.open_at_end += open_.size();
+  open_.clear();
+}
+
+}  // namespace ptprof::syscalls

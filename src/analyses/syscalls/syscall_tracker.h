@@ -1,0 +1,84 @@
+// SyscallTracker answers "which syscalls did the flow make, and what did each cost?": it watches a
+// CallStackBuilder's syscall frames and records one SyscallInstance per syscall from the syscall
+// instruction to the return to user space: its latency, the user instructions leading to it, the
+// kernel instructions and the kernel call tree (when the kernel is traced), and the syscall's
+// name and number, from the kernel path (the __x64_sys_NAME handler it reached) or from the user
+// code before the syscall instruction (a number loaded into eax), else "unknown".
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sideband/syscall_table.h"
+#include "src/analyses/support/call_stack.h"
+
+namespace ptprof::syscalls {
+
+inline constexpr const char* kUnknownSyscall = "unknown";
+
+struct SyscallInstance {
+  std::string name = kUnknownSyscall;
+  int64_t number = -1;          // -1: unknown
+  std::string number_source;    // "kernel path", "user code" or "" (unknown)
+  int32_t pid = -1, tid = -1, cpu = -1;
+  uint64_t syscall_ip = 0;      // the syscall instruction
+  std::string caller;           // the user function that executed it
+  uint64_t start_ns = 0;        // when the syscall instruction was reached
+  bool time_known = false;
+  uint64_t latency_ns = 0;      // until the first user instruction after it
+  uint64_t user_insns = 0;      // of the calling function from its entry up to the syscall
+  uint64_t kernel_insns = 0;
+  bool kernel_traced = false;
+  CallTree kernel_tree;         // the kernel side; its root's child is the entry symbol
+};
+
+// Finds the number a syscall instruction at `syscall_ip` uses, from the code of the block
+// [block_first_ip, syscall_ip]; nullopt when it cannot be known.
+using UserNumberFinder = std::function<std::optional<uint32_t>(uint64_t block_first_ip,
+                                                               uint64_t syscall_ip)>;
+
+struct SyscallCounts {
+  uint64_t cut_by_gap = 0;       // open when a gap reset the stack: dropped
+  uint64_t open_at_end = 0;      // not returned when the trace ended: dropped
+};
+
+class SyscallTracker : public CallStackObserver {
+ public:
+  SyscallTracker(SyscallArch arch, UserNumberFinder user_number);
+
+  void OnPush(const StackLane& lane, const StackFrame& frame) override;
+  void OnPop(const StackLane& lane, const StackFrame& frame) override;
+  void OnCost(const StackLane& lane, uint64_t insns, uint64_t ns) override;
+  void OnReset(const StackLane& lane) override;
+  // Counts the syscalls still open (call after the builder's OnEnd).
+  void Finish();
+
+  std::vector<SyscallInstance>& instances() { return instances_; }
+  const SyscallCounts& counts() const { return counts_; }
+
+ private:
+  struct Open {
+    SyscallInstance instance;
+    size_t depth = 0;                  // index of the syscall frame in the lane's stack
+    std::vector<CallTreeNode*> path;   // kernel tree nodes of the frames from the syscall frame up
+    bool named_by_handler = false;
+  };
+  void NameFromHandler(Open& open, const std::string& function);
+
+  SyscallArch arch_;
+  UserNumberFinder user_number_;
+  std::map<int32_t, Open> open_;
+  std::vector<SyscallInstance> instances_;
+  SyscallCounts counts_;
+};
+
+// The syscall a kernel handler symbol implements: "getpid" for "__x64_sys_getpid" or
+// "__do_sys_getpid"; nullopt for other symbols. `strong` says whether it is the per-architecture
+// entry (__x64_sys_, __arm64_sys_, __ia32_sys_) rather than an inner helper.
+std::optional<std::string> SyscallFromHandler(const std::string& symbol, bool* strong);
+
+}  // namespace ptprof::syscalls
