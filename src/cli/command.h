@@ -26,6 +26,8 @@ Command AddArchiveCommand(CLI::App& parent);
 Command AddRecordCommand(CLI::App& parent);
 Command AddExportCommand(CLI::App& parent);
 Command AddDeltaCommand(CLI::App& parent);
+Command AddSyscallsCommand(CLI::App& parent);
+Command AddImpactCommand(CLI::App& parent);
 Command AddStacksCommand(CLI::App& parent);
 Command AddValidateCommand(CLI::App& parent);
 Command AddSweepCommand(CLI::App& parent);

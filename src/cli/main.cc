@@ -51,7 +51,7 @@ int Main(int argc, char** argv) {
   });
   std::vector<Command> commands = {AddInfoCommand(app), AddDumpCommand(app), AddDecodeCommand(app),
                                    AddArchiveCommand(app), AddRecordCommand(app),
-                                   AddExportCommand(app), AddDeltaCommand(app), AddStacksCommand(app), AddValidateCommand(app),
+                                   AddExportCommand(app), AddDeltaCommand(app), AddStacksCommand(app), AddSyscallsCommand(app), AddImpactCommand(app), AddValidateCommand(app),
                                    AddSweepCommand(app)};
   try {
     app.parse(argc, argv);
