@@ -36,7 +36,8 @@ def callgrind_calls(out_file):
             if m.group(3) is not None:
                 names[m.group(2)] = m.group(3)
             if m.group(1) == "cfn":
-                target = names.get(m.group(2))
+                # callgrind names recursion levels fib'2, fib'3, ...: all are calls of fib
+                target = re.sub(r"'\d+$", "", names.get(m.group(2), "")) or None
             continue
         m = re.match(r"^calls=(\d+) ", line)
         if m and target:
