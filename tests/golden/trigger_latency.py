@@ -23,7 +23,7 @@ PTPROF = os.environ["PTPROF"]
 BUILD = os.path.dirname(PTPROF)
 WORKLOAD = os.path.join(BUILD, "src", "record", "workload_slow_syscall")
 TRIGGER = "syscall-latency>1ms:nanosleep"
-ROUNDS, FAST, SLOW_MS, PRE = 4, 200, 5, 16384
+ROUNDS, FAST, SLOW_MS, PRE = 4, 2000, 5, 16384
 
 passed = failed = 0
 
