@@ -24,5 +24,9 @@ record() {
 }
 record syscalls-nop --guest-tracer nop -- "$workloads/lab_syscalls" 10
 record syscalls-function --guest-tracer function -- "$workloads/lab_syscalls" 10
+# Cycle-accurate timing (CYC after every packet, MTC every 2^0 ART periods): the syscalls' latency
+# in ns, for ptprof syscalls/impact (impact_lab_timed); about 0.6-0.8 bytes of PT per instruction.
+record syscalls-nop-cyc --guest-tracer nop --cyc-threshold 1 --mtc-period 0 -- "$workloads/lab_syscalls" 10
+record syscalls-function-cyc --guest-tracer function --cyc-threshold 1 --mtc-period 0 -- "$workloads/lab_syscalls" 10
 record interrupts --guest-tracer nop -- "$workloads/lab_interrupts" 200000 64
 ls -l "$out"/*.ptar >&2
