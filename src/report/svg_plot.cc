@@ -1,4 +1,5 @@
 #include "src/report/svg_plot.h"
+#include "src/report/svg_text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,30 +12,12 @@ namespace {
 constexpr double kWidth = 900, kPanelHeight = 330, kTop = 50;
 constexpr double kLeft = 80, kRight = 30, kPlotTop = 40, kPlotBottom = 70;
 
-std::string Escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '&') out += "&amp;";
-    else if (c == '"') out += "&quot;";
-    else out += c;
-  }
-  return out;
-}
-
 std::string Num(double v) {
   char buf[40];
   double a = std::fabs(v);
   if (v == std::floor(v) && a < 1e7) std::snprintf(buf, sizeof buf, "%.0f", v);
   else if (a >= 1e7) std::snprintf(buf, sizeof buf, "%.3g", v);
   else std::snprintf(buf, sizeof buf, "%.2f", v);
-  return buf;
-}
-
-std::string F(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
   return buf;
 }
 
@@ -50,12 +33,12 @@ double NiceStep(double max, int ticks) {
 
 void Text(std::string& svg, double x, double y, const std::string& text, const char* anchor,
           int size = 12, const char* extra = "") {
-  svg += "<text x=\"" + F(x) + "\" y=\"" + F(y) + "\" text-anchor=\"" + anchor +
-         "\" font-size=\"" + std::to_string(size) + "\" " + extra + ">" + Escape(text) + "</text>\n";
+  svg += "<text x=\"" + SvgCoord(x) + "\" y=\"" + SvgCoord(y) + "\" text-anchor=\"" + anchor +
+         "\" font-size=\"" + std::to_string(size) + "\" " + extra + ">" + SvgEscape(text) + "</text>\n";
 }
 
 void Line(std::string& svg, double x1, double y1, double x2, double y2, const char* style) {
-  svg += "<line x1=\"" + F(x1) + "\" y1=\"" + F(y1) + "\" x2=\"" + F(x2) + "\" y2=\"" + F(y2) +
+  svg += "<line x1=\"" + SvgCoord(x1) + "\" y1=\"" + SvgCoord(y1) + "\" x2=\"" + SvgCoord(x2) + "\" y2=\"" + SvgCoord(y2) +
          "\" " + style + "/>\n";
 }
 
@@ -85,8 +68,8 @@ void Panel(std::string& svg, double top, const SvgPanel& panel) {
     const HistogramBin& b = h.bins[i];
     double x = x0 + bar * static_cast<double>(i);
     double y = y_of(static_cast<double>(b.count));
-    svg += "<rect x=\"" + F(x + 1) + "\" y=\"" + F(y) + "\" width=\"" + F(std::max(1.0, bar - 2)) +
-           "\" height=\"" + F(y0 - y) + "\" fill=\"#4a7ab5\"><title>[" + Num(b.low) + ", " +
+    svg += "<rect x=\"" + SvgCoord(x + 1) + "\" y=\"" + SvgCoord(y) + "\" width=\"" + SvgCoord(std::max(1.0, bar - 2)) +
+           "\" height=\"" + SvgCoord(y0 - y) + "\" fill=\"#4a7ab5\"><title>[" + Num(b.low) + ", " +
            Num(b.high) + "): " + std::to_string(b.count) + "</title></rect>\n";
     if (b.count)
       Text(svg, x + bar / 2, y - 4, std::to_string(b.count), "middle", n > 30 ? 8 : 10);
@@ -106,7 +89,7 @@ void Panel(std::string& svg, double top, const SvgPanel& panel) {
   Text(svg, (x0 + x1) / 2, y0 + 42, x_label, "middle", 13);
   double ym = (y0 + y1) / 2;
   Text(svg, 22, ym, "intervals", "middle", 13,
-       ("transform=\"rotate(-90 22 " + F(ym) + ")\"").c_str());
+       ("transform=\"rotate(-90 22 " + SvgCoord(ym) + ")\"").c_str());
   const Percentiles& p = h.percentiles;
   Text(svg, x1, top + 40, "n=" + std::to_string(h.count) + "  p50=" + Num(p.p50) + "  p99=" +
        Num(p.p99) + "  max=" + Num(p.max), "end", 11);
@@ -117,8 +100,8 @@ void Panel(std::string& svg, double top, const SvgPanel& panel) {
 std::string HistogramSvg(const std::string& title, const std::vector<SvgPanel>& panels) {
   const double height = kTop + kPanelHeight * static_cast<double>(panels.size()) + 10;
   std::string svg = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  svg += "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"" + F(kWidth) +
-         "\" height=\"" + F(height) + "\" viewBox=\"0 0 " + F(kWidth) + " " + F(height) +
+  svg += "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"" + SvgCoord(kWidth) +
+         "\" height=\"" + SvgCoord(height) + "\" viewBox=\"0 0 " + SvgCoord(kWidth) + " " + SvgCoord(height) +
          "\" font-family=\"DejaVu Sans, Arial, sans-serif\">\n";
   svg += "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n";
   Text(svg, kWidth / 2, 30, title, "middle", 17, "font-weight=\"bold\"");

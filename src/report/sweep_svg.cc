@@ -1,4 +1,5 @@
 #include "src/report/sweep_svg.h"
+#include "src/report/svg_text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -18,24 +19,6 @@ constexpr const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "
                                    "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
                                    "#000000", "#aec7e8"};
 
-std::string Escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '&') out += "&amp;";
-    else if (c == '"') out += "&quot;";
-    else out += c;
-  }
-  return out;
-}
-
-std::string F(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
-}
-
 // A y tick label: 1.5k, 20M, 0.25, 100.
 std::string Short(double v) {
   char buf[32];
@@ -49,13 +32,13 @@ std::string Short(double v) {
 
 void Text(std::string& svg, double x, double y, const std::string& text, const char* anchor,
           int size = 12, const std::string& extra = "") {
-  svg += "<text x=\"" + F(x) + "\" y=\"" + F(y) + "\" text-anchor=\"" + anchor +
-         "\" font-size=\"" + std::to_string(size) + "\" " + extra + ">" + Escape(text) +
+  svg += "<text x=\"" + SvgCoord(x) + "\" y=\"" + SvgCoord(y) + "\" text-anchor=\"" + anchor +
+         "\" font-size=\"" + std::to_string(size) + "\" " + extra + ">" + SvgEscape(text) +
          "</text>\n";
 }
 
 void Line(std::string& svg, double x1, double y1, double x2, double y2, const std::string& style) {
-  svg += "<line x1=\"" + F(x1) + "\" y1=\"" + F(y1) + "\" x2=\"" + F(x2) + "\" y2=\"" + F(y2) +
+  svg += "<line x1=\"" + SvgCoord(x1) + "\" y1=\"" + SvgCoord(y1) + "\" x2=\"" + SvgCoord(x2) + "\" y2=\"" + SvgCoord(y2) +
          "\" " + style + "/>\n";
 }
 
@@ -82,8 +65,8 @@ std::string LinePlotSvg(const LinePlot& plot) {
       y_max = std::max(y_max, y);
     }
   std::string svg = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" "
-                    "width=\"" + F(kWidth) + "\" height=\"" + F(kHeight) + "\" viewBox=\"0 0 " +
-                    F(kWidth) + " " + F(kHeight) + "\" font-family=\"sans-serif\">\n";
+                    "width=\"" + SvgCoord(kWidth) + "\" height=\"" + SvgCoord(kHeight) + "\" viewBox=\"0 0 " +
+                    SvgCoord(kWidth) + " " + SvgCoord(kHeight) + "\" font-family=\"sans-serif\">\n";
   svg += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   Text(svg, kWidth / 2, 28, plot.title, "middle", 16, "font-weight=\"bold\"");
   const double px0 = kLeft, px1 = kWidth - kRight, py0 = kHeight - kBottom, py1 = kTop;
@@ -139,15 +122,15 @@ std::string LinePlotSvg(const LinePlot& plot) {
   for (double k = x_min; k <= x_max + 1e-9; k += x_step) {
     Line(svg, X(k), py0, X(k), py1, grid);
     Line(svg, X(k), py0, X(k), py0 + 5, axis);
-    svg += "<text x=\"" + F(X(k)) + "\" y=\"" + F(py0 + 20) +
+    svg += "<text x=\"" + SvgCoord(X(k)) + "\" y=\"" + SvgCoord(py0 + 20) +
            "\" text-anchor=\"middle\" font-size=\"12\">2<tspan dy=\"-5\" font-size=\"9\">" +
            std::to_string(static_cast<long long>(k)) + "</tspan></text>\n";
   }
   Line(svg, px0, py0, px1, py0, axis);
   Line(svg, px0, py0, px0, py1, axis);
   Text(svg, (px0 + px1) / 2, kHeight - 14, plot.x_label, "middle", 13);
-  svg += "<text x=\"18\" y=\"" + F((py0 + py1) / 2) + "\" text-anchor=\"middle\" font-size=\"13\" "
-         "transform=\"rotate(-90 18 " + F((py0 + py1) / 2) + ")\">" + Escape(plot.y_label) +
+  svg += "<text x=\"18\" y=\"" + SvgCoord((py0 + py1) / 2) + "\" text-anchor=\"middle\" font-size=\"13\" "
+         "transform=\"rotate(-90 18 " + SvgCoord((py0 + py1) / 2) + ")\">" + SvgEscape(plot.y_label) +
          "</text>\n";
   // series and legend
   for (size_t i = 0; i < plot.series.size(); ++i) {
@@ -159,15 +142,15 @@ std::string LinePlotSvg(const LinePlot& plot) {
     std::sort(points.begin(), points.end());
     if (points.size() > 1) {
       svg += "<polyline fill=\"none\" stroke=\"" + color + "\" stroke-width=\"2\" points=\"";
-      for (auto [x, y] : points) svg += F(X(x)) + "," + F(Y(y)) + " ";
+      for (auto [x, y] : points) svg += SvgCoord(X(x)) + "," + SvgCoord(Y(y)) + " ";
       svg += "\"/>\n";
     }
     for (auto [x, y] : points)
-      svg += "<circle cx=\"" + F(X(x)) + "\" cy=\"" + F(Y(y)) + "\" r=\"3\" fill=\"" + color +
+      svg += "<circle cx=\"" + SvgCoord(X(x)) + "\" cy=\"" + SvgCoord(Y(y)) + "\" r=\"3\" fill=\"" + color +
              "\"/>\n";
     const double ly = kTop + 10 + 20.0 * static_cast<double>(i);
     Line(svg, px1 + 15, ly, px1 + 40, ly, "stroke=\"" + color + "\" stroke-width=\"2\"");
-    svg += "<circle cx=\"" + F(px1 + 27.5) + "\" cy=\"" + F(ly) + "\" r=\"3\" fill=\"" + color +
+    svg += "<circle cx=\"" + SvgCoord(px1 + 27.5) + "\" cy=\"" + SvgCoord(ly) + "\" r=\"3\" fill=\"" + color +
            "\"/>\n";
     Text(svg, px1 + 46, ly + 4, s.name, "start", 12);
   }
