@@ -1,6 +1,7 @@
 // SyscallTable answers "which Linux syscall has this number, and which number has this name?" for
 // x86-64 and for AArch64 (the kernel's generic table, asm-generic/unistd.h). The tables are
-// generated from the kernel headers by tools/gen_syscall_table.py (syscall_table_data.cc).
+// generated from the kernel headers by tools/gen_syscall_table.py (syscall_table_x86_64.cc and
+// syscall_table_generic.cc).
 #pragma once
 
 #include <cstddef>
