@@ -19,54 +19,17 @@
 #include "src/archive/manifest.h"
 #include "src/cli/cmd_record_system.h"
 #include "src/cli/cmd_record_swbt.h"
+#include "src/cli/cmd_record_hw.h"
+#include "src/cli/record_options.h"
 #include "src/cli/command.h"
 #include "sideband/build_id.h"
 #include "sideband/file_bytes.h"
 #include "src/record/mapped_elfs.h"
 #include "src/record/qemu_recorder.h"
 #include "src/record/triggers/trigger_engine.h"
-#include "src/record/intel_pt/hw_refusal.h"
 
 namespace ptprof::cli {
 
-namespace {
-
-struct RecordOptions {
-  std::string backend = "qemu";
-  std::string output;
-  bool force = false;
-  uint64_t psb_period = 4096;
-  std::optional<uint64_t> mtc_period;     // MTCFreq exponent: an MTC every 2^N CTC ticks
-  std::optional<uint64_t> cyc_threshold;  // CycThresh: CYC packets when >= 2^(N-1) cycles
-  bool no_tsc = false;
-  bool no_retcomp = false;
-  bool tnt64 = false;
-  uint64_t cycles_per_insn = 1;
-  uint64_t tsc_per_ctc = 2;
-  std::string qemu = "qemu-x86_64";
-  std::string plugin;
-  bool keep_stream = false;
-  bool no_binaries = false;
-  bool quiet = false;
-  std::vector<std::string> snapshot_on;  // the trigger grammar of src/record/triggers
-  uint64_t buffer_size = 65536;
-  std::string pre;           // SIZE: the ring kept before a trigger (default: --buffer-size)
-  std::string post;          // DURATION: keep tracing after a trigger, then cut
-  std::string min_interval;  // DURATION: drop triggers closer than this to the last cut
-  uint64_t max_snapshots = 0;
-  std::vector<std::string> command;
-  // --backend qemu-system (the kernel lab, docs/lab.md)
-  std::string kernel;
-  std::string guest_tracer = "nop";
-  unsigned smp = 1;
-  unsigned timeout = 300;
-  // --backend swbt (the software branch tracer, docs/swbt.md)
-  uint32_t lbr_depth = 16;
-  std::string sample_period = "1ms";
-};
-
-// --snapshot-on, --pre, --post, --max-snapshots, --min-interval as one policy for the trigger
-// engine (src/record/triggers, docs/recording.md); errors name the option and column.
 Result<record::triggers::SnapshotPolicy> ParseSnapshotPolicy(const RecordOptions& options) {
   namespace tr = record::triggers;
   tr::SnapshotPolicy policy;
@@ -93,6 +56,10 @@ Result<record::triggers::SnapshotPolicy> ParseSnapshotPolicy(const RecordOptions
   policy.max_snapshots = options.max_snapshots;
   return policy;
 }
+
+namespace {
+
+
 
 // The qemu backend's snapshot mode: which triggers it can observe, and the ring size.
 Status ApplySnapshotPolicy(const RecordOptions& options,
@@ -289,19 +256,7 @@ int RunRecordSwbtBackend(const RecordOptions& options) {
 int RunRecord(const RecordOptions& options) {
   if (options.backend == "swbt") return RunRecordSwbtBackend(options);
   if (options.backend == "qemu-system") return RunRecordQemuSystem(options);
-  if (options.backend == "intel_pt" || options.backend == "cs_etm") {
-    // No hardware recorder runs without its PMU: say exactly what is missing and what works.
-    record::hw::ReadinessQuery query = record::hw::DefaultQuery(options.backend);
-    for (const std::string& text : options.snapshot_on)
-      query.needs_tracepoints = query.needs_tracepoints || text.rfind("syscall", 0) == 0;
-    const record::hw::HardwareReadiness ready = record::hw::CheckHardware(query);
-    if (!ready.ready)
-      return ReportBadInput("record --backend " + options.backend + ": " + ready.reason + "; " +
-                            ready.alternative);
-    return ReportBadInput("record --backend " + options.backend + ": " + ready.reason +
-                          " found, but this build of ptprof cannot record from it yet (see "
-                          "docs/recording.md); " + ready.alternative);
-  }
+  if (options.backend == "intel_pt" || options.backend == "cs_etm") return RunRecordHardware(options);
   if (options.backend != "qemu")
     return ReportBadInput("record: backend '" + options.backend +
                           "' is not available yet (use --backend qemu or qemu-system)");
