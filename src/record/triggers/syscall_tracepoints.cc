@@ -32,7 +32,11 @@ std::string ReadFirstLine(const std::string& path) {
   return line;
 }
 
-// Online CPUs from /sys/devices/system/cpu/online ("0-3,6").
+constexpr uint64_t kSampleType =
+    PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
+
+}  // namespace
+
 std::vector<int> OnlineCpus() {
   std::vector<int> cpus;
   std::string text = ReadFirstLine("/sys/devices/system/cpu/online");
@@ -51,11 +55,6 @@ std::vector<int> OnlineCpus() {
     for (long c = 0; c < sysconf(_SC_NPROCESSORS_ONLN); ++c) cpus.push_back(static_cast<int>(c));
   return cpus;
 }
-
-constexpr uint64_t kSampleType =
-    PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
-
-}  // namespace
 
 std::string PerfOpenErrorText(int error, const std::string& what) {
   const std::string paranoid = ReadFirstLine("/proc/sys/kernel/perf_event_paranoid");

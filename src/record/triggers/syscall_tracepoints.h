@@ -60,4 +60,7 @@ class SyscallTracepoints {
 // Explains an errno of perf_event_open as a user can act on it (paranoid level, capability).
 std::string PerfOpenErrorText(int error, const std::string& what);
 
+// The online CPUs (/sys/devices/system/cpu/online, "0-3,6").
+std::vector<int> OnlineCpus();
+
 }  // namespace ptprof::record::triggers

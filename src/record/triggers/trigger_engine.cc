@@ -26,7 +26,7 @@ bool TriggerEngine::WantsSyscalls() const {
 std::vector<uint64_t> TriggerEngine::BreakpointAddresses() const {
   std::vector<uint64_t> out;
   for (const auto& t : policy_.triggers)
-    if (t.kind == TriggerKind::kAddress && t.symbol.empty()) out.push_back(t.address);
+    if (t.kind == TriggerKind::kAddress && t.address != 0) out.push_back(t.address);
   return out;
 }
 
@@ -79,7 +79,8 @@ std::optional<SnapshotDecision> TriggerEngine::Match(const TriggerEvent& e, size
         }
         break;
       case TriggerKind::kAddress:
-        hit = e.kind == K::kBreakpoint && (!t.symbol.empty() || e.address == t.address);
+        // A symbol the backend did not resolve matches any of its breakpoints.
+        hit = e.kind == K::kBreakpoint && (t.address != 0 ? e.address == t.address : !t.symbol.empty());
         break;
       case TriggerKind::kSignal:
         hit = e.kind == K::kSignal && e.signal == t.signal;

@@ -54,6 +54,8 @@ class TriggerEngine {
   bool Exhausted() const;
 
   const SnapshotPolicy& policy() const { return policy_; }
+  // The backend resolved addr=SYMBOL of trigger `trigger` to `address`.
+  void ResolveAddress(size_t trigger, uint64_t address) { policy_.triggers.at(trigger).address = address; }
   uint64_t fired() const { return fired_; }
   // Triggers that matched but were dropped by --min-interval or --max-snapshots.
   uint64_t suppressed() const { return suppressed_; }
