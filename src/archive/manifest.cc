@@ -150,6 +150,8 @@ Result<TriggerEntry> ParseTrigger(const FieldReader& f) {
   PTAR_TRY(f.Unsigned("offset", t.offset));
   PTAR_TRY(f.Unsigned("tsc", t.tsc));
   PTAR_TRY(f.Unsigned("time_ns", t.time_ns));
+  PTAR_TRY(f.Unsigned("tid", t.tid));
+  PTAR_TRY(f.Unsigned("latency_ns", t.latency_ns));
   return t;
 }
 
@@ -287,6 +289,8 @@ Json ManifestToJson(const Manifest& m) {
                     {"offset", t.offset}};
     if (t.tsc != kUnknownTime) trigger["tsc"] = t.tsc;
     if (t.time_ns != kUnknownTime) trigger["time_ns"] = t.time_ns;
+    if (t.tid != kUnknownTime) trigger["tid"] = t.tid;
+    if (t.latency_ns != kUnknownTime) trigger["latency_ns"] = t.latency_ns;
     triggers.push_back(trigger);
   }
   j["triggers"] = triggers;

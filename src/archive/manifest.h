@@ -63,6 +63,8 @@ struct TriggerEntry {
   uint64_t offset = 0;           // byte offset in that stream
   uint64_t tsc = kUnknownTime;
   uint64_t time_ns = kUnknownTime;
+  uint64_t tid = kUnknownTime;         // the thread the trigger fired for, when known
+  uint64_t latency_ns = kUnknownTime;  // syscall-latency triggers: how long the syscall took
 };
 
 // perf's TSC <-> perf-time conversion (the kernel's cap_user_time parameters).

@@ -250,6 +250,20 @@ int RunRecordSwbtBackend(const RecordOptions& options) {
   request.command = options.command;
   request.binaries = !options.no_binaries;
   request.quiet = options.quiet;
+  auto policy = ParseSnapshotPolicy(options);
+  if (!policy) {
+    std::fprintf(stderr, "ptprof: record: %s\n", policy.error().message.c_str());
+    return kExitUsage;
+  }
+  for (const auto& spec : policy->triggers)
+    if (spec.kind == record::triggers::TriggerKind::kInsns) {
+      std::fprintf(stderr, "ptprof: record: --snapshot-on '%s': the swbt backend does not count "
+                           "instructions (insns= needs --backend qemu or qemu-system)\n",
+                   spec.text.c_str());
+      return kExitUsage;
+    }
+  request.policy = std::move(*policy);
+  request.ring_bytes = options.buffer_size;
   return RunRecordSwbt(request);
 }
 
@@ -397,7 +411,8 @@ Command AddRecordCommand(CLI::App& parent) {
   app->add_option("--snapshot-on", options->snapshot_on,
                   "snapshot mode (repeatable): syscall=NAME[,NAME], "
                   "syscall-latency>DURATION[:NAME[,NAME]], addr=SYMBOL|0xADDR, signal=USR2, "
-                  "every=DURATION, insns=N (docs/recording.md)");
+                  "every=DURATION, insns=N (docs/recording.md)")
+      ->allow_extra_args(false);  // one trigger per --snapshot-on: `-- CMD -x` stays the command's
   app->add_option("--pre", options->pre,
                   "snapshot mode: trace kept before a trigger (SIZE: 64K, 1M; default --buffer-size)");
   app->add_option("--post", options->post,

@@ -25,6 +25,8 @@
 #include "src/archive/manifest.h"
 #include "src/cli/command.h"
 #include "src/record/swbt/proc_maps.h"
+#include "src/record/swbt/snapshot_windows.h"
+#include "src/record/triggers/traced_launch.h"
 
 namespace ptprof::cli {
 
@@ -62,13 +64,61 @@ std::string UtcNow() {
 struct ProgramRun {
   int exit_status = -1;  // when it exited
   int signal = 0;        // when a signal ended it
+  // Snapshot mode: what the triggers decided, and the trigger events the kernel dropped.
+  std::vector<record::triggers::SnapshotDecision> decisions;
+  uint64_t fired = 0, suppressed = 0, lost = 0;
 };
+
+// Snapshot mode: the program starts stopped after execve, the triggers are opened on it (and
+// addr= symbols resolved against its executable), and it runs while they are polled.
+Result<ProgramRun> RunTriggered(const RecordSwbtRequest& request,
+                                const std::vector<std::pair<std::string, std::string>>& env) {
+  namespace tr = record::triggers;
+  tr::LaunchSpec spec{request.command, env};
+  auto child = tr::LaunchStoppedAtExec(spec);
+  if (!child) return tl::unexpected(child.error());
+  tr::TriggerEngine engine(request.policy);
+  auto abandon = [&](const Error& error) -> Result<ProgramRun> {
+    kill(*child, SIGKILL);
+    tr::ResumeLaunched(*child);
+    int status = 0;
+    waitpid(*child, &status, 0);
+    return tl::unexpected(error);
+  };
+  if (auto st = tr::ResolveAddressTriggers(*child, engine); !st) return abandon(st.error());
+  auto live = tr::LiveTriggers::Open(*child, engine, false);
+  if (!live) return abandon(live.error());
+  if (auto st = (*live)->Enable(); !st) return abandon(st.error());
+  if (auto st = tr::ResumeLaunched(*child); !st) return abandon(st.error());
+  tr::WatchResult watched = tr::WatchUntilExit(*child, live->get(), 20);
+  ProgramRun run;
+  run.exit_status = watched.exit_status;
+  run.signal = watched.signal;
+  run.decisions = std::move(watched.decisions);
+  run.fired = engine.fired();
+  run.suppressed = engine.suppressed();
+  run.lost = watched.lost;
+  return run;
+}
 
 // Runs the command with the tracer preloaded; returns how it ended.
 Result<ProgramRun> RunTraced(const RecordSwbtRequest& request, const std::string& library,
                              const std::string& dir, uint64_t period_ns) {
   std::string preload = library;
   if (const char* old = std::getenv("LD_PRELOAD"); old && *old) preload += std::string(":") + old;
+  if (!request.policy.triggers.empty()) {
+    auto run = RunTriggered(request, {{"LD_PRELOAD", preload},
+                                      {"PTPROF_SWBT_DIR", dir},
+                                      {"PTPROF_SWBT_DEPTH", std::to_string(request.lbr_depth)},
+                                      {"PTPROF_SWBT_PERIOD_NS", std::to_string(period_ns)}});
+    if (!run) return run;
+    if (run->exit_status == 127) {
+      bool any = false;
+      for (const auto& e : std::filesystem::directory_iterator(dir)) any = any || e.is_regular_file();
+      if (!any) return Fail(request.command[0] + ": cannot run it (exit status 127, nothing traced)");
+    }
+    return run;
+  }
   const pid_t child = fork();
   if (child < 0) return Fail("fork failed");
   if (child == 0) {
@@ -123,7 +173,7 @@ int32_t PidOfStem(const std::string& stem) {
 }
 
 struct Summary {
-  uint64_t bursts = 0, complete = 0, branches = 0, files = 0;
+  uint64_t bursts = 0, complete = 0, branches = 0, files = 0, snapshots = 0;
   nlohmann::ordered_json counters = nlohmann::ordered_json::object();
 };
 
@@ -168,6 +218,36 @@ nlohmann::ordered_json CombineCounters(const std::string& dir) {
   return out;
 }
 
+// Snapshot mode: the bursts of one process's file that a ring of --pre bytes would hold at each
+// decision's cut, one member per decision with any (bursts/pid<P>.snap<K>.swbt, K the decision's
+// sequence number), each with a "snapshot" trigger entry naming it.
+Status AddSnapshots(const RecordSwbtRequest& request, const ProgramRun& run, const std::string& stem,
+                    const std::vector<uint8_t>& bytes, archive::ArchiveWriter& writer,
+                    archive::Manifest& manifest, Summary& summary) {
+  auto records = record::swbt::IndexBurstRecords(bytes, "bursts." + stem + ".swbt");
+  if (!records) return tl::unexpected(records.error());
+  const uint64_t ring = request.policy.pre_bytes ? request.policy.pre_bytes : request.ring_bytes;
+  for (const auto& d : run.decisions) {
+    const std::vector<size_t> chosen = record::swbt::RingAtCut(*records, d.cut_ns, ring);
+    if (chosen.empty()) continue;
+    const std::string name = fmt::format("{}.snap{}", stem, d.sequence);
+    archive::SidebandEntry entry{kSwbtBurstsKind, name, "bursts/" + name + ".swbt"};
+    if (auto st = writer.Add(entry.member, record::swbt::SnapshotFile(bytes, *records, chosen)); !st)
+      return st;
+    manifest.sideband.push_back(entry);
+    archive::TriggerEntry snapshot;
+    snapshot.kind = "snapshot";
+    snapshot.label = d.label;
+    snapshot.stream = name;
+    snapshot.time_ns = d.time_ns;
+    if (d.tid != 0) snapshot.tid = d.tid;  // clock ticks belong to no thread
+    if (d.latency_ns != 0) snapshot.latency_ns = d.latency_ns;
+    manifest.triggers.push_back(snapshot);
+    ++summary.snapshots;
+  }
+  return {};
+}
+
 Status WriteSwbtArchive(const RecordSwbtRequest& request, const std::string& dir,
                         uint64_t period_ns, const ProgramRun& run, Summary& summary) {
   auto writer = archive::ArchiveWriter::Create(request.output, request.force);
@@ -182,6 +262,11 @@ Status WriteSwbtArchive(const RecordSwbtRequest& request, const std::string& dir
   manifest.source.host = host;
   manifest.pt_config["swbt_lbr_depth"] = request.lbr_depth;
   manifest.pt_config["swbt_sample_period_ns"] = period_ns;
+  if (!request.policy.triggers.empty()) {
+    manifest.pt_config["swbt_snapshot_ring_bytes"] =
+        request.policy.pre_bytes ? request.policy.pre_bytes : request.ring_bytes;
+    manifest.pt_config["swbt_snapshot_post_ns"] = request.policy.post_ns;
+  }
   if (run.signal == 0) manifest.pt_config["program_exit_status"] = static_cast<uint64_t>(run.exit_status);
   else manifest.pt_config["program_signal"] = static_cast<uint64_t>(run.signal);
 
@@ -196,10 +281,33 @@ Status WriteSwbtArchive(const RecordSwbtRequest& request, const std::string& dir
     });
     if (!header) return tl::unexpected(header.error());
     ++summary.files;
+    if (!request.policy.triggers.empty()) {
+      if (auto st = AddSnapshots(request, run, stem, *bytes, *writer, manifest, summary); !st)
+        return st;
+      continue;
+    }
     archive::SidebandEntry entry{kSwbtBurstsKind, stem, "bursts/" + stem + ".swbt"};
     if (auto st = writer->Add(entry.member, *bytes); !st) return st;
     manifest.sideband.push_back(entry);
   }
+  if (!request.policy.triggers.empty())
+    for (const auto& d : run.decisions) {
+      // A decision whose ring held no burst (the program had not been sampled yet) is still
+      // recorded: which trigger fired, when and for which thread.
+      const std::string suffix = fmt::format(".snap{}", d.sequence);
+      bool cut = false;
+      for (const auto& t : manifest.triggers)
+        cut = cut || (t.kind == "snapshot" && t.stream.size() > suffix.size() &&
+                      t.stream.compare(t.stream.size() - suffix.size(), suffix.size(), suffix) == 0);
+      if (cut) continue;
+      archive::TriggerEntry trigger;
+      trigger.kind = "trigger";
+      trigger.label = d.label;
+      trigger.time_ns = d.time_ns;
+      if (d.tid != 0) trigger.tid = d.tid;
+      if (d.latency_ns != 0) trigger.latency_ns = d.latency_ns;
+      manifest.triggers.push_back(trigger);
+    }
   std::map<std::string, archive::ImageEntry> images;  // by path and base
   std::vector<std::string> image_order;
   for (const std::string& name : FilesWith(dir, "maps.", ".txt")) {
@@ -316,6 +424,18 @@ int RunRecordSwbt(const RecordSwbtRequest& request) {
                  static_cast<unsigned long long>(total.value("breakpoint_hits", uint64_t{0})),
                  run->signal ? "killed by signal" : "exit status",
                  run->signal ? run->signal : run->exit_status, request.output.c_str());
+    if (!request.policy.triggers.empty()) {
+      std::fprintf(stderr, "ptprof: record: %llu trigger(s) fired, %llu snapshot member(s) written",
+                   static_cast<unsigned long long>(run->fired),
+                   static_cast<unsigned long long>(summary.snapshots));
+      if (run->suppressed)
+        std::fprintf(stderr, ", %llu trigger(s) dropped by --min-interval/--max-snapshots",
+                     static_cast<unsigned long long>(run->suppressed));
+      if (run->lost)
+        std::fprintf(stderr, ", %llu trigger event(s) lost by the kernel",
+                     static_cast<unsigned long long>(run->lost));
+      std::fprintf(stderr, "\n");
+    }
     if (total.value("threads_failed", uint64_t{0}) != 0)
       std::fprintf(stderr, "ptprof: record: warning: %llu thread(s) could not be traced "
                            "(perf_event_open failed; see /proc/sys/kernel/perf_event_paranoid)\n",

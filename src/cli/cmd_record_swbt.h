@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "src/model/result.h"
+#include "src/record/triggers/trigger_spec.h"
 
 namespace ptprof::cli {
 
@@ -19,6 +20,10 @@ struct RecordSwbtRequest {
   std::vector<std::string> command;
   bool binaries = true;
   bool quiet = false;
+  // Snapshot mode (docs/swbt.md, "Snapshots"): triggers observed live, each cutting the bursts a
+  // ring of `ring_bytes` per process would hold (policy.pre_bytes when set).
+  record::triggers::SnapshotPolicy policy;
+  uint64_t ring_bytes = 65536;
 };
 
 int RunRecordSwbt(const RecordSwbtRequest& request);
