@@ -439,6 +439,13 @@ Command AddRecordCommand(CLI::App& parent) {
   app->add_option("--sample-period", options->sample_period,
                   "swbt: task-clock (CPU time) between bursts, e.g. 1ms, 500us, 2ms")
       ->capture_default_str();
+  app->add_option("--filter", options->filters,
+                  "intel_pt: address filter in perf's syntax (repeatable): "
+                  "filter|start|stop ADDR[/SIZE][@FILE]")
+      ->allow_extra_args(false);
+  app->add_flag("--per-thread", options->per_thread,
+                "intel_pt: one event for the command's thread instead of one per CPU");
+  app->add_flag("--trace-kernel", options->trace_kernel, "intel_pt: trace the kernel as well");
   app->add_option("command", options->command, "the program and its arguments (after --)")
       ->required();
   app->prefix_command(false);

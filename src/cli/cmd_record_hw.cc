@@ -1,24 +1,232 @@
+// ptprof record --backend intel_pt|cs_etm: the CPU's trace hardware through perf_event_open
+// (src/record/intel_pt/hw_recorder.h). The snapshots become AUX buffers of a perf.data (what
+// `perf record -e intel_pt// --snapshot` would have written: sideband, attr, AUXTRACE_INFO),
+// written as OUT when OUT ends in .data, else packed with the binaries into a .ptar whose
+// manifest lists each snapshot's trigger, thread and time.
 #include "src/cli/cmd_record_hw.h"
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
 #include <string>
 
+#include <fmt/format.h>
+
+#include "sideband/perf/perf_data_writer.h"
 #include "src/cli/command.h"
+#include "src/pipeline/session.h"
+#include "src/pipeline/session_archive.h"
+#include "src/record/intel_pt/fake_aux_kernel.h"
+#include "src/record/intel_pt/hw_recorder.h"
 #include "src/record/intel_pt/hw_refusal.h"
+#include "src/record/intel_pt/pt_attr.h"
+#include "src/record/swbt/proc_maps.h"
 
 namespace ptprof::cli {
 
+namespace {
+
+bool EndsWith(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// --psb-period is in bytes for every backend; intel_pt takes 2^(N+11).
+Result<uint64_t> PsbExponent(uint64_t bytes) {
+  for (uint64_t n = 0; n < 16; ++n)
+    if ((uint64_t{2048} << n) == bytes) return n;
+  return Fail(fmt::format("--psb-period {}: intel_pt takes a power of two from 2048 bytes", bytes));
+}
+
+// The executable file mappings of every /proc/PID/maps text the recorder read, once each.
+std::vector<perf::PerfMapping> Mappings(const std::vector<std::string>& maps) {
+  std::vector<perf::PerfMapping> out;
+  std::map<std::string, bool> seen;
+  for (const std::string& text : maps)
+    for (const auto& line : swbt::ParseProcMaps(text)) {
+      if (line.perms.find('x') == std::string::npos || line.path.empty() || line.path[0] != '/')
+        continue;
+      const std::string key = fmt::format("{:x}-{:x}@{}", line.start, line.end, line.path);
+      if (seen[key]) continue;
+      seen[key] = true;
+      out.push_back(perf::PerfMapping{line.start, line.end - line.start, line.offset, line.path});
+    }
+  return out;
+}
+
+Result<perf::PerfDataDescription> Describe(const RecordOptions& options,
+                                           const record::hw::HwAttr& attr, uint32_t pmu_type,
+                                           const record::hw::HwRecording& rec) {
+  perf::PerfDataDescription d;
+  d.config = attr.attr.config;
+  perf::IntelPtInfo& info = d.pt_info;
+  info.pmu_type = pmu_type;
+  if (rec.have_clock) {
+    info.time_shift = rec.clock.time_shift;
+    info.time_mult = rec.clock.time_mult;
+    info.time_zero = rec.clock.time_zero;
+    info.cap_user_time_zero = true;
+  }
+  using Bits = perf::IntelPtConfigBits;
+  info.tsc_bit = uint64_t{1} << Bits::kTsc;
+  info.noretcomp_bit = uint64_t{1} << Bits::kNoRetComp;
+  info.mtc_bit = uint64_t{1} << Bits::kMtc;
+  info.mtc_freq_bits = uint64_t{0xf} << Bits::kMtcPeriod;
+  info.cyc_bit = uint64_t{1} << Bits::kCyc;
+  info.snapshot_mode = true;
+  info.per_cpu_mmaps = !options.per_thread;
+  info.filter = attr.filter;
+  perf::PerfThread thread;
+  thread.pid = thread.tid = rec.pid;
+  thread.comm = std::filesystem::path(options.command[0]).filename().string();
+  thread.mappings = Mappings(rec.maps);
+  d.threads.push_back(thread);
+  uint32_t idx = 0;
+  for (const auto& s : rec.snapshots)
+    d.buffers.push_back(perf::PerfAuxBuffer{idx++, rec.pid, s.cpu < 0 ? 0 : s.cpu, s.bytes});
+  d.start_time = rec.snapshots.empty() ? 0 : rec.snapshots.front().time_ns;
+  d.end_time = rec.snapshots.empty() ? 1 : rec.snapshots.back().time_ns + 1;
+  d.cpuid = fmt::format("{},{},{},{}", rec.cpu.vendor, rec.cpu.family, rec.cpu.model,
+                        rec.cpu.stepping);
+  d.cmdline = options.command;
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  d.hostname = host;
+  return d;
+}
+
+}  // namespace
+
 int RunRecordHardware(const RecordOptions& options) {
-  // No hardware recorder runs without its PMU: say exactly what is missing and what works.
-  record::hw::ReadinessQuery query = record::hw::DefaultQuery(options.backend);
-  for (const std::string& text : options.snapshot_on)
-    query.needs_tracepoints = query.needs_tracepoints || text.rfind("syscall", 0) == 0;
-  const record::hw::HardwareReadiness ready = record::hw::CheckHardware(query);
-  if (!ready.ready)
-    return ReportBadInput("record --backend " + options.backend + ": " + ready.reason + "; " +
-                          ready.alternative);
-  return ReportBadInput("record --backend " + options.backend + ": " + ready.reason +
-                        " found, but this build of ptprof cannot record from it yet (see "
-                        "docs/recording.md); " + ready.alternative);
+  namespace hw = record::hw;
+  if (options.command.empty()) return ReportBadInput("record: no command given (-- CMD ARGS)");
+  if (!options.force && access(options.output.c_str(), F_OK) == 0)
+    return ReportBadInput(options.output + ": exists (use --force to replace it)");
+  auto policy = ParseSnapshotPolicy(options);
+  if (!policy) {
+    std::fprintf(stderr, "ptprof: record: %s\n", policy.error().message.c_str());
+    return kExitUsage;
+  }
+  for (const auto& spec : policy->triggers)
+    if (spec.kind == record::triggers::TriggerKind::kInsns) {
+      std::fprintf(stderr, "ptprof: record: --snapshot-on '%s': the hardware backends do not "
+                           "count instructions (insns= needs --backend qemu or qemu-system)\n",
+                   spec.text.c_str());
+      return kExitUsage;
+    }
+  // $PTPROF_FAKE_AUX replays a recorded stream instead of reading trace hardware (tests, and
+  // trying the recorder on machines without it): the PMU's sysfs may then be a fixture tree.
+  const char* fake = std::getenv("PTPROF_FAKE_AUX");
+  const bool faked = fake && *fake;
+  if (!faked) {
+    hw::ReadinessQuery query = hw::DefaultQuery(options.backend);
+    query.needs_kernel = options.trace_kernel;
+    for (const std::string& text : options.snapshot_on)
+      query.needs_tracepoints = query.needs_tracepoints || text.rfind("syscall", 0) == 0;
+    const hw::HardwareReadiness ready = hw::CheckHardware(query);
+    if (!ready.ready)
+      return ReportBadInput("record --backend " + options.backend + ": " + ready.reason + "; " +
+                            ready.alternative);
+  }
+  if (options.backend == "cs_etm")
+    return ReportBadInput("record --backend cs_etm: recording is not wired to cs_etm yet: its "
+                          "perf.data needs each CPU's ETM registers (TRCIDR*), which ptprof does "
+                          "not read; use `perf record -e cs_etm// --snapshot` and `ptprof archive`");
+  auto pmu = hw::ReadPmuSysfs(hw::SysfsRoot(), "intel_pt");
+  if (!pmu) return ReportBadInput("record: " + pmu.error().message);
+  hw::IntelPtOptions pt;
+  if (options.psb_period != 4096) {  // not the qemu default: the user asked for a period
+    auto n = PsbExponent(options.psb_period);
+    if (!n) return ReportBadInput("record: " + n.error().message);
+    pt.psb_period = *n;
+  }
+  pt.mtc_period = options.mtc_period;
+  pt.cyc_threshold = options.cyc_threshold;
+  pt.no_tsc = options.no_tsc;
+  pt.no_retcomp = options.no_retcomp;
+  pt.kernel = options.trace_kernel;
+  pt.filters = options.filters;
+  pt.per_cpu = !options.per_thread;
+  auto attr = hw::BuildIntelPtAttr(*pmu, pt);
+  if (!attr) return ReportBadInput("record: " + attr.error().message);
+
+  hw::HwRecordRequest request;
+  request.argv = options.command;
+  request.attr = *attr;
+  request.per_cpu = !options.per_thread;
+  request.aux_bytes = std::max<uint64_t>(options.buffer_size, policy->pre_bytes);
+  request.pre_bytes = policy->pre_bytes;
+  request.policy = *policy;
+  std::unique_ptr<hw::FakeAuxKernel> fake_kernel;
+  if (faked) {
+    auto source = OpenArchiveSession(fake);
+    if (!source) return ReportBadInput("record: PTPROF_FAKE_AUX: " + source.error().message);
+    if (source->stream_bytes.empty())
+      return ReportBadInput(std::string("record: PTPROF_FAKE_AUX: ") + fake + ": no stream");
+    const char* rate = std::getenv("PTPROF_FAKE_AUX_RATE");
+    fake_kernel = std::make_unique<hw::FakeAuxKernel>(
+        source->stream_bytes[0], rate && *rate ? std::strtoull(rate, nullptr, 10) : 4096);
+    request.kernel = fake_kernel.get();
+  }
+  auto recording = hw::RecordHardware(request);
+  if (!recording) return ReportBadInput("record: " + recording.error().message);
+  fake_kernel.reset();
+  auto description = Describe(options, *attr, attr->attr.type, *recording);
+  if (!description) return ReportBadInput("record: " + description.error().message);
+
+  const bool perf_data = EndsWith(options.output, ".data");
+  const std::string data_path = perf_data ? options.output : options.output + ".tmp.data";
+  if (auto st = perf::WritePerfDataFile(*description, data_path, perf_data ? options.force : true);
+      !st)
+    return ReportBadInput("record: " + st.error().message);
+  if (!perf_data) {
+    auto session = OpenSession(data_path, RawInputOptions{}, false);
+    std::remove(data_path.c_str());
+    if (!session) return ReportBadInput("record: " + session.error().message);
+    if (session->manifest.streams.size() != recording->snapshots.size())
+      return ReportBadInput(fmt::format("record: the perf.data written holds {} streams for {} "
+                                        "snapshots", session->manifest.streams.size(),
+                                        recording->snapshots.size()));
+    for (size_t i = 0; i < recording->snapshots.size(); ++i) {
+      const hw::HwSnapshot& s = recording->snapshots[i];
+      archive::TriggerEntry t;
+      t.kind = "snapshot";
+      t.label = s.label;
+      t.stream = session->manifest.streams[i].name;
+      t.offset = s.bytes.size();  // the trigger fired at the end of the snapshot
+      t.time_ns = s.time_ns;
+      if (s.tid != 0) t.tid = s.tid;
+      if (s.latency_ns != 0) t.latency_ns = s.latency_ns;
+      session->manifest.triggers.push_back(t);
+    }
+    session->manifest.source.kind = faked ? "intel_pt (fake AUX replay)" : "intel_pt";
+    session->manifest.source.paths = options.command;
+    if (faked) session->manifest.pt_config["fake_aux_replay"] = 1;
+    ArchiveWriteOptions write;
+    write.force = options.force;
+    write.tool = std::string("ptprof ") + PTPROF_VERSION;
+    if (auto st = WriteSessionArchive(*session, options.output, write); !st)
+      return ReportBadInput("record: " + st.error().message);
+  }
+  if (!options.quiet) {
+    uint64_t bytes = 0;
+    for (const auto& s : recording->snapshots) bytes += s.bytes.size();
+    std::fprintf(stderr,
+                 "ptprof: record: %s%zu snapshot(s), %llu bytes of PT; %llu trigger(s) fired, %llu "
+                 "dropped by --min-interval/--max-snapshots, %llu trigger event(s) lost; program "
+                 "%s %d; wrote %s\n",
+                 faked ? "(replaying PTPROF_FAKE_AUX, not hardware) " : "",
+                 recording->snapshots.size(), static_cast<unsigned long long>(bytes),
+                 static_cast<unsigned long long>(recording->fired),
+                 static_cast<unsigned long long>(recording->suppressed),
+                 static_cast<unsigned long long>(recording->lost),
+                 recording->signal ? "killed by signal" : "exit status",
+                 recording->signal ? recording->signal : recording->exit_status,
+                 options.output.c_str());
+  }
+  return kExitOk;
 }
 
 }  // namespace ptprof::cli

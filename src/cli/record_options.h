@@ -44,6 +44,10 @@ struct RecordOptions {
   // --backend swbt (the software branch tracer, docs/swbt.md)
   uint32_t lbr_depth = 16;
   std::string sample_period = "1ms";
+  // --backend intel_pt / cs_etm (docs/recording.md, "Hardware")
+  std::vector<std::string> filters;  // --filter, perf's address filter syntax
+  bool per_thread = false;           // one event for the command's thread instead of per CPU
+  bool trace_kernel = false;         // trace ring 0 as well
 };
 
 // --snapshot-on, --pre, --post, --max-snapshots, --min-interval as one policy for the trigger

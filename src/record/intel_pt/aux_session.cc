@@ -20,7 +20,7 @@ namespace {
 // perf_event_attr with config3 (PERF_ATTR_SIZE_VER8, Linux 6.3+) when it is used, else as is.
 constexpr size_t kAttrSizeVer8 = 136;
 
-long OpenEvent(const HwAttr& attr, pid_t pid, int cpu) {
+int OpenEvent(PerfKernel& kernel, const HwAttr& attr, pid_t pid, int cpu) {
   alignas(8) uint8_t bytes[kAttrSizeVer8] = {};
   static_assert(sizeof(perf_event_attr) <= kAttrSizeVer8);
   std::memcpy(bytes, &attr.attr, sizeof attr.attr);
@@ -29,11 +29,12 @@ long OpenEvent(const HwAttr& attr, pid_t pid, int cpu) {
     raw->size = kAttrSizeVer8;
     std::memcpy(bytes + kAttrSizeVer8 - 8, &attr.config3, 8);
   }
-  return syscall(SYS_perf_event_open, raw, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+  return kernel.Open(raw, pid, cpu);
 }
 }  // namespace
 
 struct AuxSession::Event {
+  PerfKernel* kernel = nullptr;
   int cpu = -1;
   int fd = -1;
   void* base = nullptr;
@@ -41,29 +42,32 @@ struct AuxSession::Event {
   void* aux = nullptr;
   size_t aux_length = 0;
   ~Event() {
-    if (aux) munmap(aux, aux_length);
-    if (base) munmap(base, base_length);
-    if (fd >= 0) close(fd);
+    if (aux) kernel->Unmap(aux, aux_length);
+    if (base) kernel->Unmap(base, base_length);
+    if (fd >= 0) kernel->Close(fd);
   }
   perf_event_mmap_page* page() const { return static_cast<perf_event_mmap_page*>(base); }
 };
 
 Result<std::unique_ptr<AuxSession>> AuxSession::Open(const HwAttr& attr, pid_t pid,
                                                      const std::vector<int>& cpus,
-                                                     const Options& options) {
+                                                     const Options& options,
+                                                     PerfKernel& kernel) {
   std::unique_ptr<AuxSession> self(new AuxSession());
+  self->kernel_ = &kernel;
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   for (int cpu : cpus) {
     auto event = std::make_unique<Event>();
+    event->kernel = &kernel;
     event->cpu = cpu;
-    const long fd = OpenEvent(attr, pid, cpu);
+    const int fd = OpenEvent(kernel, attr, pid, cpu);
     if (fd < 0)
       return Fail(triggers::PerfOpenErrorText(
           errno, fmt::format("AUX event type {} config {:#x} (cpu {})", attr.attr.type,
                              attr.attr.config, cpu)));
-    event->fd = static_cast<int>(fd);
+    event->fd = fd;
     event->base_length = page * (1 + options.data_pages);
-    event->base = mmap(nullptr, event->base_length, PROT_READ | PROT_WRITE, MAP_SHARED, event->fd, 0);
+    event->base = kernel.Map(event->fd, event->base_length, PROT_READ | PROT_WRITE, 0);
     if (event->base == MAP_FAILED) {
       event->base = nullptr;
       return Fail(fmt::format("cpu {}: mmap of the sideband ring ({} bytes): {}", cpu,
@@ -74,8 +78,7 @@ Result<std::unique_ptr<AuxSession>> AuxSession::Open(const HwAttr& attr, pid_t p
     meta->aux_size = static_cast<uint64_t>(page) * options.aux_pages;
     event->aux_length = meta->aux_size;
     const int prot = options.snapshot ? PROT_READ : PROT_READ | PROT_WRITE;
-    event->aux = mmap(nullptr, event->aux_length, prot, MAP_SHARED, event->fd,
-                      static_cast<off_t>(meta->aux_offset));
+    event->aux = kernel.Map(event->fd, event->aux_length, prot, static_cast<off_t>(meta->aux_offset));
     if (event->aux == MAP_FAILED) {
       event->aux = nullptr;
       return Fail(fmt::format("cpu {}: mmap of the AUX area ({} bytes): {} (raise "
@@ -83,7 +86,7 @@ Result<std::unique_ptr<AuxSession>> AuxSession::Open(const HwAttr& attr, pid_t p
                               cpu, event->aux_length, std::strerror(errno)));
     }
     if (!attr.filter.empty() &&
-        ioctl(event->fd, PERF_EVENT_IOC_SET_FILTER, attr.filter.c_str()) != 0)
+        kernel.IoctlText(event->fd, PERF_EVENT_IOC_SET_FILTER, attr.filter.c_str()) != 0)
       return Fail(fmt::format("--filter '{}': PERF_EVENT_IOC_SET_FILTER: {}", attr.filter,
                               std::strerror(errno)));
     self->events_.push_back(std::move(event));
@@ -97,26 +100,26 @@ int AuxSession::cpu(size_t index) const { return events_.at(index)->cpu; }
 
 Status AuxSession::Enable() {
   for (auto& e : events_)
-    if (ioctl(e->fd, PERF_EVENT_IOC_ENABLE, 0) != 0)
+    if (kernel_->Ioctl(e->fd, PERF_EVENT_IOC_ENABLE, 0) != 0)
       return Fail(fmt::format("cpu {}: PERF_EVENT_IOC_ENABLE: {}", e->cpu, std::strerror(errno)));
   return {};
 }
 
 Status AuxSession::Disable() {
   for (auto& e : events_)
-    if (ioctl(e->fd, PERF_EVENT_IOC_DISABLE, 0) != 0)
+    if (kernel_->Ioctl(e->fd, PERF_EVENT_IOC_DISABLE, 0) != 0)
       return Fail(fmt::format("cpu {}: PERF_EVENT_IOC_DISABLE: {}", e->cpu, std::strerror(errno)));
   return {};
 }
 
 Result<std::vector<uint8_t>> AuxSession::Snapshot(size_t index, uint64_t want) {
   Event& e = *events_.at(index);
-  if (ioctl(e.fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1) != 0)
+  if (kernel_->Ioctl(e.fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1) != 0)
     return Fail(fmt::format("cpu {}: PERF_EVENT_IOC_PAUSE_OUTPUT: {}", e.cpu, std::strerror(errno)));
   const uint64_t head = __atomic_load_n(&e.page()->aux_head, __ATOMIC_ACQUIRE);
   std::vector<uint8_t> bytes =
       LinearizeAuxRing(static_cast<const uint8_t*>(e.aux), e.aux_length, head, want);
-  if (ioctl(e.fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0) != 0)
+  if (kernel_->Ioctl(e.fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0) != 0)
     return Fail(fmt::format("cpu {}: resuming the output: {}", e.cpu, std::strerror(errno)));
   return bytes;
 }

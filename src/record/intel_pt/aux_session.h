@@ -16,6 +16,7 @@
 
 #include "sideband/perf/perf_clock.h"
 #include "src/model/result.h"
+#include "src/record/intel_pt/perf_kernel.h"
 #include "src/record/intel_pt/pmu_sysfs.h"
 
 namespace ptprof::record::hw {
@@ -30,7 +31,8 @@ class AuxSession {
   // One event per entry of `cpus` (-1: follow `pid` on any CPU).
   static Result<std::unique_ptr<AuxSession>> Open(const HwAttr& attr, pid_t pid,
                                                   const std::vector<int>& cpus,
-                                                  const Options& options);
+                                                  const Options& options,
+                                                  PerfKernel& kernel = RealPerfKernel());
   ~AuxSession();
   AuxSession(const AuxSession&) = delete;
   AuxSession& operator=(const AuxSession&) = delete;
@@ -50,6 +52,7 @@ class AuxSession {
   struct Event;
   AuxSession() = default;
   std::vector<std::unique_ptr<Event>> events_;
+  PerfKernel* kernel_ = nullptr;
 };
 
 }  // namespace ptprof::record::hw

@@ -48,7 +48,7 @@ Status LiveTriggers::Enable() {
   return {};
 }
 
-void LiveTriggers::Poll(int timeout_ms, std::vector<SnapshotDecision>& out) {
+void LiveTriggers::Poll(int timeout_ms, std::vector<SnapshotDecision>& out, bool final) {
   std::vector<pollfd> fds;
   if (syscalls_)
     for (int fd : syscalls_->Fds()) fds.push_back(pollfd{fd, POLLIN, 0});
@@ -62,23 +62,26 @@ void LiveTriggers::Poll(int timeout_ms, std::vector<SnapshotDecision>& out) {
       poll(fds.data(), fds.size(), timeout_ms);
     }
   }
-  std::vector<TriggerEvent> events;
-  if (syscalls_) syscalls_->Drain(events);
-  if (probes_) probes_->Drain(events);
-  std::stable_sort(events.begin(), events.end(),
+  // Events reach their per-CPU rings a little after their time stamps, so a ring drained now may
+  // still receive older events: only events older than the drain's start minus a margin are fed
+  // (in time order); the rest wait for the next poll, or for the final one.
+  const uint64_t drain_start = MonotonicNowNs();
+  if (syscalls_) syscalls_->Drain(held_);
+  if (probes_) probes_->Drain(held_);
+  std::stable_sort(held_.begin(), held_.end(),
                    [](const TriggerEvent& a, const TriggerEvent& b) { return a.time_ns < b.time_ns; });
-  // Events from different rings can reach ptprof out of order across polls; the engine sees
-  // time as non-decreasing (a late event is fed at the newest time already seen).
-  const uint64_t now = MonotonicNowNs();
-  for (TriggerEvent& e : events) {
-    if (e.time_ns < last_ns_) e.time_ns = last_ns_;
-    last_ns_ = e.time_ns;
+  const uint64_t watermark = final ? ~uint64_t{0} : drain_start - std::min(drain_start, kReorderNs);
+  size_t fed = 0;
+  for (; fed < held_.size() && held_[fed].time_ns <= watermark; ++fed) {
+    const TriggerEvent& e = held_[fed];
+    last_ns_ = std::max(last_ns_, e.time_ns);
     if (auto d = engine_->OnEvent(e)) out.push_back(*d);
   }
+  held_.erase(held_.begin(), held_.begin() + static_cast<std::ptrdiff_t>(fed));
   if (ticks_) {
     TriggerEvent tick;
     tick.kind = TriggerEvent::Kind::kTick;
-    tick.time_ns = std::max(now, last_ns_);
+    tick.time_ns = std::max(std::min(drain_start, watermark), last_ns_);
     last_ns_ = tick.time_ns;
     if (auto d = engine_->OnEvent(tick)) out.push_back(*d);
   }

@@ -26,8 +26,11 @@ class LiveTriggers {
                                                     bool enable_on_exec);
   Status Enable();
   // Waits up to `timeout_ms` for events (0: only what is there), feeds them and a clock tick to
-  // the engine, and appends the decisions they cause.
-  void Poll(int timeout_ms, std::vector<SnapshotDecision>& out);
+  // the engine in time order, and appends the decisions they cause. Events newer than the poll
+  // minus kReorderNs wait for a later poll (another CPU's ring may still deliver older ones);
+  // `final` feeds everything (the program has ended).
+  void Poll(int timeout_ms, std::vector<SnapshotDecision>& out, bool final = false);
+  static constexpr uint64_t kReorderNs = 2'000'000;
   // Events the kernel dropped (its rings were full).
   uint64_t lost() const;
 
@@ -38,6 +41,7 @@ class LiveTriggers {
   std::unique_ptr<ProcessProbes> probes_;
   bool ticks_ = false;
   uint64_t last_ns_ = 0;  // the newest event time fed, so the engine sees time in order
+  std::vector<TriggerEvent> held_;  // drained, not fed yet
 };
 
 // CLOCK_MONOTONIC now, in nanoseconds.

@@ -143,7 +143,7 @@ TEST_CASE("LiveTriggers turns a child's breakpoint hits into decisions (live)") 
   REQUIRE(write(pipe_fds[1], "g", 1) == 1);
   REQUIRE(waitpid(child, nullptr, 0) == child);
   std::vector<tr::SnapshotDecision> decisions;
-  (*live)->Poll(0, decisions);
+  (*live)->Poll(0, decisions, true);
   REQUIRE(decisions.size() == 5);
   for (int i = 0; i < 3; ++i) CHECK(decisions[i].label == "addr=ProbeTarget");
   for (int i = 3; i < 5; ++i) CHECK(decisions[i].label == "signal=USR2");

@@ -103,7 +103,7 @@ WatchResult WatchUntilExit(pid_t pid, LiveTriggers* live, int poll_ms) {
     else usleep(static_cast<useconds_t>(poll_ms) * 1000);
   }
   if (live) {
-    live->Poll(0, result.decisions);  // what arrived until the end
+    live->Poll(0, result.decisions, true);  // what arrived until the end
     result.lost = live->lost();
   }
   std::signal(SIGINT, old_int);

@@ -1,0 +1,62 @@
+#pragma once
+// FakeAuxKernel answers "what would the recorder do on trace hardware?" on machines without it:
+// a PerfKernel whose AUX events behave like the kernel's overwrite-mode AUX ring (aux_head counts
+// every byte written, the ring wraps, PERF_EVENT_IOC_PAUSE_OUTPUT stops the writing, ENABLE and
+// DISABLE start and stop it) but whose bytes come from a recorded PT stream, fed at a fixed rate
+// by a thread while the event is enabled. The mmap page publishes an identity TSC conversion
+// (time_mult 1, time_shift 0, time_zero 0). Each event replays the stream from its start and
+// stops at its end. No sideband records are written.
+//
+// Selected by `ptprof record --backend intel_pt` when $PTPROF_FAKE_AUX names a .ptar whose first
+// stream is replayed (docs/recording.md, "Testing without trace hardware"); the output says so.
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "src/record/intel_pt/perf_kernel.h"
+
+namespace ptprof::record::hw {
+
+class FakeAuxKernel : public PerfKernel {
+ public:
+  FakeAuxKernel(std::vector<uint8_t> trace, uint64_t bytes_per_ms);
+  ~FakeAuxKernel() override;
+
+  int Open(const void* attr, pid_t pid, int cpu) override;
+  void* Map(int fd, size_t length, int prot, off_t offset) override;
+  void Unmap(void* address, size_t length) override;
+  int Ioctl(int fd, unsigned long request, unsigned long arg) override;
+  int IoctlText(int fd, unsigned long request, const char* text) override;
+  void Close(int fd) override;
+
+  // Bytes of the stream event `fd` has written so far (its aux_head).
+  uint64_t Written(int fd);
+
+ private:
+  struct Event {
+    void* page = nullptr;  // the perf mmap page (and the sideband ring after it)
+    size_t page_length = 0;
+    uint8_t* aux = nullptr;
+    size_t aux_length = 0;
+    uint64_t fed = 0;  // bytes of trace_ written
+    bool enabled = false;
+    bool paused = false;
+  };
+  void Feed();
+
+  std::vector<uint8_t> trace_;
+  uint64_t bytes_per_ms_;
+  std::mutex mutex_;
+  std::condition_variable stop_cv_;
+  std::map<int, Event> events_;
+  int next_fd_ = 1000;
+  bool stop_ = false;
+  std::thread feeder_;
+};
+
+}  // namespace ptprof::record::hw
