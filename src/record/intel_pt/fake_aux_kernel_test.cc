@@ -1,0 +1,75 @@
+#include "src/record/intel_pt/fake_aux_kernel.h"
+
+#include <linux/perf_event.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include <chrono>
+#include <thread>
+
+#include <catch2/catch.hpp>
+
+#include "src/record/intel_pt/aux_session.h"
+
+namespace hw = ptprof::record::hw;
+
+namespace {
+
+std::vector<uint8_t> Pattern(size_t n) {
+  std::vector<uint8_t> bytes(n);
+  for (size_t i = 0; i < n; ++i) bytes[i] = static_cast<uint8_t>((i * 7 + i / 251) & 0xff);
+  return bytes;
+}
+
+}  // namespace
+
+TEST_CASE("AuxSession snapshots the newest bytes of a wrapping overwrite ring (fake kernel)") {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const std::vector<uint8_t> trace = Pattern(page * 40);
+  hw::FakeAuxKernel kernel(trace, page);  // one page per millisecond
+  hw::HwAttr attr;
+  hw::AuxSession::Options options;
+  options.aux_pages = 8;  // the ring wraps five times over the trace
+  options.data_pages = 1;
+  auto session = hw::AuxSession::Open(attr, 0, {-1, -1}, options, kernel);
+  REQUIRE(session);
+  REQUIRE((*session)->events() == 2);
+  auto clock = (*session)->Clock(0);
+  REQUIRE(clock);  // the fake publishes an identity conversion
+  REQUIRE((*session)->Enable());
+  for (int i = 0; i < 2000 && kernel.Written(1000) < trace.size(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  REQUIRE(kernel.Written(1000) == trace.size());
+  auto whole = (*session)->Snapshot(0, page * 100);
+  REQUIRE(whole);
+  // The ring holds the last 8 pages of the trace.
+  REQUIRE(whole->size() == page * 8);
+  CHECK(std::equal(whole->begin(), whole->end(), trace.end() - static_cast<long>(page * 8)));
+  auto part = (*session)->Snapshot(0, 100);
+  REQUIRE(part);
+  CHECK(std::vector<uint8_t>(trace.end() - 100, trace.end()) == *part);
+  REQUIRE((*session)->Disable());
+}
+
+TEST_CASE("FakeAuxKernel stops writing while the output is paused") {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  hw::FakeAuxKernel kernel(Pattern(page * 400), 64);
+  hw::HwAttr attr;
+  hw::AuxSession::Options options;
+  options.aux_pages = 4;
+  options.data_pages = 1;
+  auto session = hw::AuxSession::Open(attr, 0, {-1}, options, kernel);
+  REQUIRE(session);
+  REQUIRE((*session)->Enable());
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  REQUIRE(kernel.Ioctl(1000, PERF_EVENT_IOC_PAUSE_OUTPUT, 1) == 0);
+  const uint64_t paused_at = kernel.Written(1000);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  CHECK(kernel.Written(1000) == paused_at);
+  REQUIRE(kernel.Ioctl(1000, PERF_EVENT_IOC_PAUSE_OUTPUT, 0) == 0);
+  for (int i = 0; i < 2000 && kernel.Written(1000) == paused_at; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  CHECK(kernel.Written(1000) > paused_at);
+  CHECK(kernel.Ioctl(999, PERF_EVENT_IOC_ENABLE, 0) == -1);  // not an event
+}
