@@ -66,12 +66,6 @@ Status ApplySnapshotPolicy(const RecordOptions& options,
                            const record::triggers::SnapshotPolicy& policy,
                            record::QemuFlowOptions& flow) {
   namespace tr = record::triggers;
-  for (const tr::TriggerSpec& spec : policy.triggers)
-    if (spec.kind != tr::TriggerKind::kSyscall && spec.kind != tr::TriggerKind::kSyscallLatency &&
-        spec.kind != tr::TriggerKind::kInsns)
-      return Fail("--snapshot-on '" + spec.text + "': the qemu backend observes syscall=, "
-                  "syscall-latency> and insns= triggers (addr=, signal= and every= need a hardware "
-                  "backend or swbt)");
   if (policy.triggers.empty()) return {};
   const uint64_t ring = policy.pre_bytes ? policy.pre_bytes : options.buffer_size;
   // A snapshot decodes from its first PSB: a ring that cannot hold a whole PSB period (plus the

@@ -113,6 +113,10 @@ struct QemuThreadEncoder::State {
   uint64_t host_ns = 0;  // the host time of the last kTagHostTime
   std::optional<triggers::SnapshotDecision> due;  // a decided cut not yet made
   bool due_after_insn = false;                     // wait for one more instruction first
+  std::vector<uint64_t> breakpoints;  // addr= triggers' addresses, sorted (read at the first step)
+  bool breakpoints_known = false;
+  std::vector<triggers::TriggerEvent> external;  // e.g. signals, fed once host_ns reaches them
+  Status FeedExternal(bool all);
 
   enum class Resume { kFound, kNone, kWait };
   Resume ResumeAfterSignal(size_t from, uint64_t* ip) const;
@@ -188,7 +192,33 @@ Status QemuThreadEncoder::State::Decide(const triggers::TriggerEvent& event, boo
   return {};
 }
 
+// Signals and other events the recorder observed outside the stream, fed in time order once the
+// thread's host time has reached them (or all of them at the end).
+Status QemuThreadEncoder::State::FeedExternal(bool all) {
+  size_t fed = 0;
+  for (; fed < external.size() && (all || external[fed].time_ns <= host_ns); ++fed)
+    if (auto s = Decide(external[fed], false); !s) return s;
+  external.erase(external.begin(), external.begin() + static_cast<std::ptrdiff_t>(fed));
+  return {};
+}
+
 Status QemuThreadEncoder::State::Step(const Insn& insn, uint64_t next) {
+  if (snapshots && options.triggers) {
+    if (!breakpoints_known) {
+      breakpoints = options.triggers->BreakpointAddresses();
+      std::sort(breakpoints.begin(), breakpoints.end());
+      breakpoints_known = true;
+    }
+    if (!breakpoints.empty() && std::binary_search(breakpoints.begin(), breakpoints.end(), insn.ip)) {
+      // addr=: cut after this instruction, so the snapshot ends with it.
+      triggers::TriggerEvent event;
+      event.kind = triggers::TriggerEvent::Kind::kBreakpoint;
+      event.tid = out.tid;
+      event.time_ns = host_ns;
+      event.address = insn.ip;
+      if (auto s = Decide(event, true); !s) return s;
+    }
+  }
   pt::ExecutedInsn executed{insn.ip, insn.size, insn.kind, next, insn.target};
   if (options.keep_ips) out.ips.push_back(insn.ip);
   ++out.insns;
@@ -267,6 +297,15 @@ Status QemuThreadEncoder::State::Event(uint32_t tag, size_t at) {
     host_ns = Word64(queue, at + 1);
     if (due && !due_after_insn && due->cut_ns <= host_ns)
       if (auto s = CutDue(); !s) return s;
+    if (snapshots && options.triggers && options.triggers->SmallestPeriodNs() != 0) {
+      triggers::TriggerEvent tick;  // every=: the plugin's clock, at syscalls and every full buffer
+      tick.kind = triggers::TriggerEvent::Kind::kTick;
+      tick.tid = out.tid;
+      tick.time_ns = host_ns;
+      if (auto s = Decide(tick, false); !s) return s;
+    }
+    if (!external.empty())
+      if (auto s = FeedExternal(false); !s) return s;
   } else if (tag == sf::kTagSysret) {
     const uint64_t number = Word64(queue, at + 1);
     const auto ret = static_cast<int64_t>(Word64(queue, at + 3));
@@ -374,6 +413,15 @@ Status QemuThreadEncoder::Feed(const uint32_t* words, size_t count) {
   return state_->Process();
 }
 
+void QemuThreadEncoder::AddTriggerEvent(const triggers::TriggerEvent& event) {
+  auto& external = state_->external;
+  auto at = std::upper_bound(external.begin(), external.end(), event,
+                             [](const triggers::TriggerEvent& a, const triggers::TriggerEvent& b) {
+                               return a.time_ns < b.time_ns;
+                             });
+  external.insert(at, event);
+}
+
 std::vector<std::pair<uint32_t, uint64_t>> QemuThreadEncoder::TakeClones() {
   std::vector<std::pair<uint32_t, uint64_t>> taken;
   taken.swap(state_->clones);
@@ -391,6 +439,7 @@ Result<QemuThreadTrace> QemuThreadEncoder::Finish() {
     if (st.pending->kind == BranchKind::kSyscall || st.pending->kind == BranchKind::kNone)
       if (auto s = st.Step(*st.pending, fall); !s) return tl::unexpected(s.error());
   }
+  if (auto s = st.FeedExternal(true); !s) return tl::unexpected(s.error());
   if (st.due)
     if (auto s = st.CutDue(); !s) return tl::unexpected(s.error());
   if (st.started && st.snapshots) {

@@ -109,6 +109,9 @@ class QemuThreadEncoder {
 
   // More of the thread's words, in order.
   Status Feed(const uint32_t* words, size_t count);
+  // An event the recorder observed outside the stream (a signal's delivery, CLOCK_MONOTONIC
+  // time): fed to the trigger engine once the thread's stream reaches that host time.
+  void AddTriggerEvent(const triggers::TriggerEvent& event);
   // The threads this one created (clone returned their tid) since the last call, with the time of
   // the clone: a thread starts at its creator's time.
   std::vector<std::pair<uint32_t, uint64_t>> TakeClones();

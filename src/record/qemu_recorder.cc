@@ -1,5 +1,7 @@
 #include "src/record/qemu_recorder.h"
 
+#include "src/record/triggers/process_probes.h"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -140,6 +142,7 @@ struct StreamFollower {
   int fd = -1;
   pid_t child = -1;
   bool punch = false;
+  triggers::ProcessProbes* probes = nullptr;  // signal= triggers: deliveries to the emulator
   int status = 0;
   uint64_t bytes = 0;
   double encode_seconds = 0;
@@ -153,7 +156,14 @@ struct StreamFollower {
     auto on_exec = [&](uint32_t tid, const uint32_t* words, size_t count) {
       return encoder.OnExec(tid, words, count);
     };
+    std::vector<triggers::TriggerEvent> signals;
     for (;;) {
+      if (probes) {
+        signals.clear();
+        probes->Drain(signals);
+        for (const auto& e : signals)
+          if (auto s = encoder.OnTriggerEvent(e); !s) return s;
+      }
       const ssize_t n = read(fd, buffer.data() + have, buffer.size() - have);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) return Fail(std::string("reading the stream: ") + std::strerror(errno));
@@ -242,7 +252,24 @@ Result<QemuRecording> RecordWithQemu(const QemuRecordOptions& options) {
   }
   QemuStreamReader reader(options.stream_path);
   QemuStreamEncoder encoder(reader.stream(), options.flow);
+  // signal=: the emulator receives the guest's signals as host signals (same thread ids).
+  std::unique_ptr<triggers::ProcessProbes> probes;
+  if (options.flow.triggers && !options.flow.triggers->Signals().empty()) {
+    triggers::ProcessProbes::Options probe_options;
+    probe_options.signals = true;
+    auto opened = triggers::ProcessProbes::Open(child, probe_options);
+    Status enabled = opened ? (*opened)->Enable() : Status(tl::unexpected(opened.error()));
+    if (!enabled) {
+      kill(child, SIGKILL);
+      while (waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
+      }
+      close(fd);
+      return tl::unexpected(enabled.error());
+    }
+    probes = std::move(*opened);
+  }
   StreamFollower follower;
+  follower.probes = probes.get();
   follower.fd = fd;
   follower.child = child;
   follower.punch = options.punch_consumed;

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "sideband/elf_image.h"
+#include "src/record/mapped_elfs.h"
+
 namespace ptprof::record {
 
 QemuStreamEncoder::QemuStreamEncoder(const QemuStream& stream, const QemuFlowOptions& options)
@@ -9,7 +12,50 @@ QemuStreamEncoder::QemuStreamEncoder(const QemuStream& stream, const QemuFlowOpt
 
 QemuStreamEncoder::~QemuStreamEncoder() = default;
 
+// addr=SYMBOL triggers, resolved through the program and its loader as QEMU mapped them (known
+// from the stream's info before the first thread runs).
+Status ResolveQemuAddressTriggers(const QemuStream& stream, triggers::TriggerEngine& engine) {
+  const auto& specs = engine.policy().triggers;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const triggers::TriggerSpec& t = specs[i];
+    if (t.kind != triggers::TriggerKind::kAddress || t.address != 0) continue;
+    uint64_t found = 0;
+    std::string looked;
+    for (const MappedElf& elf : FindMappedElfs(stream.info, stream.sideband, 0)) {
+      looked += (looked.empty() ? "" : ", ") + elf.path;
+      auto image = LoadElfImage(elf.path, elf.base);
+      if (!image) continue;
+      for (const Symbol& symbol : image->symbols)
+        if (symbol.name == t.symbol) {
+          found = symbol.address;
+          break;
+        }
+      if (found) break;
+    }
+    if (found == 0)
+      return Fail(fmt::format("--snapshot-on '{}': no symbol '{}' in {} (addr= resolves the "
+                              "program's and its loader's symbols; use addr=0xADDR for others)",
+                              t.text, t.symbol, looked.empty() ? "the program" : looked));
+    engine.ResolveAddress(i, found);
+  }
+  return {};
+}
+
+Status QemuStreamEncoder::OnTriggerEvent(const triggers::TriggerEvent& event) {
+  auto it = by_tid_.find(event.tid);
+  Thread* thread = it != by_tid_.end() && it->second->encoder ? it->second : nullptr;
+  for (size_t i = 0; !thread && i < threads_.size(); ++i)
+    if (threads_[i]->encoder) thread = threads_[i].get();
+  if (!thread) return {};  // no thread has run yet: nothing to cut
+  thread->encoder->AddTriggerEvent(event);
+  return {};
+}
+
 Status QemuStreamEncoder::Start(Thread& thread, uint64_t tsc_begin) {
+  if (!resolved_ && options_.triggers) {
+    resolved_ = true;
+    if (auto s = ResolveQemuAddressTriggers(stream_, *options_.triggers); !s) return s;
+  }
   thread.encoder =
       std::make_unique<QemuThreadEncoder>(stream_, cache_, options_, thread.tid, tsc_begin);
   std::vector<uint32_t> held;

@@ -23,6 +23,9 @@ class QemuStreamEncoder {
 
   // One exec chunk of thread `tid`.
   Status OnExec(uint32_t tid, const uint32_t* words, size_t count);
+  // A trigger event observed outside the stream (a signal's delivery to thread `event.tid`): it
+  // reaches that thread's trigger decisions when its stream reaches the event's host time.
+  Status OnTriggerEvent(const triggers::TriggerEvent& event);
   // The stream ended: every thread's trace, in the order the threads first appeared.
   Result<std::vector<QemuThreadTrace>> Finish();
 
@@ -42,6 +45,7 @@ class QemuStreamEncoder {
   std::vector<std::unique_ptr<Thread>> threads_;  // in first-appearance order
   std::map<uint32_t, Thread*> by_tid_;
   std::map<uint32_t, uint64_t> clone_times_;  // child tid -> its creator's time at the clone
+  bool resolved_ = false;  // addr=SYMBOL triggers resolved (when the first thread starts)
 };
 
 }  // namespace ptprof::record

@@ -219,10 +219,17 @@ inline void Append(ThreadBuffer* buffer, const uint32_t* words, uint32_t count) 
 
 // ---- Callbacks ----
 
+void AppendHostTime(ThreadBuffer* buffer);
+
 void OnBlockExec(unsigned int, void* userdata) {
   if (g_state.disabled) return;
   ThreadBuffer* buffer = Buffer();
-  if (buffer->used == kExecWords) FlushThread(buffer);
+  if (buffer->used == kExecWords) {
+    FlushThread(buffer);
+    // Every full buffer starts with the host time, so the reader has a clock that advances while
+    // a thread makes no syscalls (every= triggers, signal times).
+    AppendHostTime(buffer);
+  }
   buffer->words[buffer->used++] = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(userdata));
 }
 
