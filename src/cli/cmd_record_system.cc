@@ -19,14 +19,18 @@ namespace ptprof::cli {
 
 namespace {
 
-// --snapshot-on for the kernel lab: syscall= and syscall-latency> triggers, through the trigger
-// engine (src/record/triggers); the latency is the guest's emulated time.
+// --snapshot-on for the kernel lab: syscall=, syscall-latency>, addr= (kernel or workload
+// symbols) and every= triggers, through the trigger engine (src/record/triggers), all in the
+// guest's emulated time. The vCPUs' streams are encoded after the guest powered off, so nothing
+// links a signal sent to ptprof to a point in them: signal= is refused.
 Status CheckSystemTriggers(const RecordSystemRequest& request, record::SystemFlowOptions& flow) {
   namespace tr = record::triggers;
   for (const tr::TriggerSpec& spec : request.policy.triggers)
-    if (spec.kind != tr::TriggerKind::kSyscall && spec.kind != tr::TriggerKind::kSyscallLatency)
-      return Fail("--snapshot-on '" + spec.text + "': the qemu-system backend observes syscall= "
-                  "and syscall-latency> triggers");
+    if (spec.kind != tr::TriggerKind::kSyscall && spec.kind != tr::TriggerKind::kSyscallLatency &&
+        spec.kind != tr::TriggerKind::kAddress && spec.kind != tr::TriggerKind::kEvery)
+      return Fail("--snapshot-on '" + spec.text + "': the qemu-system backend observes syscall=, "
+                  "syscall-latency>, addr= and every= triggers (signal= and insns= work with "
+                  "--backend qemu)");
   if (!request.policy.triggers.empty())
     flow.buffer_size = request.policy.pre_bytes ? request.policy.pre_bytes : request.buffer_size;
   return {};

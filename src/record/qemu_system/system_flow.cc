@@ -182,6 +182,45 @@ Result<VcpuTrace> EncodeVcpu(const QemuStream& stream, const QemuThread& vcpu,
     }
     return {};
   };
+  auto ns = [&](uint64_t t) {
+    return static_cast<uint64_t>(static_cast<long double>(t) * 1e9L / options.tsc_hz);
+  };
+  // A decision of the trigger engine cuts a snapshot now (the guest's ns as its time).
+  auto decide = [&](const triggers::TriggerEvent& event) -> Status {
+    auto decision = options.triggers->OnEvent(event);
+    if (!decision) return {};
+    if (auto s = cut(decision->label); !s) return s;
+    out.snapshots.back().host_ns = decision->time_ns;  // guest ns here
+    out.snapshots.back().latency_ns = decision->latency_ns;
+    return {};
+  };
+  // addr= and every= after each block ran: a breakpoint address inside the instructions that ran
+  // (the snapshot then ends after the block), and the guest's clock, fed as ticks every 1/64 of
+  // the smallest period (so an every= snapshot is at most that late).
+  const std::vector<uint64_t> breakpoints =
+      options.triggers ? options.triggers->BreakpointAddresses() : std::vector<uint64_t>{};
+  const uint64_t tick_ns =
+      options.triggers ? std::max<uint64_t>(options.triggers->SmallestPeriodNs() / 64, 1) : 0;
+  const bool ticks = options.triggers && options.triggers->SmallestPeriodNs() != 0;
+  uint64_t next_tick_ns = 0;
+  auto observe = [&](const std::vector<SysInsn>& ran, size_t first) -> Status {
+    if (!snapshots || !options.triggers) return {};
+    triggers::TriggerEvent event;
+    event.tid = out.vcpu;
+    event.time_ns = ns(tsc);
+    for (uint64_t address : breakpoints)
+      if (first < ran.size() && address >= ran[first].ip && address <= ran.back().ip) {
+        event.kind = triggers::TriggerEvent::Kind::kBreakpoint;
+        event.address = address;
+        if (auto s = decide(event); !s) return s;
+      }
+    if (ticks && event.time_ns >= next_tick_ns) {
+      next_tick_ns = event.time_ns + tick_ns;
+      event.kind = triggers::TriggerEvent::Kind::kTick;
+      if (auto s = decide(event); !s) return s;
+    }
+    return {};
+  };
   // The syscall bookkeeping at the start of each executed block.
   auto follow_syscalls = [&](const SysInsn* previous, uint64_t ip) -> Status {
     if (previous && previous->sync_entry && ip == facts.syscall_entry()) {
@@ -204,24 +243,20 @@ Result<VcpuTrace> EncodeVcpu(const QemuStream& stream, const QemuThread& vcpu,
     const uint64_t entry_tsc = open_syscall->tsc;
     open_syscall.reset();
     if (snapshots && options.triggers) {
-      auto ns = [&](uint64_t t) {
-        return static_cast<uint64_t>(static_cast<long double>(t) * 1e9L / options.tsc_hz);
-      };
       triggers::TriggerEvent event;
       event.tid = out.vcpu;
       event.syscall = triggers::SyscallNumberOf(handler).value_or(~0ull);
       event.kind = triggers::TriggerEvent::Kind::kSyscallEnter;
       event.time_ns = ns(entry_tsc);
       auto decision = options.triggers->OnEvent(event);
-      event.kind = triggers::TriggerEvent::Kind::kSyscallExit;
-      event.time_ns = ns(tsc);
-      if (!decision) decision = options.triggers->OnEvent(event);
       if (decision) {
         if (auto s = cut(decision->label); !s) return s;
         out.snapshots.back().host_ns = decision->time_ns;  // guest ns here
-        out.snapshots.back().latency_ns = decision->latency_ns;
+        return {};
       }
-      return {};
+      event.kind = triggers::TriggerEvent::Kind::kSyscallExit;
+      event.time_ns = ns(tsc);
+      return decide(event);
     }
     if (snapshots && std::find(options.snapshot_syscalls.begin(), options.snapshot_syscalls.end(),
                                handler) != options.snapshot_syscalls.end())
@@ -323,6 +358,7 @@ Result<VcpuTrace> EncodeVcpu(const QemuStream& stream, const QemuThread& vcpu,
       if (auto s = run(prev, pending_first, end, *from); !s) return tl::unexpected(s.error());
       if (auto s = encoder.AsyncBranch(*from, next, tsc); !s) return tl::unexpected(s.error());
     }
+    if (auto s = observe(prev, pending_first); !s) return tl::unexpected(s.error());
     if (auto s = follow_syscalls(entry == KernelFacts::Entry::kNone ? &last : nullptr, next); !s)
       return tl::unexpected(s.error());
     if (ended) {

@@ -28,10 +28,11 @@ struct SystemFlowOptions {
   bool keep_ips = false;                   // also return every instruction address
   uint64_t buffer_size = 0;                // snapshot mode: the ring per vCPU (0: whole trace)
   std::vector<std::string> snapshot_syscalls;  // handler names ("getpid") that cut a snapshot
-  // The trigger engine (src/record/triggers) of --snapshot-on syscall= and syscall-latency>, or
-  // null. Each syscall is fed when it returns to user mode: an entry at its entry time and an
-  // exit now, the vCPU as the thread, in the guest's emulated time (TSC * 1e9 / tsc_hz), so a
-  // latency snapshot ends at the first user instruction after the slow syscall.
+  // The trigger engine (src/record/triggers) of --snapshot-on, or null. Each syscall is fed when
+  // it returns to user mode: an entry at its entry time and an exit now, the vCPU as the thread,
+  // in the guest's emulated time (TSC * 1e9 / tsc_hz), so a latency snapshot ends at the first
+  // user instruction after the slow syscall. addr= fires after a block whose instructions cover
+  // the (resolved) address ran; every= sees the guest's clock as ticks every 1/64 period.
   triggers::TriggerEngine* triggers = nullptr;
   uint64_t tsc_hz = 2000000000;  // the encoder's clock: CBR 20 x 100 MHz, TSC = core clock
   // The trace ends when a syscall reaches this handler; empty: at the end of the stream (the

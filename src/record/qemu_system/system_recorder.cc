@@ -16,6 +16,7 @@
 
 #include "sideband/file_bytes.h"
 #include "sideband/kallsyms.h"
+#include "src/record/qemu_system/system_triggers.h"
 
 namespace ptprof::record {
 
@@ -283,6 +284,13 @@ Result<SystemRecording> RecordWithQemuSystem(const SystemRecordOptions& options)
   recording.end = stream->end;
   const auto stopped = stream->end.find("stopped");
   const bool was_stopped = stopped != stream->end.end() && stopped->second == "1";
+  if (options.flow.triggers) {
+    auto entries = ParseKallsyms(std::string_view(reinterpret_cast<const char*>(kallsyms.data()), kallsyms.size()),
+                                 channel_path + ": kallsyms");
+    if (!entries) return tl::unexpected(entries.error());
+    if (auto s = ResolveSystemAddressTriggers(*entries, *workload, *options.flow.triggers); !s)
+      return tl::unexpected(s.error());
+  }
   for (const QemuThread& vcpu : stream->threads) {
     SystemFlowOptions flow = options.flow;
     // The vCPU whose block stopped the recording went there from its last recorded block.
