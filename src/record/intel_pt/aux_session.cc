@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "src/record/intel_pt/aux_snapshot.h"
+#include "src/record/triggers/perf_ring.h"
 #include "src/record/triggers/syscall_tracepoints.h"
 
 namespace ptprof::record::hw {
@@ -126,20 +127,9 @@ Result<std::vector<uint8_t>> AuxSession::Snapshot(size_t index, uint64_t want) {
 
 void AuxSession::DrainSideband(size_t index, std::vector<uint8_t>& out) {
   Event& e = *events_.at(index);
-  perf_event_mmap_page* meta = e.page();
-  const auto* data = static_cast<const uint8_t*>(e.base) + meta->data_offset;
-  const uint64_t size = meta->data_size;
-  const uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
-  uint64_t tail = meta->data_tail;
-  while (size != 0 && tail + sizeof(perf_event_header) <= head) {
-    perf_event_header header{};
-    for (size_t i = 0; i < sizeof header; ++i)
-      reinterpret_cast<uint8_t*>(&header)[i] = data[(tail + i) % size];
-    if (header.size < sizeof header || tail + header.size > head) break;
-    for (size_t i = 0; i < header.size; ++i) out.push_back(data[(tail + i) % size]);
-    tail += header.size;
-  }
-  __atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+  triggers::DrainPerfRing(e.base, 0, [&](const uint8_t* record, size_t size, uint32_t) {
+    out.insert(out.end(), record, record + size);
+  });
 }
 
 Result<perf::PerfClock> AuxSession::Clock(size_t index) const {

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "src/record/triggers/perf_ring.h"
 #include "src/record/triggers/syscall_tracepoints.h"
 #include "src/record/triggers/tracefs.h"
 
@@ -158,31 +159,16 @@ std::vector<int> ProcessProbes::Fds() const {
 }
 
 void ProcessProbes::DrainRing(Ring& ring, std::vector<TriggerEvent>& out) {
-  auto* meta = static_cast<perf_event_mmap_page*>(ring.base);
-  const auto* data = static_cast<const uint8_t*>(ring.base) + meta->data_offset;
-  const uint64_t size = meta->data_size ? meta->data_size : ring.data_size;
-  const uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
-  uint64_t tail = meta->data_tail;
-  std::vector<uint8_t> record;
-  while (tail + sizeof(perf_event_header) <= head) {
-    perf_event_header header{};
-    for (size_t i = 0; i < sizeof header; ++i)
-      reinterpret_cast<uint8_t*>(&header)[i] = data[(tail + i) % size];
-    if (header.size < sizeof header || tail + header.size > head) break;
-    record.resize(header.size);
-    for (size_t i = 0; i < header.size; ++i) record[i] = data[(tail + i) % size];
-    tail += header.size;
-    if (header.type == PERF_RECORD_LOST) {
-      if (record.size() >= 24) lost_ += U64(&record[16]);
-      continue;
+  DrainPerfRing(ring.base, ring.data_size, [&](const uint8_t* record, size_t size, uint32_t type) {
+    if (type == PERF_RECORD_LOST) {
+      if (size >= 24) lost_ += U64(record + 16);
+      return;
     }
-    if (header.type != PERF_RECORD_SAMPLE) continue;
     TriggerEvent event;
-    if (ParseProbeSample(record.data(), record.size(), ring.breakpoint, signal_id_, sig_offset_,
-                         event))
+    if (type == PERF_RECORD_SAMPLE &&
+        ParseProbeSample(record, size, ring.breakpoint, signal_id_, sig_offset_, event))
       out.push_back(event);
-  }
-  __atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+  });
 }
 
 void ProcessProbes::Drain(std::vector<TriggerEvent>& out) {

@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "src/record/triggers/perf_ring.h"
 #include "src/record/triggers/tracefs.h"
 
 namespace ptprof::record::triggers {
@@ -169,47 +170,31 @@ std::vector<int> SyscallTracepoints::Fds() const {
 }
 
 void SyscallTracepoints::DrainRing(Ring& ring, std::vector<TriggerEvent>& out) {
-  auto* meta = static_cast<perf_event_mmap_page*>(ring.base);
-  const auto* data = static_cast<const uint8_t*>(ring.base) + meta->data_offset;
-  const uint64_t size = meta->data_size ? meta->data_size : ring.data_size;
-  const uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
-  uint64_t tail = meta->data_tail;
-  std::vector<uint8_t> record;
-  auto copy = [&](uint64_t from, size_t n, uint8_t* to) {
-    for (size_t i = 0; i < n; ++i) to[i] = data[(from + i) % size];
-  };
-  while (tail + sizeof(perf_event_header) <= head) {
-    perf_event_header header{};
-    copy(tail, sizeof header, reinterpret_cast<uint8_t*>(&header));
-    if (header.size < sizeof header || tail + header.size > head) break;
-    record.resize(header.size);
-    copy(tail, header.size, record.data());
-    tail += header.size;
-    auto u32 = [&](size_t at) { uint32_t v = 0; if (at + 4 <= record.size()) std::memcpy(&v, &record[at], 4); return v; };
-    auto u64 = [&](size_t at) { uint64_t v = 0; if (at + 8 <= record.size()) std::memcpy(&v, &record[at], 8); return v; };
-    if (header.type == PERF_RECORD_LOST) {
+  DrainPerfRing(ring.base, ring.data_size, [&](const uint8_t* data, size_t size, uint32_t type) {
+    auto u32 = [&](size_t at) { uint32_t v = 0; if (at + 4 <= size) std::memcpy(&v, data + at, 4); return v; };
+    auto u64 = [&](size_t at) { uint64_t v = 0; if (at + 8 <= size) std::memcpy(&v, data + at, 8); return v; };
+    if (type == PERF_RECORD_LOST) {
       lost_ += u64(16);
-      continue;
+      return;
     }
-    if (header.type != PERF_RECORD_SAMPLE) continue;
+    if (type != PERF_RECORD_SAMPLE) return;
     // TID (pid, tid), TIME, CPU (cpu, res), RAW (size, bytes): the order of sample_type bits.
     TriggerEvent event;
     event.tid = u32(12);
     event.time_ns = u64(16);
     const uint32_t raw_size = u32(32);
     const size_t raw = 36;
-    if (raw + raw_size > record.size() || raw_size < 2) continue;
+    if (raw + raw_size > size || raw_size < 2) return;
     uint16_t common_type = 0;
-    std::memcpy(&common_type, &record[raw], 2);
+    std::memcpy(&common_type, data + raw, 2);
     const bool is_enter = common_type == enter_id_;
-    if (!is_enter && common_type != exit_id_) continue;
+    if (!is_enter && common_type != exit_id_) return;
     const uint32_t nr_at = is_enter ? enter_nr_offset_ : exit_nr_offset_;
-    if (nr_at + 8 > raw_size) continue;
+    if (nr_at + 8 > raw_size) return;
     event.kind = is_enter ? TriggerEvent::Kind::kSyscallEnter : TriggerEvent::Kind::kSyscallExit;
     event.syscall = u64(raw + nr_at);
     out.push_back(event);
-  }
-  __atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+  });
 }
 
 void SyscallTracepoints::Drain(std::vector<TriggerEvent>& out) {
