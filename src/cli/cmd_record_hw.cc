@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "sideband/perf/perf_data_writer.h"
+#include "sideband/perf/perf_record.h"
 #include "src/cli/command.h"
 #include "src/pipeline/session.h"
 #include "src/pipeline/session_archive.h"
@@ -56,9 +57,41 @@ std::vector<perf::PerfMapping> Mappings(const std::vector<std::string>& maps) {
   return out;
 }
 
+// What the events' sideband rings say: executable MMAP2s of the command's processes (libraries
+// loaded after the last /proc read included) and the AUX records' data-loss flags.
+struct SidebandFacts {
+  std::vector<perf::PerfMapping> mappings;
+  uint64_t aux_records = 0, truncated = 0, collision = 0;
+  std::string problem;  // the sideband could not be parsed (the mappings then come from /proc only)
+};
+
+SidebandFacts ReadSideband(const record::hw::HwAttr& attr, const record::hw::HwRecording& rec) {
+  SidebandFacts facts;
+  perf::PerfEventAttr layout;
+  layout.sample_type = attr.attr.sample_type;
+  layout.flags = attr.attr.sample_id_all ? (uint64_t{1} << 18) : 0;
+  auto records = perf::ParsePerfEventBuffer(rec.sideband, layout, "the AUX events' sideband");
+  if (!records) {
+    facts.problem = records.error().message;
+    return facts;
+  }
+  for (const perf::PerfRecord& r : *records) {
+    if (const auto* m = std::get_if<perf::MmapRecord>(&r.body)) {
+      if (m->executable && !m->filename.empty() && m->filename[0] == '/')
+        facts.mappings.push_back(perf::PerfMapping{m->addr, m->len, m->pgoff, m->filename});
+    } else if (const auto* aux = std::get_if<perf::AuxRecord>(&r.body)) {
+      ++facts.aux_records;
+      facts.truncated += (aux->flags & 0x01) != 0;  // PERF_AUX_FLAG_TRUNCATED
+      facts.collision += (aux->flags & 0x08) != 0;  // PERF_AUX_FLAG_COLLISION
+    }
+  }
+  return facts;
+}
+
 Result<perf::PerfDataDescription> Describe(const RecordOptions& options,
                                            const record::hw::HwAttr& attr, uint32_t pmu_type,
-                                           const record::hw::HwRecording& rec) {
+                                           const record::hw::HwRecording& rec,
+                                           const SidebandFacts& sideband) {
   perf::PerfDataDescription d;
   d.config = attr.attr.config;
   perf::IntelPtInfo& info = d.pt_info;
@@ -82,6 +115,13 @@ Result<perf::PerfDataDescription> Describe(const RecordOptions& options,
   thread.pid = thread.tid = rec.pid;
   thread.comm = std::filesystem::path(options.command[0]).filename().string();
   thread.mappings = Mappings(rec.maps);
+  for (const auto& m : sideband.mappings) {
+    bool known = false;
+    for (const auto& have : thread.mappings)
+      known = known || (have.address == m.address && have.length == m.length &&
+                        have.filename == m.filename);
+    if (!known) thread.mappings.push_back(m);
+  }
   d.threads.push_back(thread);
   uint32_t idx = 0;
   for (const auto& s : rec.snapshots)
@@ -173,7 +213,17 @@ int RunRecordHardware(const RecordOptions& options) {
   auto recording = hw::RecordHardware(request);
   if (!recording) return ReportBadInput("record: " + recording.error().message);
   fake_kernel.reset();
-  auto description = Describe(options, *attr, attr->attr.type, *recording);
+  const SidebandFacts sideband = ReadSideband(*attr, *recording);
+  if (!sideband.problem.empty())
+    std::fprintf(stderr, "ptprof: record: warning: %s; the binaries come from /proc/PID/maps only\n",
+                 sideband.problem.c_str());
+  if (sideband.truncated || sideband.collision)
+    std::fprintf(stderr, "ptprof: record: warning: the kernel flagged %llu of %llu AUX records "
+                         "truncated and %llu with collisions: trace was lost there\n",
+                 static_cast<unsigned long long>(sideband.truncated),
+                 static_cast<unsigned long long>(sideband.aux_records),
+                 static_cast<unsigned long long>(sideband.collision));
+  auto description = Describe(options, *attr, attr->attr.type, *recording, sideband);
   if (!description) return ReportBadInput("record: " + description.error().message);
 
   const bool perf_data = EndsWith(options.output, ".data");
@@ -204,6 +254,8 @@ int RunRecordHardware(const RecordOptions& options) {
     session->manifest.source.kind = faked ? "intel_pt (fake AUX replay)" : "intel_pt";
     session->manifest.source.paths = options.command;
     if (faked) session->manifest.pt_config["fake_aux_replay"] = 1;
+    session->manifest.pt_config["aux_records_truncated"] = sideband.truncated;
+    session->manifest.pt_config["aux_records_collision"] = sideband.collision;
     ArchiveWriteOptions write;
     write.force = options.force;
     write.tool = std::string("ptprof ") + PTPROF_VERSION;
