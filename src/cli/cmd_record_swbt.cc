@@ -69,15 +69,23 @@ struct ProgramRun {
   uint64_t fired = 0, suppressed = 0, lost = 0;
 };
 
-// Snapshot mode: the program starts stopped after execve, the triggers are opened on it (and
-// addr= symbols resolved against its executable), and it runs while they are polled.
-Result<ProgramRun> RunTriggered(const RecordSwbtRequest& request,
-                                const std::vector<std::pair<std::string, std::string>>& env) {
+// Runs the command with the tracer preloaded; returns how it ended. The program starts stopped
+// after execve so that, in snapshot mode, the trigger events are opened on it (and addr= symbols
+// resolved against its executable) before its first instruction.
+Result<ProgramRun> RunTraced(const RecordSwbtRequest& request, const std::string& library,
+                             const std::string& dir, uint64_t period_ns) {
   namespace tr = record::triggers;
-  tr::LaunchSpec spec{request.command, env};
+  std::string preload = library;
+  if (const char* old = std::getenv("LD_PRELOAD"); old && *old) preload += std::string(":") + old;
+  tr::LaunchSpec spec{request.command,
+                      {{"LD_PRELOAD", preload},
+                       {"PTPROF_SWBT_DIR", dir},
+                       {"PTPROF_SWBT_DEPTH", std::to_string(request.lbr_depth)},
+                       {"PTPROF_SWBT_PERIOD_NS", std::to_string(period_ns)}}};
   auto child = tr::LaunchStoppedAtExec(spec);
   if (!child) return tl::unexpected(child.error());
   tr::TriggerEngine engine(request.policy);
+  std::unique_ptr<tr::LiveTriggers> live;
   auto abandon = [&](const Error& error) -> Result<ProgramRun> {
     kill(*child, SIGKILL);
     tr::ResumeLaunched(*child);
@@ -85,12 +93,15 @@ Result<ProgramRun> RunTriggered(const RecordSwbtRequest& request,
     waitpid(*child, &status, 0);
     return tl::unexpected(error);
   };
-  if (auto st = tr::ResolveAddressTriggers(*child, engine); !st) return abandon(st.error());
-  auto live = tr::LiveTriggers::Open(*child, engine, false);
-  if (!live) return abandon(live.error());
-  if (auto st = (*live)->Enable(); !st) return abandon(st.error());
+  if (!request.policy.triggers.empty()) {
+    if (auto st = tr::ResolveAddressTriggers(*child, engine); !st) return abandon(st.error());
+    auto opened = tr::LiveTriggers::Open(*child, engine, false);
+    if (!opened) return abandon(opened.error());
+    live = std::move(*opened);
+    if (auto st = live->Enable(); !st) return abandon(st.error());
+  }
   if (auto st = tr::ResumeLaunched(*child); !st) return abandon(st.error());
-  tr::WatchResult watched = tr::WatchUntilExit(*child, live->get(), 20);
+  tr::WatchResult watched = tr::WatchUntilExit(*child, live.get(), 20);
   ProgramRun run;
   run.exit_status = watched.exit_status;
   run.signal = watched.signal;
@@ -98,55 +109,6 @@ Result<ProgramRun> RunTriggered(const RecordSwbtRequest& request,
   run.fired = engine.fired();
   run.suppressed = engine.suppressed();
   run.lost = watched.lost;
-  return run;
-}
-
-// Runs the command with the tracer preloaded; returns how it ended.
-Result<ProgramRun> RunTraced(const RecordSwbtRequest& request, const std::string& library,
-                             const std::string& dir, uint64_t period_ns) {
-  std::string preload = library;
-  if (const char* old = std::getenv("LD_PRELOAD"); old && *old) preload += std::string(":") + old;
-  if (!request.policy.triggers.empty()) {
-    auto run = RunTriggered(request, {{"LD_PRELOAD", preload},
-                                      {"PTPROF_SWBT_DIR", dir},
-                                      {"PTPROF_SWBT_DEPTH", std::to_string(request.lbr_depth)},
-                                      {"PTPROF_SWBT_PERIOD_NS", std::to_string(period_ns)}});
-    if (!run) return run;
-    if (run->exit_status == 127) {
-      bool any = false;
-      for (const auto& e : std::filesystem::directory_iterator(dir)) any = any || e.is_regular_file();
-      if (!any) return Fail(request.command[0] + ": cannot run it (exit status 127, nothing traced)");
-    }
-    return run;
-  }
-  const pid_t child = fork();
-  if (child < 0) return Fail("fork failed");
-  if (child == 0) {
-    setenv("LD_PRELOAD", preload.c_str(), 1);
-    setenv("PTPROF_SWBT_DIR", dir.c_str(), 1);
-    setenv("PTPROF_SWBT_DEPTH", std::to_string(request.lbr_depth).c_str(), 1);
-    setenv("PTPROF_SWBT_PERIOD_NS", std::to_string(period_ns).c_str(), 1);
-    std::vector<char*> argv;
-    for (const auto& a : request.command) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execvp(argv[0], argv.data());
-    std::fprintf(stderr, "ptprof: record: %s: cannot run it\n", argv[0]);
-    _exit(127);
-  }
-  // The terminal's ^C reaches the program; ptprof waits for it and writes what was recorded.
-  auto old_int = std::signal(SIGINT, SIG_IGN);
-  int status = 0;
-  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
-  }
-  std::signal(SIGINT, old_int);
-  ProgramRun run;
-  if (WIFEXITED(status)) run.exit_status = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) run.signal = WTERMSIG(status);
-  if (run.exit_status == 127) {
-    bool any = false;
-    for (const auto& e : std::filesystem::directory_iterator(dir)) any = any || e.is_regular_file();
-    if (!any) return Fail(request.command[0] + ": cannot run it (exit status 127, nothing traced)");
-  }
   return run;
 }
 
