@@ -57,6 +57,16 @@ Result<record::triggers::SnapshotPolicy> ParseSnapshotPolicy(const RecordOptions
   return policy;
 }
 
+Result<record::triggers::SnapshotPolicy> ParseNativeSnapshotPolicy(const RecordOptions& options) {
+  auto policy = ParseSnapshotPolicy(options);
+  if (!policy) return policy;
+  for (const auto& spec : policy->triggers)
+    if (spec.kind == record::triggers::TriggerKind::kInsns)
+      return Fail("--snapshot-on '" + spec.text + "': --backend " + options.backend +
+                  " does not count instructions (insns= needs --backend qemu or qemu-system)");
+  return policy;
+}
+
 namespace {
 
 
@@ -244,18 +254,11 @@ int RunRecordSwbtBackend(const RecordOptions& options) {
   request.command = options.command;
   request.binaries = !options.no_binaries;
   request.quiet = options.quiet;
-  auto policy = ParseSnapshotPolicy(options);
+  auto policy = ParseNativeSnapshotPolicy(options);
   if (!policy) {
     std::fprintf(stderr, "ptprof: record: %s\n", policy.error().message.c_str());
     return kExitUsage;
   }
-  for (const auto& spec : policy->triggers)
-    if (spec.kind == record::triggers::TriggerKind::kInsns) {
-      std::fprintf(stderr, "ptprof: record: --snapshot-on '%s': the swbt backend does not count "
-                           "instructions (insns= needs --backend qemu or qemu-system)\n",
-                   spec.text.c_str());
-      return kExitUsage;
-    }
   request.policy = std::move(*policy);
   request.ring_bytes = options.buffer_size;
   return RunRecordSwbt(request);

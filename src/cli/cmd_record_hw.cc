@@ -144,18 +144,11 @@ int RunRecordHardware(const RecordOptions& options) {
   if (options.command.empty()) return ReportBadInput("record: no command given (-- CMD ARGS)");
   if (!options.force && access(options.output.c_str(), F_OK) == 0)
     return ReportBadInput(options.output + ": exists (use --force to replace it)");
-  auto policy = ParseSnapshotPolicy(options);
+  auto policy = ParseNativeSnapshotPolicy(options);
   if (!policy) {
     std::fprintf(stderr, "ptprof: record: %s\n", policy.error().message.c_str());
     return kExitUsage;
   }
-  for (const auto& spec : policy->triggers)
-    if (spec.kind == record::triggers::TriggerKind::kInsns) {
-      std::fprintf(stderr, "ptprof: record: --snapshot-on '%s': the hardware backends do not "
-                           "count instructions (insns= needs --backend qemu or qemu-system)\n",
-                   spec.text.c_str());
-      return kExitUsage;
-    }
   // $PTPROF_FAKE_AUX replays a recorded stream instead of reading trace hardware (tests, and
   // trying the recorder on machines without it): the PMU's sysfs may then be a fixture tree.
   const char* fake = std::getenv("PTPROF_FAKE_AUX");

@@ -53,5 +53,8 @@ struct RecordOptions {
 // --snapshot-on, --pre, --post, --max-snapshots, --min-interval as one policy for the trigger
 // engine (src/record/triggers, docs/recording.md); errors name the option and column.
 Result<record::triggers::SnapshotPolicy> ParseSnapshotPolicy(const RecordOptions& options);
+// The same for the native backends (swbt, intel_pt, cs_etm), which count no instructions: an
+// insns= trigger is refused, naming the backend.
+Result<record::triggers::SnapshotPolicy> ParseNativeSnapshotPolicy(const RecordOptions& options);
 
 }  // namespace ptprof::cli
