@@ -72,6 +72,12 @@ struct BodyDecoder {
     return r;
   }
 
+  Result<RecordBody> AuxOutputHwId() {
+    AuxOutputHwIdRecord r;
+    if (!c.Read(r.hw_id)) return Short("hw_id");
+    return r;
+  }
+
   Result<RecordBody> ItraceStart() {
     ItraceStartRecord r;
     if (!(c.Read(r.pid) && c.Read(r.tid))) return Short("pid/tid");
@@ -171,6 +177,7 @@ Result<PerfRecord> DecodeRecord(const RecordHeader& header, std::span<const uint
     case kRecordSwitchCpuWide: decoded = d.Switch(true); break;
     case kRecordAux: decoded = d.Aux(); break;
     case kRecordItraceStart: decoded = d.ItraceStart(); break;
+    case kRecordAuxOutputHwId: decoded = d.AuxOutputHwId(); break;
     case kRecordLost: decoded = d.Lost(); break;
     case kRecordLostSamples: decoded = d.LostSamples(); break;
     case kRecordAuxtraceInfo: decoded = d.AuxtraceInfo(); break;

@@ -1,7 +1,7 @@
 #pragma once
 // PerfRecord answers "what does this perf event record say?": one typed struct per record kind
 // ptprof uses (MMAP/MMAP2, COMM, FORK/EXIT, SWITCH, ITRACE_START, AUX, LOST, LOST_SAMPLES,
-// AUXTRACE_INFO, AUXTRACE, TIME_CONV, SAMPLE), decoded from the record's bytes and the attrs.
+// AUXTRACE_INFO, AUXTRACE, TIME_CONV, AUX_OUTPUT_HW_ID, SAMPLE), decoded from the record's bytes and the attrs.
 // Record kinds ptprof does not use decode to OtherRecord: counted by the caller, never an error.
 // The same decoder reads bare record buffers without a perf.data header (libipt's pevent
 // sideband files) through ParsePerfEventBuffer.
@@ -91,13 +91,20 @@ struct TimeConvRecord {
   bool cap_user_time_zero = false, cap_user_time_short = false;
 };
 
+// AUX_OUTPUT_HW_ID (Linux 5.16+): the hardware ID the AUX data of the CPU in the sample id is
+// tagged with (for cs_etm the trace ID, allocated dynamically since Linux 6.4).
+struct AuxOutputHwIdRecord {
+  uint64_t hw_id = 0;
+};
+
 struct FinishedRoundRecord {};
 
 struct OtherRecord {};  // a type ptprof does not decode (or does not know): counted, skipped
 
 using RecordBody = std::variant<OtherRecord, MmapRecord, CommRecord, TaskRecord, SwitchRecord, AuxRecord,
                                 ItraceStartRecord, LostRecord, LostSamplesRecord, AuxtraceInfoRecord,
-                                AuxtraceRecord, TimeConvRecord, FinishedRoundRecord, PerfSample>;
+                                AuxtraceRecord, TimeConvRecord, FinishedRoundRecord, AuxOutputHwIdRecord,
+                                PerfSample>;
 
 struct PerfRecord {
   RecordHeader header;

@@ -61,6 +61,14 @@ TEST_CASE("kernel records decode with their sample_id trailer") {
   CHECK(std::get<SwitchRecord>(s->body).preempt);
   CHECK(std::get<SwitchRecord>(s->body).next_prev_tid == 43);
 
+  Bytes hw_id;  // AUX_OUTPUT_HW_ID: cs_etm's trace ID 0x2a (version 0.1 in bits 32+)
+  hw_id.U64(0x000001000000002aULL).U32(1).U32(1).U64(1234);
+  auto h = Decode(kRecordAuxOutputHwId, 0, hw_id.data, attrs);
+  REQUIRE(h);
+  CHECK(std::get<AuxOutputHwIdRecord>(h->body).hw_id == 0x000001000000002aULL);
+  CHECK(*h->sample_id.time == 1234);
+  CHECK_FALSE(Decode(kRecordAuxOutputHwId, 0, std::vector<uint8_t>(4, 0), attrs));
+
   Bytes unknown;
   unknown.U64(1);
   auto u = Decode(200, 0, unknown.data, attrs);
