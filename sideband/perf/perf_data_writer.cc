@@ -20,7 +20,6 @@ namespace {
 
 constexpr uint32_t kAttrSize = 128;      // PERF_ATTR_SIZE_VER7, what perf 6.1 knows
 constexpr uint64_t kEventId = 1;         // the intel_pt event's sample id
-constexpr uint64_t kSampleType = kSampleIp | kSampleTid | kSampleTime | kSampleCpu | kSampleIdentifier;
 constexpr uint64_t kAttrSampleIdAll = 1u << 18;
 constexpr uint16_t kMiscUser = 2;        // PERF_RECORD_MISC_USER
 constexpr uint32_t kProtReadExec = 0x5;  // PROT_READ | PROT_EXEC
@@ -66,20 +65,38 @@ void FeatureString(Out& out, const std::string& s) {
   out.U32(static_cast<uint32_t>(len)).PaddedString(s, kNameAlign);
 }
 
+bool IsEtm(const PerfDataDescription& d) { return d.auxtrace_type == kAuxtraceCsEtm; }
+
+uint64_t SampleType(const PerfDataDescription& d) {
+  return kSampleIp | kSampleTid | (d.sample_time ? kSampleTime : 0) | kSampleCpu | kSampleIdentifier;
+}
+
+uint32_t PmuType(const PerfDataDescription& d) {
+  return IsEtm(d) ? d.etm_info.pmu_type : static_cast<uint32_t>(d.pt_info.pmu_type);
+}
+
+std::string PmuName(const PerfDataDescription& d) { return IsEtm(d) ? "cs_etm" : "intel_pt"; }
+
 std::vector<uint8_t> EncodeAttr(const PerfDataDescription& d) {
   Out a;
-  a.U32(static_cast<uint32_t>(d.pt_info.pmu_type)).U32(kAttrSize).U64(d.config);
+  a.U32(PmuType(d)).U32(kAttrSize).U64(d.config);
   a.U64(1);            // sample_period
-  a.U64(kSampleType);  // sample_type
+  a.U64(SampleType(d));  // sample_type
   a.U64(0);            // read_format
   a.U64(kAttrSampleIdAll);
+  a.U32(0).U32(0);     // wakeup_events, bp_type
+  a.U64(0);            // config1
+  a.U64(d.config2);    // config2
   a.Zeros(kAttrSize - a.size());
   return a.bytes;
 }
 
-// The sample_id trailer of every non-sample record: TID, TIME, CPU, IDENTIFIER.
-void SampleId(Out& out, int32_t pid, int32_t tid, int32_t cpu, uint64_t time) {
-  out.Put(pid).Put(tid).U64(time).Put(cpu).U32(0).U64(kEventId);
+// The sample_id trailer of every non-sample record: TID, TIME (when sampled), CPU, IDENTIFIER.
+void SampleId(Out& out, const PerfDataDescription& d, int32_t pid, int32_t tid, int32_t cpu,
+              uint64_t time) {
+  out.Put(pid).Put(tid);
+  if (d.sample_time) out.U64(time);
+  out.Put(cpu).U32(0).U64(kEventId);
 }
 
 class RecordWriter {
@@ -114,22 +131,38 @@ Out AuxtraceInfoBody(const IntelPtInfo& i) {
   return body;
 }
 
-Status WriteThreadStart(RecordWriter& w, const PerfThread& t, uint64_t time) {
+// cs_etm: the header words, then per CPU its magic, number, parameter count and registers.
+Out AuxtraceInfoBody(const CsEtmInfo& i) {
+  Out body;
+  body.U32(kAuxtraceCsEtm).U32(0);
+  body.U64(i.header_version);
+  body.U64((uint64_t{i.pmu_type} << 32) | i.cpus.size());
+  body.U64(i.snapshot ? 1 : 0);
+  for (const CsEtmCpu& cpu : i.cpus) {
+    body.U64(cpu.magic).U64(cpu.cpu);
+    if (i.header_version >= 1) body.U64(cpu.params.size());
+    for (const auto& [name, value] : cpu.params) body.U64(value);
+  }
+  return body;
+}
+
+Status WriteThreadStart(RecordWriter& w, const PerfDataDescription& d, const PerfThread& t,
+                        uint64_t time) {
   Out comm;
   comm.Put(t.pid).Put(t.tid).PaddedString(t.comm.substr(0, 15), 8);
-  SampleId(comm, t.pid, t.tid, t.cpu, time);
+  SampleId(comm, d, t.pid, t.tid, t.cpu, time);
   if (auto st = w.Add(kRecordComm, kMiscCommExec, comm); !st) return st;
   for (const PerfMapping& m : t.mappings) {
     Out mmap;
     mmap.Put(t.pid).Put(t.tid).U64(m.address).U64(m.length).U64(m.pgoff);
     mmap.U32(0).U32(0).U64(0).U64(0);  // maj, min, ino, ino_generation
     mmap.U32(kProtReadExec).U32(kMapPrivate).PaddedString(m.filename, 8);
-    SampleId(mmap, t.pid, t.tid, t.cpu, time);
+    SampleId(mmap, d, t.pid, t.tid, t.cpu, time);
     if (auto st = w.Add(kRecordMmap2, kMiscUser, mmap); !st) return st;
   }
   Out itrace;
   itrace.Put(t.pid).Put(t.tid);
-  SampleId(itrace, t.pid, t.tid, t.cpu, time);
+  SampleId(itrace, d, t.pid, t.tid, t.cpu, time);
   return w.Add(kRecordItraceStart, 0, itrace);
 }
 
@@ -143,9 +176,10 @@ const PerfThread* ThreadOf(const PerfDataDescription& d, int32_t tid) {
 Result<std::vector<uint8_t>> DataSection(const PerfDataDescription& d, std::vector<uint64_t>& auxtrace_offsets) {
   Out data;
   RecordWriter w(data);
-  if (auto st = w.Add(kRecordAuxtraceInfo, 0, AuxtraceInfoBody(d.pt_info)); !st) return tl::unexpected(st.error());
+  const Out info = IsEtm(d) ? AuxtraceInfoBody(d.etm_info) : AuxtraceInfoBody(d.pt_info);
+  if (auto st = w.Add(kRecordAuxtraceInfo, 0, info); !st) return tl::unexpected(st.error());
   for (const PerfThread& t : d.threads)
-    if (auto st = WriteThreadStart(w, t, d.start_time); !st) return tl::unexpected(st.error());
+    if (auto st = WriteThreadStart(w, d, t, d.start_time); !st) return tl::unexpected(st.error());
   Out round;
   if (auto st = w.Add(kRecordFinishedRound, 0, round); !st) return tl::unexpected(st.error());
 
@@ -159,7 +193,7 @@ Result<std::vector<uint8_t>> DataSection(const PerfDataDescription& d, std::vect
     aux_offset[b.idx] += padded;
     Out aux;
     aux.U64(offset).U64(b.bytes.size()).U64(0);
-    SampleId(aux, t->pid, t->tid, b.cpu, d.end_time);
+    SampleId(aux, d, t->pid, t->tid, b.cpu, d.end_time);
     if (auto st = w.Add(kRecordAux, 0, aux); !st) return tl::unexpected(st.error());
     auxtrace_offsets.push_back(data.size());
     data.U32(kRecordAuxtrace).U16(0).U16(kAuxtraceHeaderSize);
@@ -170,7 +204,7 @@ Result<std::vector<uint8_t>> DataSection(const PerfDataDescription& d, std::vect
   for (const PerfThread& t : d.threads) {
     Out exit;
     exit.Put(t.pid).Put(t.pid).Put(t.tid).Put(t.tid).U64(d.end_time);
-    SampleId(exit, t.pid, t.tid, t.cpu, d.end_time);
+    SampleId(exit, d, t.pid, t.tid, t.cpu, d.end_time);
     if (auto st = w.Add(kRecordExit, 0, exit); !st) return tl::unexpected(st.error());
   }
   if (auto st = w.Add(kRecordFinishedRound, 0, round); !st) return tl::unexpected(st.error());
@@ -224,14 +258,14 @@ std::vector<std::pair<int, std::vector<uint8_t>>> FeatureSections(const PerfData
   {
     Out o;
     o.U32(1).U32(kAttrSize).Append(attr).U32(1);
-    FeatureString(o, "intel_pt//");
+    FeatureString(o, PmuName(d) + "//");
     o.U64(kEventId);
     out.emplace_back(kFeatEventDesc, o.bytes);
   }
   {
     Out o;
-    o.U32(1).U32(static_cast<uint32_t>(d.pt_info.pmu_type));
-    FeatureString(o, "intel_pt");
+    o.U32(1).U32(PmuType(d));
+    FeatureString(o, PmuName(d));
     out.emplace_back(kFeatPmuMappings, o.bytes);
   }
   {

@@ -1,9 +1,10 @@
 #pragma once
-// PerfDataWriter answers "what perf.data would `perf record -e intel_pt//` have written for this
-// trace?": it lays out a file-mode perf.data (header, one intel_pt attr with its sample id,
-// records, feature sections) from a plain description of the trace: the AUX streams' bytes, the
-// threads that ran them with their code mappings, the intel_pt configuration (attr.config and the
-// AUXTRACE_INFO private words) and the machine description perf's decoder reads (cpuid, arch,
+// PerfDataWriter answers "what perf.data would `perf record -e intel_pt//` (or `-e cs_etm//`)
+// have written for this trace?": it lays out a file-mode perf.data (header, one AUX event attr
+// with its sample id, records, feature sections) from a plain description of the trace: the AUX
+// streams' bytes, the threads that ran them with their code mappings, the trace configuration
+// (attr.config and the AUXTRACE_INFO private words: intel_pt's timing parameters, or cs_etm's
+// per-CPU trace unit registers) and the machine description perf's decoder reads (cpuid, arch,
 // pmu_mappings, build ids). The layouts are the reader's (perf_abi.h, perf_record.h,
 // perf_auxtrace_info.h); the file is what Linux perf 6.1 reads and decodes with `perf script`.
 #include <cstdint>
@@ -59,8 +60,15 @@ struct PerfAuxBuffer {
 };
 
 struct PerfDataDescription {
-  uint64_t config = 0;    // intel_pt attr.config
-  IntelPtInfo pt_info;    // AUXTRACE_INFO (pmu_type is also the attr type)
+  uint32_t auxtrace_type = kAuxtraceIntelPt;  // or kAuxtraceCsEtm
+  uint64_t config = 0;    // the AUX event's attr.config
+  IntelPtInfo pt_info;    // intel_pt's AUXTRACE_INFO (pmu_type is also the attr type)
+  CsEtmInfo etm_info;     // cs_etm's AUXTRACE_INFO (pmu_type is also the attr type)
+  uint64_t config2 = 0;   // cs_etm: the sink's hash
+  // PERF_SAMPLE_TIME in the attr and the records' sample ids. perf's cs_etm decoder decodes by
+  // time when it is set and then needs timestamp packets, so perf leaves it out of per-thread
+  // cs_etm recordings without them (timeless decoding).
+  bool sample_time = true;
   uint64_t start_time = 0, end_time = 0;  // perf time of the first and after the last event
   std::vector<PerfThread> threads;
   std::vector<PerfAuxBuffer> buffers;

@@ -142,3 +142,53 @@ TEST_CASE("a buffer of a thread without sideband is refused; the file is never h
   CHECK(leftovers == 0);
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("a cs_etm perf.data reads back: attr with the sink, per-CPU trace unit registers") {
+  const std::vector<uint8_t> trace(64, 0xff);
+  PerfDataDescription d = Sample(trace);
+  d.auxtrace_type = kAuxtraceCsEtm;
+  d.config = (uint64_t{1} << 14) | (uint64_t{1} << 28);  // contextid, timestamp
+  d.config2 = 0x74b1ff0e;
+  d.etm_info.header_version = 1;
+  d.etm_info.pmu_type = 9;
+  d.etm_info.snapshot = true;
+  for (uint64_t n = 0; n < 2; ++n) {
+    CsEtmCpu cpu;
+    cpu.kind = n ? CsEtmCpu::Kind::kEte : CsEtmCpu::Kind::kEtmV4;
+    cpu.magic = n ? 0x5050505050505050ULL : 0x4040404040404040ULL;
+    cpu.cpu = n;
+    cpu.params = {{"TRCCONFIGR", 0x840}, {"TRCTRACEIDR", 0x10 + 2 * n}, {"TRCIDR0", 0x28000ea1},
+                  {"TRCIDR1", 0x4100f400}, {"TRCIDR2", 0x488}, {"TRCIDR8", 0},
+                  {"TRCAUTHSTATUS", 0xcc}};
+    if (n) cpu.params.emplace_back("TRCDEVARCH", 0x47705a13);
+    cpu.params.emplace_back("TS_SOURCE", 1);
+    d.etm_info.cpus.push_back(cpu);
+  }
+  d.etm_info.nr_cpus = 2;
+  d.arch = "aarch64";
+  auto bytes = SerializePerfData(d);
+  REQUIRE(bytes);
+  auto read = ParsePerfData(*bytes, "etm.data");
+  REQUIRE(read);
+  CHECK(read->problems.empty());
+  REQUIRE(read->attrs.size() == 1);
+  CHECK(read->attrs[0].attr.type == 9);
+  CHECK(read->attrs[0].attr.config == d.config);
+  CHECK(read->attrs[0].attr.config2 == 0x74b1ff0e);
+  CHECK(read->attrs[0].name == "cs_etm//");
+  CHECK(read->features.pmu_mappings.at(9) == "cs_etm");
+  REQUIRE(read->cs_etm);
+  const CsEtmInfo* info = &*read->cs_etm;
+  CHECK(info->header_version == 1);
+  CHECK(info->pmu_type == 9);
+  CHECK(info->nr_cpus == 2);
+  CHECK(info->snapshot);
+  REQUIRE(info->cpus.size() == 2);
+  for (size_t n = 0; n < 2; ++n) {
+    CHECK(info->cpus[n].kind == d.etm_info.cpus[n].kind);
+    CHECK(info->cpus[n].cpu == n);
+    CHECK(info->cpus[n].params == d.etm_info.cpus[n].params);
+  }
+  REQUIRE(read->aux_streams.size() == 1);
+  CHECK(read->StreamBytes(read->aux_streams[0]) == trace);
+}
