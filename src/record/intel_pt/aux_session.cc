@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -113,11 +114,16 @@ Status AuxSession::Disable() {
   return {};
 }
 
-Result<std::vector<uint8_t>> AuxSession::Snapshot(size_t index, uint64_t want) {
+Result<std::vector<uint8_t>> AuxSession::Snapshot(size_t index, uint64_t want, uint64_t align) {
   Event& e = *events_.at(index);
   if (kernel_->Ioctl(e.fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1) != 0)
     return Fail(fmt::format("cpu {}: PERF_EVENT_IOC_PAUSE_OUTPUT: {}", e.cpu, std::strerror(errno)));
   const uint64_t head = __atomic_load_n(&e.page()->aux_head, __ATOMIC_ACQUIRE);
+  if (align > 1) {  // start the copy on a multiple of `align` bytes since the trace began
+    const uint64_t n = std::min<uint64_t>({want, head, e.aux_length});
+    const uint64_t skip = (align - (head - n) % align) % align;
+    want = n >= skip ? n - skip : 0;
+  }
   std::vector<uint8_t> bytes =
       LinearizeAuxRing(static_cast<const uint8_t*>(e.aux), e.aux_length, head, want);
   if (kernel_->Ioctl(e.fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0) != 0)

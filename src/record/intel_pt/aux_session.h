@@ -41,8 +41,10 @@ class AuxSession {
   int cpu(size_t index) const;
   Status Enable();
   Status Disable();
-  // The newest `want` bytes of event `index`'s AUX area (at most its size), oldest first.
-  Result<std::vector<uint8_t>> Snapshot(size_t index, uint64_t want);
+  // The newest `want` bytes of event `index`'s AUX area (at most its size), oldest first,
+  // starting on a multiple of `align` bytes since the trace began (cs_etm: the formatter's
+  // 16-byte frames).
+  Result<std::vector<uint8_t>> Snapshot(size_t index, uint64_t want, uint64_t align = 1);
   // Appends the sideband records written since the last call (whole perf records).
   void DrainSideband(size_t index, std::vector<uint8_t>& out);
   // The TSC conversion of event `index`'s mmap page.

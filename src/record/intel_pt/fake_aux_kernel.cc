@@ -8,11 +8,31 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <ctime>
 
 namespace ptprof::record::hw {
 
-FakeAuxKernel::FakeAuxKernel(std::vector<uint8_t> trace, uint64_t bytes_per_ms)
-    : trace_(std::move(trace)), bytes_per_ms_(std::max<uint64_t>(1, bytes_per_ms)) {
+namespace {
+
+template <class T>
+void Put(std::vector<uint8_t>& out, T value) {
+  const auto* p = reinterpret_cast<const uint8_t*>(&value);
+  out.insert(out.end(), p, p + sizeof value);
+}
+
+uint64_t MonotonicNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+}  // namespace
+
+FakeAuxKernel::FakeAuxKernel(std::vector<uint8_t> trace, uint64_t bytes_per_ms,
+                             std::vector<FakeMapping> mappings)
+    : trace_(std::move(trace)),
+      mappings_(std::move(mappings)),
+      bytes_per_ms_(std::max<uint64_t>(1, bytes_per_ms)) {
   feeder_ = std::thread([this] { Feed(); });
 }
 
@@ -29,11 +49,41 @@ FakeAuxKernel::~FakeAuxKernel() {
   }
 }
 
-int FakeAuxKernel::Open(const void*, pid_t, int) {
+int FakeAuxKernel::Open(const void* attr, pid_t pid, int cpu) {
   std::lock_guard<std::mutex> lock(mutex_);
   const int fd = next_fd_++;
-  events_[fd] = Event{};
+  Event e;
+  const auto* a = static_cast<const perf_event_attr*>(attr);
+  e.sample_type = a->sample_type;
+  e.sample_id_all = a->sample_id_all;
+  e.pid = pid;
+  e.cpu = cpu;
+  events_[fd] = e;
   return fd;
+}
+
+void FakeAuxKernel::WriteRecord(Event& e, uint32_t type, uint16_t misc,
+                                const std::vector<uint8_t>& body) {
+  if (!e.page) return;
+  std::vector<uint8_t> record(8);
+  record.insert(record.end(), body.begin(), body.end());
+  if (e.sample_id_all) {
+    const int32_t pid = e.pid, cpu = e.cpu < 0 ? 0 : e.cpu;
+    if (e.sample_type & PERF_SAMPLE_TID) Put(record, pid), Put(record, pid);
+    if (e.sample_type & PERF_SAMPLE_TIME) Put(record, MonotonicNs());
+    if (e.sample_type & PERF_SAMPLE_ID) Put(record, uint64_t{0});
+    if (e.sample_type & PERF_SAMPLE_STREAM_ID) Put(record, uint64_t{0});
+    if (e.sample_type & PERF_SAMPLE_CPU) Put(record, cpu), Put(record, int32_t{0});
+    if (e.sample_type & PERF_SAMPLE_IDENTIFIER) Put(record, uint64_t{0});
+  }
+  perf_event_header header{type, misc, static_cast<uint16_t>(record.size())};
+  std::memcpy(record.data(), &header, sizeof header);
+  auto* meta = static_cast<perf_event_mmap_page*>(e.page);
+  auto* data = static_cast<uint8_t*>(e.page) + meta->data_offset;
+  const uint64_t head = meta->data_head;
+  if (meta->data_size - (head - meta->data_tail) < record.size()) return;  // full: lost
+  for (size_t i = 0; i < record.size(); ++i) data[(head + i) % meta->data_size] = record[i];
+  __atomic_store_n(&meta->data_head, head + record.size(), __ATOMIC_RELEASE);
 }
 
 void* FakeAuxKernel::Map(int fd, size_t length, int, off_t offset) {
@@ -81,10 +131,36 @@ int FakeAuxKernel::Ioctl(int fd, unsigned long request, unsigned long arg) {
     errno = EBADF;
     return -1;
   }
-  if (request == PERF_EVENT_IOC_ENABLE) it->second.enabled = true;
-  else if (request == PERF_EVENT_IOC_DISABLE) it->second.enabled = false;
-  else if (request == PERF_EVENT_IOC_PAUSE_OUTPUT) it->second.paused = arg != 0;
-  else {
+  Event& e = it->second;
+  if (request == PERF_EVENT_IOC_ENABLE) {
+    e.enabled = true;
+    if (!mappings_written_ && it == events_.begin() && e.page) {
+      mappings_written_ = true;
+      for (const FakeMapping& m : mappings_) {
+        std::vector<uint8_t> body;
+        Put(body, int32_t{e.pid}), Put(body, int32_t{e.pid});
+        Put(body, m.address), Put(body, m.length), Put(body, m.pgoff);
+        Put(body, uint32_t{0}), Put(body, uint32_t{0});  // maj, min
+        Put(body, uint64_t{0}), Put(body, uint64_t{0});  // ino, ino_generation
+        Put(body, uint32_t{PROT_READ | PROT_EXEC}), Put(body, uint32_t{MAP_PRIVATE});
+        body.insert(body.end(), m.filename.begin(), m.filename.end());
+        body.resize((body.size() + 1 + 7) / 8 * 8, 0);
+        WriteRecord(e, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, body);
+      }
+    }
+  } else if (request == PERF_EVENT_IOC_DISABLE) {
+    e.enabled = false;
+  } else if (request == PERF_EVENT_IOC_PAUSE_OUTPUT) {
+    e.paused = arg != 0;
+    const uint64_t head = e.page ? static_cast<perf_event_mmap_page*>(e.page)->aux_head : 0;
+    if (e.paused && head > e.reported) {  // the kernel reports the data written so far
+      const uint64_t size = std::min<uint64_t>(head - e.reported, e.aux_length);
+      std::vector<uint8_t> body;
+      Put(body, head - size), Put(body, size), Put(body, uint64_t{PERF_AUX_FLAG_OVERWRITE});
+      WriteRecord(e, PERF_RECORD_AUX, 0, body);
+      e.reported = head;
+    }
+  } else {
     errno = ENOTTY;
     return -1;
   }

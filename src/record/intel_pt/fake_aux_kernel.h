@@ -5,16 +5,21 @@
 // DISABLE start and stop it) but whose bytes come from a recorded PT stream, fed at a fixed rate
 // by a thread while the event is enabled. The mmap page publishes an identity TSC conversion
 // (time_mult 1, time_shift 0, time_zero 0). Each event replays the stream from its start and
-// stops at its end. No sideband records are written.
+// stops at its end. The sideband ring gets what the kernel would write there, laid out by the
+// event's sample_type: the replayed recording's code mappings as MMAP2 records of the traced
+// process (first event only, when it is first enabled; they tell the decoder where the code of
+// a stream recorded elsewhere was), and an AUX record (flag OVERWRITE) whenever output is paused.
 //
-// Selected by `ptprof record --backend intel_pt` when $PTPROF_FAKE_AUX names a .ptar whose first
-// stream is replayed (docs/recording.md, "Testing without trace hardware"); the output says so.
+// Selected by `ptprof record --backend intel_pt|cs_etm` when $PTPROF_FAKE_AUX names a .ptar or a
+// perf.data whose first stream is replayed (docs/recording.md, "Testing without trace
+// hardware"); the output says so.
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -22,9 +27,16 @@
 
 namespace ptprof::record::hw {
 
+// An executable mapping the replayed recording's process had.
+struct FakeMapping {
+  uint64_t address = 0, length = 0, pgoff = 0;
+  std::string filename;
+};
+
 class FakeAuxKernel : public PerfKernel {
  public:
-  FakeAuxKernel(std::vector<uint8_t> trace, uint64_t bytes_per_ms);
+  FakeAuxKernel(std::vector<uint8_t> trace, uint64_t bytes_per_ms,
+                std::vector<FakeMapping> mappings = {});
   ~FakeAuxKernel() override;
 
   int Open(const void* attr, pid_t pid, int cpu) override;
@@ -39,6 +51,11 @@ class FakeAuxKernel : public PerfKernel {
 
  private:
   struct Event {
+    uint64_t sample_type = 0;  // of the attr it was opened with
+    bool sample_id_all = false;
+    pid_t pid = -1;
+    int cpu = -1;
+    uint64_t reported = 0;  // aux_head at the last AUX record
     void* page = nullptr;  // the perf mmap page (and the sideband ring after it)
     size_t page_length = 0;
     uint8_t* aux = nullptr;
@@ -48,8 +65,12 @@ class FakeAuxKernel : public PerfKernel {
     bool paused = false;
   };
   void Feed();
+  // Appends a record (header, `body`, the sample_id trailer) to the event's sideband ring.
+  void WriteRecord(Event& e, uint32_t type, uint16_t misc, const std::vector<uint8_t>& body);
 
   std::vector<uint8_t> trace_;
+  std::vector<FakeMapping> mappings_;
+  bool mappings_written_ = false;
   uint64_t bytes_per_ms_;
   std::mutex mutex_;
   std::condition_variable stop_cv_;

@@ -10,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "sideband/perf/perf_record.h"
 #include "src/record/intel_pt/aux_session.h"
 
 namespace hw = ptprof::record::hw;
@@ -72,4 +73,56 @@ TEST_CASE("FakeAuxKernel stops writing while the output is paused") {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   CHECK(kernel.Written(1000) > paused_at);
   CHECK(kernel.Ioctl(999, PERF_EVENT_IOC_ENABLE, 0) == -1);  // not an event
+}
+
+TEST_CASE("FakeAuxKernel reports the replay's mappings and paused output in the sideband ring") {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  hw::FakeAuxKernel kernel(Pattern(page), 64,
+                           {{0x582b2b0000, 0x3000, 0, "/data/local/tmp/etm_test_loop"},
+                            {0x7f0000001000, 0x1000, 0x1000, "/lib/libc.so"}});
+  hw::HwAttr attr;
+  attr.attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+                          PERF_SAMPLE_IDENTIFIER;
+  attr.attr.sample_id_all = 1;
+  hw::AuxSession::Options options;
+  options.aux_pages = 4;
+  options.data_pages = 1;
+  auto session = hw::AuxSession::Open(attr, 4242, {3, 5}, options, kernel);
+  REQUIRE(session);
+  REQUIRE((*session)->Enable());
+  for (int i = 0; i < 2000 && kernel.Written(1000) < page; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  auto snapshot = (*session)->Snapshot(0, page);  // pauses and resumes the output
+  REQUIRE(snapshot);
+  std::vector<uint8_t> first, second;
+  (*session)->DrainSideband(0, first);
+  (*session)->DrainSideband(1, second);
+  ptprof::perf::PerfEventAttr layout;
+  layout.sample_type = attr.attr.sample_type;
+  layout.flags = uint64_t{1} << 18;  // sample_id_all
+  auto records = ptprof::perf::ParsePerfEventBuffer(first, layout, "fake sideband");
+  REQUIRE(records);
+  std::vector<ptprof::perf::MmapRecord> mmaps;
+  std::vector<ptprof::perf::AuxRecord> aux;
+  for (const auto& r : *records) {
+    if (const auto* m = std::get_if<ptprof::perf::MmapRecord>(&r.body)) mmaps.push_back(*m);
+    if (const auto* a = std::get_if<ptprof::perf::AuxRecord>(&r.body)) aux.push_back(*a);
+    CHECK(r.sample_id.cpu == 3u);
+    CHECK(r.sample_id.pid == 4242u);
+  }
+  REQUIRE(mmaps.size() == 2);
+  CHECK(mmaps[0].mmap2);
+  CHECK(mmaps[0].executable);
+  CHECK(mmaps[0].pid == 4242);
+  CHECK(mmaps[0].addr == 0x582b2b0000);
+  CHECK(mmaps[0].len == 0x3000);
+  CHECK(mmaps[0].filename == "/data/local/tmp/etm_test_loop");
+  CHECK(mmaps[1].pgoff == 0x1000);
+  REQUIRE(aux.size() == 1);
+  CHECK(aux[0].aux_size == page);
+  CHECK(aux[0].flags == PERF_AUX_FLAG_OVERWRITE);
+  // The mappings go to the first event only; the second one reports only its AUX data.
+  auto other = ptprof::perf::ParsePerfEventBuffer(second, layout, "fake sideband 2");
+  REQUIRE(other);
+  for (const auto& r : *other) CHECK(std::get_if<ptprof::perf::MmapRecord>(&r.body) == nullptr);
 }

@@ -34,9 +34,9 @@ uint32_t PagesFor(uint64_t bytes) {
 
 // Cuts one snapshot of every event for `decision`.
 Status Cut(AuxSession& session, const triggers::SnapshotDecision& decision, uint64_t want,
-           HwRecording& out) {
+           uint64_t align, HwRecording& out) {
   for (size_t i = 0; i < session.events(); ++i) {
-    auto bytes = session.Snapshot(i, want);
+    auto bytes = session.Snapshot(i, want, align);
     if (!bytes) return tl::unexpected(bytes.error());
     HwSnapshot snapshot;
     snapshot.label = decision.label;
@@ -114,7 +114,7 @@ Result<HwRecording> RecordHardware(const HwRecordRequest& request) {
     const uint64_t now = tr::MonotonicNowNs();
     while (!due.empty() && (ended || due.front().cut_ns <= now)) {
       if (!ended) out.maps.push_back(ReadMaps(pid));
-      failed = Cut(**session, due.front(), want, out);
+      failed = Cut(**session, due.front(), want, request.align, out);
       due.pop_front();
       if (!failed) break;
     }
@@ -134,7 +134,8 @@ Result<HwRecording> RecordHardware(const HwRecordRequest& request) {
     at_exit.label = "exit";
     at_exit.tid = static_cast<uint32_t>(pid);
     at_exit.time_ns = tr::MonotonicNowNs();
-    if (auto st = Cut(**session, at_exit, want, out); !st) return tl::unexpected(st.error());
+    if (auto st = Cut(**session, at_exit, want, request.align, out); !st)
+      return tl::unexpected(st.error());
   }
   (*session)->Disable();
   if (WIFEXITED(status)) out.exit_status = WEXITSTATUS(status);

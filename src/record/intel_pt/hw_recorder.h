@@ -28,6 +28,7 @@ struct HwRecordRequest {
   bool per_cpu = true;
   uint64_t aux_bytes = 4 << 20;  // the AUX ring per event (rounded up to a power-of-two pages)
   uint64_t pre_bytes = 0;        // bytes per snapshot (0: the whole ring)
+  uint64_t align = 1;            // snapshots start on multiples of this (cs_etm frames: 16)
   triggers::SnapshotPolicy policy;
   PerfKernel* kernel = nullptr;  // null: the real one
   int poll_ms = 5;
