@@ -89,7 +89,9 @@ int RunInfo(const InfoOptions& options) {
     if (!etm) return ReportBadInput(etm.error().message);
     if (*etm && (*etm)->kind == kCoreSightSnapshotSource)
       return RunSnapshotInfo({(*etm)->path, options.format, {}, false, false}, options.input);
-    if (*etm) return RunPerfDataInfo({(*etm)->path, options.format, ""}, options.input);
+    if (*etm)
+      return RunPerfDataInfo({(*etm)->path, options.format, "", &(*etm)->manifest},
+                             options.input);
   }
   if (*kind == InputKind::kPtar && options.extract_aux_dir.empty())
     return RunArchiveInfo(options.input, options.format);  // info_archive.cc

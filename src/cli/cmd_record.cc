@@ -437,12 +437,16 @@ Command AddRecordCommand(CLI::App& parent) {
                   "swbt: task-clock (CPU time) between bursts, e.g. 1ms, 500us, 2ms")
       ->capture_default_str();
   app->add_option("--filter", options->filters,
-                  "intel_pt: address filter in perf's syntax (repeatable): "
+                  "intel_pt, cs_etm: address filter in perf's syntax (repeatable): "
                   "filter|start|stop ADDR[/SIZE][@FILE]")
       ->allow_extra_args(false);
   app->add_flag("--per-thread", options->per_thread,
-                "intel_pt: one event for the command's thread instead of one per CPU");
-  app->add_flag("--trace-kernel", options->trace_kernel, "intel_pt: trace the kernel as well");
+                "intel_pt, cs_etm: one event for the command's thread instead of one per CPU");
+  app->add_flag("--trace-kernel", options->trace_kernel,
+                "intel_pt, cs_etm: trace the kernel as well");
+  app->add_option("--sink", options->sink,
+                  "cs_etm: the CoreSight sink (a name under .../cs_etm/sinks, e.g. tmc_etr0); "
+                  "default: an ETR, else the first sink");
   app->add_option("command", options->command, "the program and its arguments (after --)")
       ->required();
   app->prefix_command(false);

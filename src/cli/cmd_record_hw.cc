@@ -1,25 +1,34 @@
 // ptprof record --backend intel_pt|cs_etm: the CPU's trace hardware through perf_event_open
 // (src/record/intel_pt/hw_recorder.h). The snapshots become AUX buffers of a perf.data (what
-// `perf record -e intel_pt// --snapshot` would have written: sideband, attr, AUXTRACE_INFO),
-// written as OUT when OUT ends in .data, else packed with the binaries into a .ptar whose
-// manifest lists each snapshot's trigger, thread and time.
+// `perf record -e intel_pt// --snapshot` or `-e cs_etm// --snapshot` would have written:
+// sideband, attr, AUXTRACE_INFO with intel_pt's timing parameters or each CPU's trace unit
+// registers), written as OUT when OUT ends in .data, else packed with the binaries into a .ptar
+// whose manifest lists each snapshot's trigger, thread and time.
 #include "src/cli/cmd_record_hw.h"
 
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
 
 #include "sideband/perf/perf_data_writer.h"
 #include "sideband/perf/perf_record.h"
+#include "sideband/perf/perf_data.h"
 #include "src/cli/command.h"
+#include "src/cli/etm_archive.h"
+#include "src/cli/fake_aux_replay.h"
 #include "src/pipeline/session.h"
 #include "src/pipeline/session_archive.h"
+#include "src/record/cs_etm/etm_attr.h"
+#include "src/record/cs_etm/etm_metadata.h"
 #include "src/record/intel_pt/fake_aux_kernel.h"
 #include "src/record/intel_pt/hw_recorder.h"
 #include "src/record/intel_pt/hw_refusal.h"
@@ -29,6 +38,8 @@
 namespace ptprof::cli {
 
 namespace {
+
+namespace hw = record::hw;
 
 bool EndsWith(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
@@ -61,6 +72,7 @@ std::vector<perf::PerfMapping> Mappings(const std::vector<std::string>& maps) {
 // loaded after the last /proc read included) and the AUX records' data-loss flags.
 struct SidebandFacts {
   std::vector<perf::PerfMapping> mappings;
+  std::map<int, uint64_t> trace_ids;  // cs_etm: AUX_OUTPUT_HW_ID per CPU (Linux 6.4+)
   uint64_t aux_records = 0, truncated = 0, collision = 0;
   std::string problem;  // the sideband could not be parsed (the mappings then come from /proc only)
 };
@@ -79,6 +91,8 @@ SidebandFacts ReadSideband(const record::hw::HwAttr& attr, const record::hw::HwR
     if (const auto* m = std::get_if<perf::MmapRecord>(&r.body)) {
       if (m->executable && !m->filename.empty() && m->filename[0] == '/')
         facts.mappings.push_back(perf::PerfMapping{m->addr, m->len, m->pgoff, m->filename});
+    } else if (const auto* id = std::get_if<perf::AuxOutputHwIdRecord>(&r.body)) {
+      if (r.sample_id.cpu) facts.trace_ids[static_cast<int>(*r.sample_id.cpu)] = id->hw_id & 0xff;
     } else if (const auto* aux = std::get_if<perf::AuxRecord>(&r.body)) {
       ++facts.aux_records;
       facts.truncated += (aux->flags & 0x01) != 0;  // PERF_AUX_FLAG_TRUNCATED
@@ -88,14 +102,83 @@ SidebandFacts ReadSideband(const record::hw::HwAttr& attr, const record::hw::HwR
   return facts;
 }
 
-Result<perf::PerfDataDescription> Describe(const RecordOptions& options,
-                                           const record::hw::HwAttr& attr, uint32_t pmu_type,
-                                           const record::hw::HwRecording& rec,
-                                           const SidebandFacts& sideband) {
-  perf::PerfDataDescription d;
-  d.config = attr.attr.config;
+// The backend's event and what its perf.data needs besides the trace.
+struct Backend {
+  hw::HwAttr attr;
+  uint64_t align = 1;                 // snapshot starts: cs_etm's 16-byte formatter frames
+  std::optional<hw::PmuSysfs> etm;    // cs_etm: the PMU whose cpuN/ registers describe the units
+};
+
+Result<Backend> IntelPtBackend(const RecordOptions& options) {
+  auto pmu = hw::ReadPmuSysfs(hw::SysfsRoot(), "intel_pt");
+  if (!pmu) return tl::unexpected(pmu.error());
+  hw::IntelPtOptions pt;
+  if (options.psb_period != 4096) {  // not the qemu default: the user asked for a period
+    auto n = PsbExponent(options.psb_period);
+    if (!n) return tl::unexpected(n.error());
+    pt.psb_period = *n;
+  }
+  pt.mtc_period = options.mtc_period;
+  pt.cyc_threshold = options.cyc_threshold;
+  pt.no_tsc = options.no_tsc;
+  pt.no_retcomp = options.no_retcomp;
+  pt.kernel = options.trace_kernel;
+  pt.filters = options.filters;
+  pt.per_cpu = !options.per_thread;
+  auto attr = hw::BuildIntelPtAttr(*pmu, pt);
+  if (!attr) return tl::unexpected(attr.error());
+  return Backend{*attr, 1, std::nullopt};
+}
+
+// cs_etm: timestamps unless --no-tsc, context IDs, cycle-accurate with --cyc-threshold.
+Result<Backend> CsEtmBackend(const RecordOptions& options) {
+  if (options.mtc_period) return Fail("--mtc-period is an intel_pt option; cs_etm has no MTC");
+  if (options.no_retcomp)
+    return Fail("--no-retcomp is an intel_pt option; cs_etm compresses no returns by default");
+  auto pmu = hw::ReadPmuSysfs(hw::SysfsRoot(), "cs_etm");
+  if (!pmu) return tl::unexpected(pmu.error());
+  hw::EtmOptions etm;
+  etm.sink = options.sink;
+  etm.timestamp = !options.no_tsc;
+  etm.cycacc = options.cyc_threshold.has_value();
+  etm.cc_threshold = options.cyc_threshold;
+  etm.kernel = options.trace_kernel;
+  etm.per_cpu = !options.per_thread;
+  auto attr = hw::BuildEtmAttr(*pmu, etm);
+  if (!attr) return tl::unexpected(attr.error());
+  Backend backend{attr->attr, 16, *pmu};
+  if (!options.filters.empty()) {
+    std::vector<hw::AddressFilter> filters;
+    for (const std::string& text : options.filters) {
+      auto parsed = hw::ParseAddressFilters(text);
+      if (!parsed) return tl::unexpected(parsed.error());
+      filters.insert(filters.end(), parsed->begin(), parsed->end());
+    }
+    backend.attr.filter = hw::FormatAddressFilters(filters);
+  }
+  // Every CPU's registers must be readable before the command runs, not after.
+  if (auto info = hw::BuildCsEtmInfo(*pmu, backend.attr.attr.config, true, {}); !info)
+    return tl::unexpected(info.error());
+  return backend;
+}
+
+std::string Machine() {
+  utsname u{};
+  return uname(&u) == 0 ? u.machine : "";
+}
+
+// arm64's cpuid as perf writes it: MIDR_EL1 of CPU 0, 0x-prefixed, 16 hex digits.
+std::string ArmCpuId() {
+  std::ifstream in("/sys/devices/system/cpu/cpu0/regs/identification/midr_el1");
+  std::string text;
+  in >> text;
+  return text;
+}
+
+Status DescribeIntelPt(const RecordOptions& options, const Backend& backend,
+                       const record::hw::HwRecording& rec, perf::PerfDataDescription& d) {
   perf::IntelPtInfo& info = d.pt_info;
-  info.pmu_type = pmu_type;
+  info.pmu_type = backend.attr.attr.type;
   if (rec.have_clock) {
     info.time_shift = rec.clock.time_shift;
     info.time_mult = rec.clock.time_mult;
@@ -110,7 +193,36 @@ Result<perf::PerfDataDescription> Describe(const RecordOptions& options,
   info.cyc_bit = uint64_t{1} << Bits::kCyc;
   info.snapshot_mode = true;
   info.per_cpu_mmaps = !options.per_thread;
-  info.filter = attr.filter;
+  info.filter = backend.attr.filter;
+  d.cpuid = fmt::format("{},{},{},{}", rec.cpu.vendor, rec.cpu.family, rec.cpu.model,
+                        rec.cpu.stepping);
+  uint32_t idx = 0;
+  for (const auto& s : rec.snapshots)
+    d.buffers.push_back(perf::PerfAuxBuffer{idx++, rec.pid, s.cpu < 0 ? 0 : s.cpu, s.bytes});
+  return {};
+}
+
+Status DescribeCsEtm(const Backend& backend, const record::hw::HwRecording& rec,
+                     const SidebandFacts& sideband, perf::PerfDataDescription& d) {
+  auto info = hw::BuildCsEtmInfo(*backend.etm, backend.attr.attr.config, true, sideband.trace_ids);
+  if (!info) return tl::unexpected(info.error());
+  d.auxtrace_type = perf::kAuxtraceCsEtm;
+  d.etm_info = std::move(*info);
+  d.config2 = backend.attr.attr.config2;
+  d.sample_time = (backend.attr.attr.config >> 28) & 1;  // ETM_OPT_TS: the trace has timestamps
+  d.nr_cpus = d.etm_info.nr_cpus;
+  d.cpuid = ArmCpuId();
+  uint32_t idx = 0;
+  for (const auto& s : rec.snapshots)  // per-thread buffers keep cpu -1, as perf writes them
+    d.buffers.push_back(perf::PerfAuxBuffer{idx++, rec.pid, s.cpu, s.bytes});
+  return {};
+}
+
+Result<perf::PerfDataDescription> Describe(const RecordOptions& options, const Backend& backend,
+                                           const record::hw::HwRecording& rec,
+                                           const SidebandFacts& sideband) {
+  perf::PerfDataDescription d;
+  d.config = backend.attr.attr.config;
   perf::PerfThread thread;
   thread.pid = thread.tid = rec.pid;
   thread.comm = std::filesystem::path(options.command[0]).filename().string();
@@ -123,13 +235,12 @@ Result<perf::PerfDataDescription> Describe(const RecordOptions& options,
     if (!known) thread.mappings.push_back(m);
   }
   d.threads.push_back(thread);
-  uint32_t idx = 0;
-  for (const auto& s : rec.snapshots)
-    d.buffers.push_back(perf::PerfAuxBuffer{idx++, rec.pid, s.cpu < 0 ? 0 : s.cpu, s.bytes});
+  const Status described = backend.etm ? DescribeCsEtm(backend, rec, sideband, d)
+                                       : DescribeIntelPt(options, backend, rec, d);
+  if (!described) return tl::unexpected(described.error());
   d.start_time = rec.snapshots.empty() ? 0 : rec.snapshots.front().time_ns;
   d.end_time = rec.snapshots.empty() ? 1 : rec.snapshots.back().time_ns + 1;
-  d.cpuid = fmt::format("{},{},{},{}", rec.cpu.vendor, rec.cpu.family, rec.cpu.model,
-                        rec.cpu.stepping);
+  d.arch = Machine();
   d.cmdline = options.command;
   char host[256] = {};
   gethostname(host, sizeof host - 1);
@@ -137,10 +248,68 @@ Result<perf::PerfDataDescription> Describe(const RecordOptions& options,
   return d;
 }
 
+// The snapshots' trigger entries, one per snapshot, naming the streams `stream_names`.
+std::vector<archive::TriggerEntry> TriggerEntries(const hw::HwRecording& rec,
+                                                  const std::vector<std::string>& stream_names) {
+  std::vector<archive::TriggerEntry> out;
+  for (size_t i = 0; i < rec.snapshots.size() && i < stream_names.size(); ++i) {
+    const hw::HwSnapshot& s = rec.snapshots[i];
+    archive::TriggerEntry t;
+    t.kind = "snapshot";
+    t.label = s.label;
+    t.stream = stream_names[i];
+    t.offset = s.bytes.size();  // the trigger fired at the end of the snapshot
+    t.time_ns = s.time_ns;
+    if (s.tid != 0) t.tid = s.tid;
+    if (s.latency_ns != 0) t.latency_ns = s.latency_ns;
+    out.push_back(t);
+  }
+  return out;
+}
+
+// Packs the perf.data written at `data_path` into the .ptar options.output: intel_pt through a
+// session (streams, images), cs_etm as the perf.data whole with its binaries (etm_archive.h);
+// both with the snapshots' triggers.
+Status ArchiveRecording(const RecordOptions& options, const hw::HwRecording& rec,
+                        const SidebandFacts& sideband, bool faked, const std::string& data_path) {
+  const std::map<std::string, uint64_t> parameters = {
+      {"aux_records_truncated", sideband.truncated}, {"aux_records_collision", sideband.collision}};
+  if (options.backend == "cs_etm") {
+    auto data = perf::ReadPerfData(data_path);
+    if (!data) return tl::unexpected(data.error());
+    std::vector<std::string> names;
+    for (const auto& stream : data->aux_streams) names.push_back(stream.name);
+    EtmArchiveOptions etm{options.output, options.force, std::string("ptprof ") + PTPROF_VERSION,
+                          "", ""};
+    etm.triggers = TriggerEntries(rec, names);
+    etm.parameters = parameters;
+    etm.source_paths = options.command;
+    if (faked) etm.parameters["fake_aux_replay"] = 1;
+    auto summary = WritePerfEtmArchive(data_path, etm);
+    if (!summary) return tl::unexpected(summary.error());
+    return {};
+  }
+  auto session = OpenSession(data_path, RawInputOptions{}, false);
+  if (!session) return tl::unexpected(session.error());
+  if (session->manifest.streams.size() != rec.snapshots.size())
+    return Fail(fmt::format("the perf.data written holds {} streams for {} snapshots",
+                            session->manifest.streams.size(), rec.snapshots.size()));
+  std::vector<std::string> names;
+  for (const auto& stream : session->manifest.streams) names.push_back(stream.name);
+  session->manifest.triggers = TriggerEntries(rec, names);
+  session->manifest.source.kind = options.backend + (faked ? " (fake AUX replay)" : "");
+  session->manifest.source.paths = options.command;
+  for (const auto& [name, value] : parameters) session->manifest.pt_config[name] = value;
+  if (faked) session->manifest.pt_config["fake_aux_replay"] = 1;
+  ArchiveWriteOptions write;
+  write.force = options.force;
+  write.tool = std::string("ptprof ") + PTPROF_VERSION;
+  return WriteSessionArchive(*session, options.output, write);
+}
+
 }  // namespace
 
 int RunRecordHardware(const RecordOptions& options) {
-  namespace hw = record::hw;
   if (options.command.empty()) return ReportBadInput("record: no command given (-- CMD ARGS)");
   if (!options.force && access(options.output.c_str(), F_OK) == 0)
     return ReportBadInput(options.output + ": exists (use --force to replace it)");
@@ -163,50 +332,31 @@ int RunRecordHardware(const RecordOptions& options) {
       return ReportBadInput("record --backend " + options.backend + ": " + ready.reason + "; " +
                             ready.alternative);
   }
-  if (options.backend == "cs_etm")
-    return ReportBadInput("record --backend cs_etm: recording is not wired to cs_etm yet: its "
-                          "perf.data needs each CPU's ETM registers (TRCIDR*), which ptprof does "
-                          "not read; use `perf record -e cs_etm// --snapshot` and `ptprof archive`");
-  auto pmu = hw::ReadPmuSysfs(hw::SysfsRoot(), "intel_pt");
-  if (!pmu) return ReportBadInput("record: " + pmu.error().message);
-  hw::IntelPtOptions pt;
-  if (options.psb_period != 4096) {  // not the qemu default: the user asked for a period
-    auto n = PsbExponent(options.psb_period);
-    if (!n) return ReportBadInput("record: " + n.error().message);
-    pt.psb_period = *n;
-  }
-  pt.mtc_period = options.mtc_period;
-  pt.cyc_threshold = options.cyc_threshold;
-  pt.no_tsc = options.no_tsc;
-  pt.no_retcomp = options.no_retcomp;
-  pt.kernel = options.trace_kernel;
-  pt.filters = options.filters;
-  pt.per_cpu = !options.per_thread;
-  auto attr = hw::BuildIntelPtAttr(*pmu, pt);
-  if (!attr) return ReportBadInput("record: " + attr.error().message);
+  auto backend = options.backend == "cs_etm" ? CsEtmBackend(options) : IntelPtBackend(options);
+  if (!backend) return ReportBadInput("record: " + backend.error().message);
 
   hw::HwRecordRequest request;
   request.argv = options.command;
-  request.attr = *attr;
+  request.attr = backend->attr;
+  request.align = backend->align;
   request.per_cpu = !options.per_thread;
   request.aux_bytes = std::max<uint64_t>(options.buffer_size, policy->pre_bytes);
   request.pre_bytes = policy->pre_bytes;
   request.policy = *policy;
   std::unique_ptr<hw::FakeAuxKernel> fake_kernel;
   if (faked) {
-    auto source = OpenArchiveSession(fake);
-    if (!source) return ReportBadInput("record: PTPROF_FAKE_AUX: " + source.error().message);
-    if (source->stream_bytes.empty())
-      return ReportBadInput(std::string("record: PTPROF_FAKE_AUX: ") + fake + ": no stream");
+    auto replay = LoadFakeAuxReplay(fake);
+    if (!replay) return ReportBadInput("record: PTPROF_FAKE_AUX: " + replay.error().message);
     const char* rate = std::getenv("PTPROF_FAKE_AUX_RATE");
     fake_kernel = std::make_unique<hw::FakeAuxKernel>(
-        source->stream_bytes[0], rate && *rate ? std::strtoull(rate, nullptr, 10) : 4096);
+        std::move(replay->trace), rate && *rate ? std::strtoull(rate, nullptr, 10) : 4096,
+        std::move(replay->mappings));
     request.kernel = fake_kernel.get();
   }
   auto recording = hw::RecordHardware(request);
   if (!recording) return ReportBadInput("record: " + recording.error().message);
   fake_kernel.reset();
-  const SidebandFacts sideband = ReadSideband(*attr, *recording);
+  const SidebandFacts sideband = ReadSideband(backend->attr, *recording);
   if (!sideband.problem.empty())
     std::fprintf(stderr, "ptprof: record: warning: %s; the binaries come from /proc/PID/maps only\n",
                  sideband.problem.c_str());
@@ -216,7 +366,7 @@ int RunRecordHardware(const RecordOptions& options) {
                  static_cast<unsigned long long>(sideband.truncated),
                  static_cast<unsigned long long>(sideband.aux_records),
                  static_cast<unsigned long long>(sideband.collision));
-  auto description = Describe(options, *attr, attr->attr.type, *recording, sideband);
+  auto description = Describe(options, *backend, *recording, sideband);
   if (!description) return ReportBadInput("record: " + description.error().message);
 
   const bool perf_data = EndsWith(options.output, ".data");
@@ -225,45 +375,20 @@ int RunRecordHardware(const RecordOptions& options) {
       !st)
     return ReportBadInput("record: " + st.error().message);
   if (!perf_data) {
-    auto session = OpenSession(data_path, RawInputOptions{}, false);
+    auto written = ArchiveRecording(options, *recording, sideband, faked, data_path);
     std::remove(data_path.c_str());
-    if (!session) return ReportBadInput("record: " + session.error().message);
-    if (session->manifest.streams.size() != recording->snapshots.size())
-      return ReportBadInput(fmt::format("record: the perf.data written holds {} streams for {} "
-                                        "snapshots", session->manifest.streams.size(),
-                                        recording->snapshots.size()));
-    for (size_t i = 0; i < recording->snapshots.size(); ++i) {
-      const hw::HwSnapshot& s = recording->snapshots[i];
-      archive::TriggerEntry t;
-      t.kind = "snapshot";
-      t.label = s.label;
-      t.stream = session->manifest.streams[i].name;
-      t.offset = s.bytes.size();  // the trigger fired at the end of the snapshot
-      t.time_ns = s.time_ns;
-      if (s.tid != 0) t.tid = s.tid;
-      if (s.latency_ns != 0) t.latency_ns = s.latency_ns;
-      session->manifest.triggers.push_back(t);
-    }
-    session->manifest.source.kind = faked ? "intel_pt (fake AUX replay)" : "intel_pt";
-    session->manifest.source.paths = options.command;
-    if (faked) session->manifest.pt_config["fake_aux_replay"] = 1;
-    session->manifest.pt_config["aux_records_truncated"] = sideband.truncated;
-    session->manifest.pt_config["aux_records_collision"] = sideband.collision;
-    ArchiveWriteOptions write;
-    write.force = options.force;
-    write.tool = std::string("ptprof ") + PTPROF_VERSION;
-    if (auto st = WriteSessionArchive(*session, options.output, write); !st)
-      return ReportBadInput("record: " + st.error().message);
+    if (!written) return ReportBadInput("record: " + written.error().message);
   }
   if (!options.quiet) {
     uint64_t bytes = 0;
     for (const auto& s : recording->snapshots) bytes += s.bytes.size();
     std::fprintf(stderr,
-                 "ptprof: record: %s%zu snapshot(s), %llu bytes of PT; %llu trigger(s) fired, %llu "
+                 "ptprof: record: %s%zu snapshot(s), %llu bytes of %s; %llu trigger(s) fired, %llu "
                  "dropped by --min-interval/--max-snapshots, %llu trigger event(s) lost; program "
                  "%s %d; wrote %s\n",
                  faked ? "(replaying PTPROF_FAKE_AUX, not hardware) " : "",
                  recording->snapshots.size(), static_cast<unsigned long long>(bytes),
+                 options.backend == "cs_etm" ? "ETM" : "PT",
                  static_cast<unsigned long long>(recording->fired),
                  static_cast<unsigned long long>(recording->suppressed),
                  static_cast<unsigned long long>(recording->lost),

@@ -141,6 +141,9 @@ Result<EtmArchiveSummary> WritePerfEtmArchive(const std::string& path, const Etm
   auto writer = archive::ArchiveWriter::Create(options.output, options.force);
   if (!writer) return tl::unexpected(writer.error());
   archive::Manifest manifest = NewManifest(kCsEtmPerfDataSource, path, options);
+  manifest.triggers = options.triggers;
+  if (!options.source_paths.empty()) manifest.source.paths = options.source_paths;
+  for (const auto& [name, value] : options.parameters) manifest.pt_config[name] = value;
   archive::SidebandEntry perf_entry{kPerfDataKind, "perf.data", "sideband/perf.data"};
   if (auto st = writer->Add(perf_entry.member, *bytes); !st) return tl::unexpected(st.error());
   manifest.sideband.push_back(perf_entry);
@@ -196,7 +199,7 @@ Result<std::optional<RestoredEtmInput>> RestoreEtmArchive(const std::string& pat
     return Fail(path + ": offset 0x0: manifest: " + st.error().message);
   auto files = ExtractedFiles::Create();
   if (!files) return tl::unexpected(files.error());
-  RestoredEtmInput restored{kind, "", "", *files};
+  RestoredEtmInput restored{kind, "", "", *files, *manifest};
   const fs::path root = restored.files->dir();
   // Every member is read and checked, also those this version does not restore.
   std::map<std::string, std::vector<uint8_t>> contents;

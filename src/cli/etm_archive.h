@@ -7,9 +7,13 @@
 // as decode finds them: --symfs, build-id cache, path) as ELF images. Restoring writes them into
 // a private temporary directory in the same layout (binaries under a symfs root), so that the
 // existing decoders read them unchanged. docs/formats/ptar.md spells the manifest.
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
+
+#include "src/archive/manifest.h"
 
 #include "src/model/result.h"
 #include "src/pipeline/session.h"
@@ -25,6 +29,11 @@ struct EtmArchiveOptions {
   std::string tool;         // "ptprof 0.1.0"
   std::string symfs;        // perf.data: where its binaries are (as for decode)
   std::string buildid_dir;
+  // What a recorder knows (record --backend cs_etm): each snapshot's trigger, and parameters
+  // for the manifest's pt_config.
+  std::vector<archive::TriggerEntry> triggers;
+  std::map<std::string, uint64_t> parameters;
+  std::vector<std::string> source_paths;  // the manifest's source paths (default: the input)
 };
 
 // What an archive of a CoreSight input holds, for the summary line.
@@ -49,6 +58,7 @@ struct RestoredEtmInput {
   std::string path;   // the snapshot directory or the perf.data, in `files`
   std::string symfs;  // perf.data: the root its binaries are under
   std::shared_ptr<ExtractedFiles> files;
+  archive::Manifest manifest;  // triggers and parameters a recorder stored
 };
 
 // nullopt when `path` is a .ptar of some other input; else its CoreSight input with every member

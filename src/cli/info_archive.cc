@@ -89,15 +89,7 @@ void PrintText(const std::string& input, const archive::ArchiveReader& reader,
   std::printf("sideband:  %zu\n", m.sideband.size());
   for (const auto& s : m.sideband)
     std::printf("  %s %s (%s)\n", s.kind.c_str(), s.name.c_str(), s.member.c_str());
-  std::printf("triggers:  %zu\n", m.triggers.size());
-  for (const auto& t : m.triggers) {
-    std::printf("  %s %s, stream %s, offset %#" PRIx64, t.kind.c_str(), t.label.c_str(),
-                t.stream.c_str(), t.offset);
-    if (t.tid != kUnknownTime) std::printf(", tid %" PRIu64, t.tid);
-    if (t.time_ns != kUnknownTime) std::printf(", time %" PRIu64 " ns", t.time_ns);
-    if (t.latency_ns != kUnknownTime) std::printf(", latency %" PRIu64 " ns", t.latency_ns);
-    std::printf("\n");
-  }
+  PrintTriggerLines(m.triggers);
   std::printf("members:   %zu, every checksum verified\n", reader.members().size());
   for (const auto& member : reader.members())
     std::printf("  %#10" PRIx64 "  %10" PRIu64 " bytes  %10" PRIu64 " packed  %.16s  %s\n",
@@ -143,6 +135,18 @@ void PrintJson(const std::string& input, const archive::ArchiveReader& reader,
 }
 
 }  // namespace
+
+void PrintTriggerLines(const std::vector<archive::TriggerEntry>& triggers) {
+  std::printf("triggers:  %zu\n", triggers.size());
+  for (const auto& t : triggers) {
+    std::printf("  %s %s, stream %s, offset %#" PRIx64, t.kind.c_str(), t.label.c_str(),
+                t.stream.c_str(), t.offset);
+    if (t.tid != kUnknownTime) std::printf(", tid %" PRIu64, t.tid);
+    if (t.time_ns != kUnknownTime) std::printf(", time %" PRIu64 " ns", t.time_ns);
+    if (t.latency_ns != kUnknownTime) std::printf(", latency %" PRIu64 " ns", t.latency_ns);
+    std::printf("\n");
+  }
+}
 
 int RunArchiveInfo(const std::string& input, const std::string& format) {
   auto reader = archive::ArchiveReader::Open(input);

@@ -1,6 +1,7 @@
 // ptprof info on perf.data: events, records by type, CPUs, AUX streams, time span, the PT or
 // CoreSight configuration, sideband counts, features.
 #include "src/cli/info_perf_data.h"
+#include "src/cli/info_archive.h"
 
 #include <cinttypes>
 #include <cstdio>
@@ -153,7 +154,12 @@ void PrintText(const PerfData& d) {
   for (const auto& p : d.problems) std::printf("problem:   %s\n", p.c_str());
 }
 
-void PrintJson(const PerfData& d) {
+// Whether the archive's manifest says more than the perf.data: what a recorder stored.
+bool RecorderNotes(const archive::Manifest* m) {
+  return m && (!m->triggers.empty() || !m->pt_config.empty());
+}
+
+void PrintJson(const PerfData& d, const archive::Manifest* manifest) {
   Json j;
   j["input"] = d.name;
   j["kind"] = d.pipe_mode ? "perf_data_pipe" : "perf_data";
@@ -261,6 +267,7 @@ void PrintJson(const PerfData& d) {
   for (const auto& b : f.build_ids) build_ids.push_back({{"pid", b.pid}, {"build_id", b.build_id}, {"file", b.filename}});
   j["build_ids"] = build_ids;
   j["problems"] = d.problems;
+  if (RecorderNotes(manifest)) j["manifest"] = archive::ManifestToJson(*manifest);
   std::printf("%s\n", j.dump().c_str());
 }
 
@@ -288,10 +295,16 @@ int RunPerfDataInfo(const PerfDataInfoOptions& options, const std::string& label
     auto status = ExtractAux(*data, options.extract_aux_dir);
     if (!status) return ReportBadInput(status.error().message);
   }
-  if (options.format == "json")
-    PrintJson(*data);
-  else
+  if (options.format == "json") {
+    PrintJson(*data, options.manifest);
+  } else {
     PrintText(*data);
+    if (RecorderNotes(options.manifest)) {
+      std::printf("archive:   %s (%s)\n", options.manifest->source.kind.c_str(),
+                  options.manifest->tool.c_str());
+      PrintTriggerLines(options.manifest->triggers);
+    }
+  }
   return kExitOk;
 }
 

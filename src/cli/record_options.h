@@ -48,6 +48,7 @@ struct RecordOptions {
   std::vector<std::string> filters;  // --filter, perf's address filter syntax
   bool per_thread = false;           // one event for the command's thread instead of per CPU
   bool trace_kernel = false;         // trace ring 0 as well
+  std::string sink;                  // cs_etm: the sink (empty: an ETR, else the first)
 };
 
 // --snapshot-on, --pre, --post, --max-snapshots, --min-interval as one policy for the trigger
