@@ -166,6 +166,27 @@ Status WriteThreadStart(RecordWriter& w, const PerfDataDescription& d, const Per
   return w.Add(kRecordItraceStart, 0, itrace);
 }
 
+// The kernel's sideband records, each with its IDENTIFIER (the trailer's last word) replaced.
+Status AppendKernelRecords(Out& data, std::span<const uint8_t> records) {
+  size_t at = 0;
+  while (at < records.size()) {
+    if (records.size() - at < 8)
+      return Fail(fmt::format("kernel sideband: offset {:#x}: a record header cut short", at));
+    uint16_t size = 0;
+    uint32_t type = 0;
+    std::memcpy(&type, records.data() + at, 4);
+    std::memcpy(&size, records.data() + at + 6, 2);
+    if (size < 16 || size > records.size() - at || type >= 64)
+      return Fail(fmt::format("kernel sideband: offset {:#x}: not a kernel record with a sample id "
+                              "(type {}, size {})", at, type, size));
+    const size_t start = data.size();
+    data.Append(records.subspan(at, size));
+    std::memcpy(data.bytes.data() + start + size - 8, &kEventId, 8);
+    at += size;
+  }
+  return {};
+}
+
 const PerfThread* ThreadOf(const PerfDataDescription& d, int32_t tid) {
   for (const auto& t : d.threads)
     if (t.tid == tid) return &t;
@@ -180,6 +201,7 @@ Result<std::vector<uint8_t>> DataSection(const PerfDataDescription& d, std::vect
   if (auto st = w.Add(kRecordAuxtraceInfo, 0, info); !st) return tl::unexpected(st.error());
   for (const PerfThread& t : d.threads)
     if (auto st = WriteThreadStart(w, d, t, d.start_time); !st) return tl::unexpected(st.error());
+  if (auto st = AppendKernelRecords(data, d.kernel_records); !st) return tl::unexpected(st.error());
   Out round;
   if (auto st = w.Add(kRecordFinishedRound, 0, round); !st) return tl::unexpected(st.error());
 

@@ -69,6 +69,11 @@ struct PerfDataDescription {
   // time when it is set and then needs timestamp packets, so perf leaves it out of per-thread
   // cs_etm recordings without them (timeless decoding).
   bool sample_time = true;
+  // Records the kernel wrote to the AUX events' sideband rings (SWITCH, FORK, COMM, MMAP2, LOST,
+  // ...), concatenated, each with a sample_id trailer in this file's layout (TID, TIME when
+  // sample_time, CPU, IDENTIFIER): written after the threads' synthesized records, with the
+  // IDENTIFIER set to this file's event id.
+  std::vector<uint8_t> kernel_records;
   uint64_t start_time = 0, end_time = 0;  // perf time of the first and after the last event
   std::vector<PerfThread> threads;
   std::vector<PerfAuxBuffer> buffers;

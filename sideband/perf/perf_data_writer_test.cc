@@ -1,6 +1,7 @@
 #include "sideband/perf/perf_data_writer.h"
 
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <variant>
@@ -191,4 +192,48 @@ TEST_CASE("a cs_etm perf.data reads back: attr with the sink, per-CPU trace unit
   }
   REQUIRE(read->aux_streams.size() == 1);
   CHECK(read->StreamBytes(read->aux_streams[0]) == trace);
+}
+
+TEST_CASE("the kernel's sideband records are carried with this file's event id") {
+  const std::vector<uint8_t> trace = {0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82};
+  PerfDataDescription d = Sample(trace);
+  auto record = [&](uint32_t type, uint16_t misc, std::vector<uint32_t> body_words, uint64_t time) {
+    std::vector<uint8_t> r(8);
+    auto put = [&](const void* p, size_t n) {
+      r.insert(r.end(), static_cast<const uint8_t*>(p), static_cast<const uint8_t*>(p) + n);
+    };
+    for (uint32_t w : body_words) put(&w, 4);
+    const int32_t pid = 1000, tid = 1001, cpu = 0, res = 0;
+    const uint64_t identifier = 0xdeadbeef;  // the kernel's id: rewritten
+    put(&pid, 4), put(&tid, 4), put(&time, 8), put(&cpu, 4), put(&res, 4), put(&identifier, 8);
+    const uint16_t size = static_cast<uint16_t>(r.size());
+    std::memcpy(r.data(), &type, 4);
+    std::memcpy(r.data() + 4, &misc, 2);
+    std::memcpy(r.data() + 6, &size, 2);
+    d.kernel_records.insert(d.kernel_records.end(), r.begin(), r.end());
+  };
+  record(kRecordSwitch, 0, {}, 120);
+  record(kRecordSwitch, 0x2000, {}, 150);  // switch out
+  record(kRecordFork, 0, {1000, 1000, 1002, 1001, 0, 0}, 160);
+  auto bytes = SerializePerfData(d);
+  REQUIRE(bytes);
+  auto read = ParsePerfData(*bytes, "export.data");
+  REQUIRE(read);
+  CHECK(read->problems.empty());
+  CHECK(read->bad_records == 0);
+  CHECK(Count(*read, kRecordSwitch) == 2);
+  CHECK(Count(*read, kRecordFork) == 1);
+  int switches = 0;
+  for (const PerfRecord& r : read->sideband)
+    if (const auto* s = std::get_if<SwitchRecord>(&r.body)) {
+      ++switches;
+      CHECK(r.sample_id.identifier == 1u);
+      CHECK(s->out == (switches == 2));
+    }
+  CHECK(switches == 2);
+
+  d.kernel_records.resize(d.kernel_records.size() - 3);  // the last record cut short
+  auto cut = SerializePerfData(d);
+  REQUIRE_FALSE(cut);
+  CHECK(cut.error().message.find("kernel sideband: offset") != std::string::npos);
 }

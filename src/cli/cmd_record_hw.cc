@@ -33,6 +33,7 @@
 #include "src/record/intel_pt/hw_recorder.h"
 #include "src/record/intel_pt/hw_refusal.h"
 #include "src/record/intel_pt/pt_attr.h"
+#include "src/record/intel_pt/sideband_facts.h"
 #include "src/record/swbt/proc_maps.h"
 
 namespace ptprof::cli {
@@ -66,40 +67,6 @@ std::vector<perf::PerfMapping> Mappings(const std::vector<std::string>& maps) {
       out.push_back(perf::PerfMapping{line.start, line.end - line.start, line.offset, line.path});
     }
   return out;
-}
-
-// What the events' sideband rings say: executable MMAP2s of the command's processes (libraries
-// loaded after the last /proc read included) and the AUX records' data-loss flags.
-struct SidebandFacts {
-  std::vector<perf::PerfMapping> mappings;
-  std::map<int, uint64_t> trace_ids;  // cs_etm: AUX_OUTPUT_HW_ID per CPU (Linux 6.4+)
-  uint64_t aux_records = 0, truncated = 0, collision = 0;
-  std::string problem;  // the sideband could not be parsed (the mappings then come from /proc only)
-};
-
-SidebandFacts ReadSideband(const record::hw::HwAttr& attr, const record::hw::HwRecording& rec) {
-  SidebandFacts facts;
-  perf::PerfEventAttr layout;
-  layout.sample_type = attr.attr.sample_type;
-  layout.flags = attr.attr.sample_id_all ? (uint64_t{1} << 18) : 0;
-  auto records = perf::ParsePerfEventBuffer(rec.sideband, layout, "the AUX events' sideband");
-  if (!records) {
-    facts.problem = records.error().message;
-    return facts;
-  }
-  for (const perf::PerfRecord& r : *records) {
-    if (const auto* m = std::get_if<perf::MmapRecord>(&r.body)) {
-      if (m->executable && !m->filename.empty() && m->filename[0] == '/')
-        facts.mappings.push_back(perf::PerfMapping{m->addr, m->len, m->pgoff, m->filename});
-    } else if (const auto* id = std::get_if<perf::AuxOutputHwIdRecord>(&r.body)) {
-      if (r.sample_id.cpu) facts.trace_ids[static_cast<int>(*r.sample_id.cpu)] = id->hw_id & 0xff;
-    } else if (const auto* aux = std::get_if<perf::AuxRecord>(&r.body)) {
-      ++facts.aux_records;
-      facts.truncated += (aux->flags & 0x01) != 0;  // PERF_AUX_FLAG_TRUNCATED
-      facts.collision += (aux->flags & 0x08) != 0;  // PERF_AUX_FLAG_COLLISION
-    }
-  }
-  return facts;
 }
 
 // The backend's event and what its perf.data needs besides the trace.
@@ -147,6 +114,9 @@ Result<Backend> CsEtmBackend(const RecordOptions& options) {
   auto attr = hw::BuildEtmAttr(*pmu, etm);
   if (!attr) return tl::unexpected(attr.error());
   Backend backend{attr->attr, 16, *pmu};
+  // Without timestamp packets perf decodes a cs_etm trace without time, and leaves sample times
+  // out of the recording as perf record does (its decoder would otherwise wait for a timestamp).
+  if (!etm.timestamp) backend.attr.attr.sample_type &= ~uint64_t{PERF_SAMPLE_TIME};
   if (!options.filters.empty()) {
     std::vector<hw::AddressFilter> filters;
     for (const std::string& text : options.filters) {
@@ -203,13 +173,12 @@ Status DescribeIntelPt(const RecordOptions& options, const Backend& backend,
 }
 
 Status DescribeCsEtm(const Backend& backend, const record::hw::HwRecording& rec,
-                     const SidebandFacts& sideband, perf::PerfDataDescription& d) {
+                     const hw::SidebandFacts& sideband, perf::PerfDataDescription& d) {
   auto info = hw::BuildCsEtmInfo(*backend.etm, backend.attr.attr.config, true, sideband.trace_ids);
   if (!info) return tl::unexpected(info.error());
   d.auxtrace_type = perf::kAuxtraceCsEtm;
   d.etm_info = std::move(*info);
   d.config2 = backend.attr.attr.config2;
-  d.sample_time = (backend.attr.attr.config >> 28) & 1;  // ETM_OPT_TS: the trace has timestamps
   d.nr_cpus = d.etm_info.nr_cpus;
   d.cpuid = ArmCpuId();
   uint32_t idx = 0;
@@ -220,7 +189,7 @@ Status DescribeCsEtm(const Backend& backend, const record::hw::HwRecording& rec,
 
 Result<perf::PerfDataDescription> Describe(const RecordOptions& options, const Backend& backend,
                                            const record::hw::HwRecording& rec,
-                                           const SidebandFacts& sideband) {
+                                           const hw::SidebandFacts& sideband) {
   perf::PerfDataDescription d;
   d.config = backend.attr.attr.config;
   perf::PerfThread thread;
@@ -235,10 +204,13 @@ Result<perf::PerfDataDescription> Describe(const RecordOptions& options, const B
     if (!known) thread.mappings.push_back(m);
   }
   d.threads.push_back(thread);
+  d.sample_time = (backend.attr.attr.sample_type & PERF_SAMPLE_TIME) != 0;
+  d.kernel_records = sideband.carried;
   const Status described = backend.etm ? DescribeCsEtm(backend, rec, sideband, d)
                                        : DescribeIntelPt(options, backend, rec, d);
   if (!described) return tl::unexpected(described.error());
   d.start_time = rec.snapshots.empty() ? 0 : rec.snapshots.front().time_ns;
+  if (sideband.first_time) d.start_time = std::min(d.start_time, *sideband.first_time);
   d.end_time = rec.snapshots.empty() ? 1 : rec.snapshots.back().time_ns + 1;
   d.arch = Machine();
   d.cmdline = options.command;
@@ -271,7 +243,7 @@ std::vector<archive::TriggerEntry> TriggerEntries(const hw::HwRecording& rec,
 // session (streams, images), cs_etm as the perf.data whole with its binaries (etm_archive.h);
 // both with the snapshots' triggers.
 Status ArchiveRecording(const RecordOptions& options, const hw::HwRecording& rec,
-                        const SidebandFacts& sideband, bool faked, const std::string& data_path) {
+                        const hw::SidebandFacts& sideband, bool faked, const std::string& data_path) {
   const std::map<std::string, uint64_t> parameters = {
       {"aux_records_truncated", sideband.truncated}, {"aux_records_collision", sideband.collision}};
   if (options.backend == "cs_etm") {
@@ -356,7 +328,8 @@ int RunRecordHardware(const RecordOptions& options) {
   auto recording = hw::RecordHardware(request);
   if (!recording) return ReportBadInput("record: " + recording.error().message);
   fake_kernel.reset();
-  const SidebandFacts sideband = ReadSideband(backend->attr, *recording);
+  const hw::SidebandFacts sideband = hw::ReadSidebandFacts(
+      backend->attr, recording->sideband, static_cast<uint32_t>(recording->pid));
   if (!sideband.problem.empty())
     std::fprintf(stderr, "ptprof: record: warning: %s; the binaries come from /proc/PID/maps only\n",
                  sideband.problem.c_str());

@@ -163,6 +163,10 @@ def main():
             p = subprocess.run(["perf", "script", "-i", plain, "--itrace=b", "-F", "ip,addr"],
                                capture_output=True, text=True)
             mine, theirs = taken_branches(d.stdout), perf_branches(p.stdout)
+            info = manifest(plain) or {}
+            switches = info.get("records_by_type", {}).get("PERF_RECORD_SWITCH", 0)
+            check("the kernel's context switches (the fake's every 10 ms) are carried into it",
+                  switches >= 2, json.dumps(info.get("records_by_type")))
             check(f"perf script lists exactly ptprof's {len(mine)} taken branches",
                   r.returncode == 0 and len(mine) > 1000 and mine == theirs,
                   f"{len(mine)} vs {len(theirs)}; {r.stderr.strip()} {p.stderr.strip()[-200:]}")

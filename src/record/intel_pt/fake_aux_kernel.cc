@@ -56,10 +56,23 @@ int FakeAuxKernel::Open(const void* attr, pid_t pid, int cpu) {
   const auto* a = static_cast<const perf_event_attr*>(attr);
   e.sample_type = a->sample_type;
   e.sample_id_all = a->sample_id_all;
+  e.context_switch = a->context_switch;
   e.pid = pid;
   e.cpu = cpu;
   events_[fd] = e;
   return fd;
+}
+
+void FakeAuxKernel::WriteSwitch(Event& e, bool out) {
+  if (!e.context_switch) return;
+  const uint16_t misc = out ? PERF_RECORD_MISC_SWITCH_OUT : 0;
+  if (e.cpu < 0) {
+    WriteRecord(e, PERF_RECORD_SWITCH, misc, {});
+    return;
+  }
+  std::vector<uint8_t> body;  // the task switched to (out) or from (in): the idle task
+  Put(body, int32_t{0}), Put(body, int32_t{0});
+  WriteRecord(e, PERF_RECORD_SWITCH_CPU_WIDE, misc, body);
 }
 
 void FakeAuxKernel::WriteRecord(Event& e, uint32_t type, uint16_t misc,
@@ -191,6 +204,10 @@ void FakeAuxKernel::Feed() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stop_) {
     for (auto& [fd, e] : events_) {
+      if (e.enabled && e.page && ++e.ticks % 10 == 0) {  // the scheduler's tick
+        WriteSwitch(e, true);
+        WriteSwitch(e, false);
+      }
       if (!e.enabled || e.paused || !e.aux || !e.page || e.fed >= trace_.size()) continue;
       const uint64_t n = std::min<uint64_t>(bytes_per_ms_, trace_.size() - e.fed);
       auto* meta = static_cast<perf_event_mmap_page*>(e.page);

@@ -8,7 +8,9 @@
 // stops at its end. The sideband ring gets what the kernel would write there, laid out by the
 // event's sample_type: the replayed recording's code mappings as MMAP2 records of the traced
 // process (first event only, when it is first enabled; they tell the decoder where the code of
-// a stream recorded elsewhere was), and an AUX record (flag OVERWRITE) whenever output is paused.
+// a stream recorded elsewhere was), an AUX record (flag OVERWRITE) whenever output is paused,
+// and, when the attr asks for context switches, a switch out and back in (SWITCH, or
+// SWITCH_CPU_WIDE to and from the idle task for a per-CPU event) every 10 ms the event is enabled.
 //
 // Selected by `ptprof record --backend intel_pt|cs_etm` when $PTPROF_FAKE_AUX names a .ptar or a
 // perf.data whose first stream is replayed (docs/recording.md, "Testing without trace
@@ -53,6 +55,8 @@ class FakeAuxKernel : public PerfKernel {
   struct Event {
     uint64_t sample_type = 0;  // of the attr it was opened with
     bool sample_id_all = false;
+    bool context_switch = false;
+    unsigned ticks = 0;  // feeder rounds while enabled
     pid_t pid = -1;
     int cpu = -1;
     uint64_t reported = 0;  // aux_head at the last AUX record
@@ -65,6 +69,8 @@ class FakeAuxKernel : public PerfKernel {
     bool paused = false;
   };
   void Feed();
+  // A switch out of (or into) the traced task.
+  void WriteSwitch(Event& e, bool out);
   // Appends a record (header, `body`, the sample_id trailer) to the event's sideband ring.
   void WriteRecord(Event& e, uint32_t type, uint16_t misc, const std::vector<uint8_t>& body);
 
