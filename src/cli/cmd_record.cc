@@ -444,6 +444,10 @@ Command AddRecordCommand(CLI::App& parent) {
                 "intel_pt, cs_etm: one event for the command's thread instead of one per CPU");
   app->add_flag("--trace-kernel", options->trace_kernel,
                 "intel_pt, cs_etm: trace the kernel as well");
+  app->add_flag("--no-user", options->no_user,
+                "intel_pt, cs_etm: do not trace user space (with --trace-kernel: the kernel only)");
+  app->add_flag("--no-branch", options->no_branch,
+                "intel_pt: no branch packets (BranchEn off): timing and PSB+ only");
   app->add_option("--sink", options->sink,
                   "cs_etm: the CoreSight sink (a name under .../cs_etm/sinks, e.g. tmc_etr0); "
                   "default: an ETR, else the first sink");

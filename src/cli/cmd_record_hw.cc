@@ -90,6 +90,8 @@ Result<Backend> IntelPtBackend(const RecordOptions& options) {
   pt.no_tsc = options.no_tsc;
   pt.no_retcomp = options.no_retcomp;
   pt.kernel = options.trace_kernel;
+  pt.user = !options.no_user;
+  pt.branch = !options.no_branch;
   pt.filters = options.filters;
   pt.per_cpu = !options.per_thread;
   auto attr = hw::BuildIntelPtAttr(*pmu, pt);
@@ -102,6 +104,8 @@ Result<Backend> CsEtmBackend(const RecordOptions& options) {
   if (options.mtc_period) return Fail("--mtc-period is an intel_pt option; cs_etm has no MTC");
   if (options.no_retcomp)
     return Fail("--no-retcomp is an intel_pt option; cs_etm compresses no returns by default");
+  if (options.no_branch)
+    return Fail("--no-branch is an intel_pt option; cs_etm always traces the program flow");
   auto pmu = hw::ReadPmuSysfs(hw::SysfsRoot(), "cs_etm");
   if (!pmu) return tl::unexpected(pmu.error());
   hw::EtmOptions etm;
@@ -110,6 +114,7 @@ Result<Backend> CsEtmBackend(const RecordOptions& options) {
   etm.cycacc = options.cyc_threshold.has_value();
   etm.cc_threshold = options.cyc_threshold;
   etm.kernel = options.trace_kernel;
+  etm.user = !options.no_user;
   etm.per_cpu = !options.per_thread;
   auto attr = hw::BuildEtmAttr(*pmu, etm);
   if (!attr) return tl::unexpected(attr.error());

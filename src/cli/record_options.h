@@ -48,6 +48,8 @@ struct RecordOptions {
   std::vector<std::string> filters;  // --filter, perf's address filter syntax
   bool per_thread = false;           // one event for the command's thread instead of per CPU
   bool trace_kernel = false;         // trace ring 0 as well
+  bool no_user = false;              // do not trace ring 3 (with trace_kernel: the kernel only)
+  bool no_branch = false;            // intel_pt: BranchEn off (timing and PSB+ packets only)
   std::string sink;                  // cs_etm: the sink (empty: an ETR, else the first)
 };
 

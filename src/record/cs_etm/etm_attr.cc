@@ -21,7 +21,7 @@ Result<EtmAttr> BuildEtmAttr(const PmuSysfs& pmu, const EtmOptions& options) {
   attr.size = sizeof attr;
   attr.type = pmu.type;
   if (!options.user && !options.kernel)
-    return Fail("cs_etm: nothing to trace: --user and --kernel are both off");
+    return Fail("cs_etm: nothing to trace: --no-user without --trace-kernel");
   attr.exclude_user = options.user ? 0 : 1;
   attr.exclude_kernel = options.kernel ? 0 : 1;
   attr.exclude_hv = 1;

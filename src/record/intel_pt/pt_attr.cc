@@ -126,7 +126,7 @@ Result<HwAttr> BuildIntelPtAttr(const PmuSysfs& pmu, const IntelPtOptions& optio
   attr.size = sizeof attr;
   attr.type = pmu.type;
   if (!options.user && !options.kernel)
-    return Fail("intel_pt: nothing to trace: --user and --kernel are both off");
+    return Fail("intel_pt: nothing to trace: --no-user without --trace-kernel");
   attr.exclude_user = options.user ? 0 : 1;
   attr.exclude_kernel = options.kernel ? 0 : 1;
   attr.exclude_hv = 1;

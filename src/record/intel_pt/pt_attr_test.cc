@@ -142,7 +142,7 @@ TEST_CASE("values the CPU does not allow are refused with the caps file") {
   o = {};
   o.user = false;
   CHECK(BuildIntelPtAttr(pmu, o).error().message ==
-        "intel_pt: nothing to trace: --user and --kernel are both off");
+        "intel_pt: nothing to trace: --no-user without --trace-kernel");
 }
 
 TEST_CASE("user and kernel selection") {
