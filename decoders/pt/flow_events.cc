@@ -270,7 +270,26 @@ void FlowToModel::OnEvent(const pt_event& event, uint64_t offset) {
   Emit(std::move(out));
 }
 
+bool FlowToModel::MergeIntoHeld(const pt_block& block, const FlowStep& step) {
+  if (held_.size() != 1 || held_kind_ != X86Kind::kOther || block.truncated) return false;
+  ExecBlock& held = std::get<ExecBlock>(held_.front().body);
+  if (held.truncated || held.last_insn_size == 0 || held.mode != ToExecMode(block.mode) ||
+      held.speculative != static_cast<bool>(block.speculative) ||
+      held.last_ip + held.last_insn_size != block.ip)
+    return false;
+  X86Insn last;
+  if (!LastInsn(block, last)) return false;
+  held.last_ip = block.end_ip;
+  held.insns += block.ninsn;
+  held.last_insn_size = last.length;
+  held_kind_ = last.kind;
+  if (step.tsc) held_.front().header.tsc = *step.tsc;
+  counts_.insns += block.ninsn;
+  return true;
+}
+
 void FlowToModel::OnBlock(const pt_block& block, const FlowStep& step) {
+  if (block.ninsn != 0 && MergeIntoHeld(block, step)) return;
   Resolve(Next::kFlowAt, block.ip);
   if (block.ninsn == 0) return;
   ExecBlock b;

@@ -4,6 +4,13 @@
 // how each block ended (taken or not-taken conditional branch, call, syscall, interrupt, trace
 // stop, ...) by decoding the block's last instruction and looking at where execution went next, so
 // it holds a block back until that is known.
+//
+// Blocks are canonical: a block is a maximal run of instructions that ends at a control transfer,
+// at an event, or at a section boundary. libipt's block decoder sometimes ends a block in
+// straight-line code, depending on its history (its block cache), not on the trace; such a block
+// is joined with the contiguous block after it when nothing lies between them, so that two
+// decoders of the same trace (one started at a later PSB) report the same blocks. The joined
+// block keeps the first part's offset and takes the second part's time.
 #include <cstdint>
 #include <optional>
 #include <unordered_map>
@@ -51,6 +58,8 @@ class FlowToModel : public FlowObserver {
   // How the held-back block ended, given what came next.
   enum class Next : uint8_t { kFlowAt, kInterrupt, kStop, kUnknown };
   void Resolve(Next next, uint64_t ip = 0);
+  // Appends `block` to the held block when it continues it in straight-line code (above).
+  bool MergeIntoHeld(const pt_block& block, const FlowStep& step);
   void Emit(TraceEvent event);
   EventHeader Header(uint64_t offset) const;
   bool LastInsn(const pt_block& block, X86Insn& insn);

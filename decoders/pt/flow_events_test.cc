@@ -200,3 +200,75 @@ TEST_CASE("a trace cut in the middle of a packet ends with a truncation gap") {
   Collect whole = Decode(SampleTrace(), false);
   for (const auto& e : whole.events) CHECK_FALSE(std::holds_alternative<TraceGap>(e.body));
 }
+
+namespace {
+
+// A block as libipt's block decoder reports it, in the sample program's section.
+pt_block Block(uint64_t ip, uint64_t end_ip, uint16_t ninsn, int isid) {
+  pt_block b{};
+  b.ip = ip;
+  b.end_ip = end_ip;
+  b.ninsn = ninsn;
+  b.isid = isid;
+  b.mode = ptem_64bit;
+  b.iclass = ptic_other;
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("a block split in straight-line code is joined with its continuation") {
+  TempFile code(SampleProgram());
+  ImageSet images;
+  REQUIRE(images.AddRaw(RawImageSpec{code.path(), 0, UINT64_MAX, kSampleBase}));
+  PtImageCache cache;
+  REQUIRE(cache.AddAll(images));
+  uint8_t byte = 0;
+  int isid = 1;
+  for (; isid < 8 && cache.Read(isid, kSampleBase, &byte, 1) <= 0; ++isid) {
+  }
+  REQUIRE(cache.Read(isid, kSampleBase, &byte, 1) == 1);
+
+  SECTION("1003 nop | 1004 nop; 1005 call: one block of three") {
+    Collect sink;
+    FlowToModel model(sink, cache, FlowModelOptions{});
+    model.OnBlock(Block(0x1003, 0x1003, 1, isid), FlowStep{0x40, 0x41, 100});
+    model.OnBlock(Block(0x1004, 0x1005, 2, isid), FlowStep{0x48, 0x49, 200});
+    model.OnBlock(Block(0x1010, 0x1010, 1, isid), FlowStep{0x50, 0x51, 300});
+    model.Finish();
+    auto blocks = sink.Blocks();
+    REQUIRE(blocks.size() == 2);
+    CHECK(blocks[0].first_ip == 0x1003);
+    CHECK(blocks[0].last_ip == 0x1005);
+    CHECK(blocks[0].insns == 3);
+    CHECK(blocks[0].last_insn_size == 5);
+    CHECK(blocks[0].end == BlockEnd::kCall);
+    CHECK(sink.events[0].header.offset == 0x40);  // where the joined block began
+    CHECK(sink.events[0].header.tsc == 200u);     // the time after its last part
+    CHECK(model.counts().blocks == 2);
+    CHECK(model.counts().insns == 4);
+  }
+  SECTION("an event between the parts keeps them apart") {
+    Collect sink;
+    FlowToModel model(sink, cache, FlowModelOptions{});
+    model.OnBlock(Block(0x1003, 0x1003, 1, isid), FlowStep{0x40, 0x41, 100});
+    pt_event ev{};
+    ev.type = ptev_cbr;
+    ev.variant.cbr.ratio = 9;
+    model.OnEvent(ev, 0x44);
+    model.OnBlock(Block(0x1004, 0x1005, 2, isid), FlowStep{0x48, 0x49, 200});
+    model.Finish();
+    auto blocks = sink.Blocks();
+    REQUIRE(blocks.size() == 2);
+    CHECK(blocks[0].end == BlockEnd::kFallThrough);
+  }
+  SECTION("a block that does not continue the held one is not joined") {
+    Collect sink;
+    FlowToModel model(sink, cache, FlowModelOptions{});
+    model.OnBlock(Block(0x1003, 0x1003, 1, isid), FlowStep{0x40, 0x41, 100});
+    model.OnBlock(Block(0x1010, 0x1011, 2, isid), FlowStep{0x48, 0x49, 200});
+    model.Finish();
+    CHECK(sink.Blocks().size() == 2);
+    CHECK(sink.Blocks()[0].end == BlockEnd::kUnknown);
+  }
+}
