@@ -45,8 +45,12 @@ int RunArchive(const ArchiveOptions& options) {
   if (kind && (*kind == InputKind::kCoreSightSnapshot ||
                ((*kind == InputKind::kPerfData || *kind == InputKind::kPerfDataPipe) &&
                 IsCsEtmPerfData(options.input)))) {
-    EtmArchiveOptions etm{options.output, options.force, std::string("ptprof ") + PTPROF_VERSION,
-                          raw.symfs, raw.buildid_dir};
+    EtmArchiveOptions etm;
+    etm.output = options.output;
+    etm.force = options.force;
+    etm.tool = std::string("ptprof ") + PTPROF_VERSION;
+    etm.symfs = raw.symfs;
+    etm.buildid_dir = raw.buildid_dir;
     const bool snapshot = *kind == InputKind::kCoreSightSnapshot;
     auto summary = snapshot ? WriteSnapshotArchive(options.input, etm)
                             : WritePerfEtmArchive(options.input, etm);

@@ -256,8 +256,10 @@ Status ArchiveRecording(const RecordOptions& options, const hw::HwRecording& rec
     if (!data) return tl::unexpected(data.error());
     std::vector<std::string> names;
     for (const auto& stream : data->aux_streams) names.push_back(stream.name);
-    EtmArchiveOptions etm{options.output, options.force, std::string("ptprof ") + PTPROF_VERSION,
-                          "", ""};
+    EtmArchiveOptions etm;
+    etm.output = options.output;
+    etm.force = options.force;
+    etm.tool = std::string("ptprof ") + PTPROF_VERSION;
     etm.triggers = TriggerEntries(rec, names);
     etm.parameters = parameters;
     etm.source_paths = options.command;
