@@ -23,14 +23,14 @@ std::atomic<uint64_t> default_segment_bytes{1u << 20};
 // Keeps a segment's events, moved to offsets in the whole trace.
 class CollectingSink : public EventSink {
  public:
-  CollectingSink(std::vector<TraceEvent>& events, uint64_t base) : events_(events), base_(base) {}
+  CollectingSink(EventChunks& events, uint64_t base) : events_(events), base_(base) {}
   void OnEvent(const TraceEvent& event) override {
     events_.push_back(event);
     events_.back().header.offset += base_;
   }
 
  private:
-  std::vector<TraceEvent>& events_;
+  EventChunks& events_;
   uint64_t base_;
 };
 
@@ -86,8 +86,10 @@ struct SegmentOutcome {
 };
 
 void DecodeSegment(const std::vector<uint8_t>& trace, const ImageSet& images,
-                   const FlowRequest& request, const TraceSegment& range, SegmentOutcome& out) {
+                   const FlowRequest& request, const TraceSegment& range, EventChunkPool& pool,
+                   SegmentOutcome& out) {
   out.decoded.range = range;
+  out.decoded.events = EventChunks(&pool);
   const std::vector<uint8_t> bytes = BytesOf(trace, range.begin, range.end);
   CollectingSink collect(out.decoded.events, range.begin);
   size_t before_finish = 0;
@@ -126,7 +128,7 @@ struct JoinAll {
   ~JoinAll() { Now(); }
 };
 
-void Emit(ForwardingSink& out, const std::vector<TraceEvent>& events, size_t from, size_t to) {
+void Emit(ForwardingSink& out, const EventChunks& events, size_t from, size_t to) {
   for (size_t i = from; i < to; ++i) out.Pass(events[i]);
 }
 
@@ -168,6 +170,8 @@ Result<FlowSummary> DecodeFlowParallel(const std::vector<uint8_t>& trace, const 
                                        EventSink& sink) {
   const std::vector<TraceSegment>& segments = plan.segments;
   ForwardingSink out(sink);
+  // Declared first, destroyed last: every segment's events give their chunks back to it.
+  EventChunkPool pool(SIZE_MAX);
   FlowSummary summary;
   summary.segments = segments.size();
   bool synced = false;
@@ -185,7 +189,7 @@ Result<FlowSummary> DecodeFlowParallel(const std::vector<uint8_t>& trace, const 
       slot.outcome = std::make_unique<SegmentOutcome>();
       slot.thread = std::thread(DecodeSegment, std::cref(trace), std::cref(images),
                                 std::cref(request), std::cref(segments[launched]),
-                                std::ref(*slot.outcome));
+                                std::ref(pool), std::ref(*slot.outcome));
       ++launched;
     }
   };

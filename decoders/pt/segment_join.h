@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "decoders/pt/event_chunks.h"
 #include "decoders/pt/psb_segments.h"
 #include "src/model/trace_event.h"
 
@@ -15,7 +16,7 @@ namespace ptprof::pt {
 
 struct DecodedSegment {
   TraceSegment range;
-  std::vector<TraceEvent> events;  // in decode order, offsets in the whole trace
+  EventChunks events;  // in decode order, offsets in the whole trace
   // events[0, trusted) are what an uncut decode emits there: decoded before range.trust_end and
   // before the decoder met the end of its bytes.
   size_t trusted = 0;

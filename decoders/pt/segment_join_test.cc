@@ -20,7 +20,7 @@ TraceEvent Block(uint64_t offset, uint64_t ip) {
 DecodedSegment Segment(uint64_t begin, std::vector<TraceEvent> events, size_t trusted) {
   DecodedSegment segment;
   segment.range.begin = begin;
-  segment.events = std::move(events);
+  for (const TraceEvent& event : events) segment.events.push_back(event);
   segment.trusted = trusted;
   return segment;
 }

@@ -4,7 +4,7 @@
 // (cold) run and the best of the rest (warm): MB/s, M insn/s and the ratio to libipt's block
 // decoder (warm), and checks that every mode decoded the same number of instructions.
 //
-//   parallel_bench [--repeat N] [--jobs N]... [--stream NAME] INPUT
+//   parallel_bench [--repeat N] [--jobs N]... [--psb-segment BYTES]... [--stream NAME] INPUT
 #include <chrono>
 #include <cstdio>
 #include <functional>
@@ -36,7 +36,8 @@ struct Measurement {
 };
 
 Measurement Measure(const std::string& name, int repeat, const std::function<uint64_t()>& run) {
-  Measurement m{name};
+  Measurement m;
+  m.name = name;
   for (int i = 0; i <= repeat; ++i) {
     auto start = std::chrono::steady_clock::now();
     m.insns = run();
@@ -52,23 +53,26 @@ Measurement Measure(const std::string& name, int repeat, const std::function<uin
 int main(int argc, char** argv) {
   int repeat = 3;
   std::vector<unsigned> jobs;
+  std::vector<uint64_t> segment_sizes;
   std::string input, stream_name;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--repeat" && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
     else if (arg == "--jobs" && i + 1 < argc) jobs.push_back(std::max(1, std::atoi(argv[++i])));
+    else if (arg == "--psb-segment" && i + 1 < argc) segment_sizes.push_back(std::strtoull(argv[++i], nullptr, 0));
     else if (arg == "--stream" && i + 1 < argc) stream_name = argv[++i];
     else if (input.empty() && !arg.empty() && arg[0] != '-') input = arg;
     else {
-      std::fprintf(stderr, "usage: parallel_bench [--repeat N] [--jobs N]... [--stream NAME] INPUT\n");
+      std::fprintf(stderr, "usage: parallel_bench [--repeat N] [--jobs N]... [--psb-segment BYTES]... [--stream NAME] INPUT\n");
       return 2;
     }
   }
   if (input.empty()) {
-    std::fprintf(stderr, "usage: parallel_bench [--repeat N] [--jobs N]... [--stream NAME] INPUT\n");
+    std::fprintf(stderr, "usage: parallel_bench [--repeat N] [--jobs N]... [--psb-segment BYTES]... [--stream NAME] INPUT\n");
     return 2;
   }
   if (jobs.empty()) jobs = {2};
+  if (segment_sizes.empty()) segment_sizes = {0};  // the default
   auto session = OpenSession(input, RawInputOptions{}, false);
   if (!session) {
     std::fprintf(stderr, "parallel_bench: %s\n", session.error().message.c_str());
@@ -93,11 +97,12 @@ int main(int argc, char** argv) {
     auto count = pt::RunLibiptDirectly(trace, session->images, params, false);
     return count ? count->insns : 0;
   }));
-  auto ptprof = [&](unsigned n, std::string& note) {
-    return [&, n]() -> uint64_t {
+  auto ptprof = [&](unsigned n, uint64_t segment, std::string& note) {
+    return [&, n, segment]() -> uint64_t {
       pt::FlowRequest request;
       request.params = params;
       request.jobs = n;
+      request.segment_bytes = segment;
       CountingSink sink;
       auto summary = pt::DecodeFlow(trace, session->images, request, sink);
       if (!summary) return 0;
@@ -107,12 +112,16 @@ int main(int argc, char** argv) {
     };
   };
   std::string note1;
-  results.push_back(Measure("ptprof blocks, 1 thread", repeat, ptprof(1, note1)));
+  results.push_back(Measure("ptprof blocks, 1 thread", repeat, ptprof(1, 0, note1)));
   results.back().note = note1;
   for (unsigned n : jobs) {
-    std::string note;
-    results.push_back(Measure("ptprof blocks, " + std::to_string(n) + " threads", repeat, ptprof(n, note)));
-    results.back().note = note;
+    for (uint64_t segment : segment_sizes) {
+      std::string note;
+      std::string name = "ptprof blocks, " + std::to_string(n) + " threads";
+      if (segment) name += ", " + std::to_string(segment >> 10) + " KiB";
+      results.push_back(Measure(name, repeat, ptprof(n, segment, note)));
+      results.back().note = note;
+    }
   }
 
   const double mb = static_cast<double>(trace.size()) / 1e6;

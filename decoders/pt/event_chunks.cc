@@ -1,0 +1,69 @@
+#include "decoders/pt/event_chunks.h"
+
+namespace ptprof::pt {
+
+std::unique_ptr<EventChunk> EventChunkPool::Take() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!spare_.empty()) {
+      std::unique_ptr<EventChunk> chunk = std::move(spare_.back());
+      spare_.pop_back();
+      return chunk;
+    }
+  }
+  auto chunk = std::make_unique<EventChunk>();
+  chunk->reserve(kChunkEvents);
+  return chunk;
+}
+
+void EventChunkPool::Give(std::unique_ptr<EventChunk> chunk) {
+  chunk->clear();  // capacity stays
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (spare_.size() < keep_) spare_.push_back(std::move(chunk));
+}
+
+size_t EventChunkPool::spare() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return spare_.size();
+}
+
+EventChunks::EventChunks(EventChunks&& other) noexcept
+    : pool_(other.pool_), chunks_(std::move(other.chunks_)), size_(other.size_) {
+  other.chunks_.clear();
+  other.size_ = 0;
+}
+
+EventChunks& EventChunks::operator=(EventChunks&& other) noexcept {
+  if (this != &other) {
+    Clear();
+    pool_ = other.pool_;
+    chunks_ = std::move(other.chunks_);
+    size_ = other.size_;
+    other.chunks_.clear();
+    other.size_ = 0;
+  }
+  return *this;
+}
+
+void EventChunks::push_back(const TraceEvent& event) {
+  if (size_ % EventChunkPool::kChunkEvents == 0) {
+    if (pool_) {
+      chunks_.push_back(pool_->Take());
+    } else {
+      chunks_.push_back(std::make_unique<EventChunk>());
+      chunks_.back()->reserve(EventChunkPool::kChunkEvents);
+    }
+  }
+  chunks_.back()->push_back(event);
+  ++size_;
+}
+
+void EventChunks::Clear() {
+  for (auto& chunk : chunks_) {
+    if (pool_) pool_->Give(std::move(chunk));
+  }
+  chunks_.clear();
+  size_ = 0;
+}
+
+}  // namespace ptprof::pt
