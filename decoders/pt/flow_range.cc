@@ -1,11 +1,13 @@
 #include "decoders/pt/flow_range.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 
 #include "decoders/pt/flow_config.h"
 #include "decoders/pt/flow_decoder.h"
 #include "decoders/pt/flow_events.h"
+#include "decoders/pt/fast/fast_flow.h"
 #include "decoders/pt/image_cache.h"
 
 namespace ptprof::pt {
@@ -49,6 +51,53 @@ TraceEvent TruncationGap(uint64_t offset, int32_t cpu) {
   event.header.offset = offset;
   event.header.cpu = cpu;
   return event;
+}
+
+bool FastEngineApplies(const FlowRequest& request, std::string* why) {
+  const char* reason = request.insns   ? "instructions are asked for (--insn)"
+                       : request.ticks ? "tick events are asked for"
+                       : request.tasks ? "the tasks from sideband are followed"
+                                       : nullptr;
+  if (reason && why) *why = reason;
+  return reason == nullptr;
+}
+
+Result<FastRangeResult> DecodeFlowRangeFast(const std::vector<uint8_t>& trace, const ImageSet& images,
+                                            const FlowRequest& request, EventSink& sink,
+                                            const std::function<void()>& before_finish,
+                                            uint64_t trust_end) {
+  if (trace.empty()) return Fail("offset 0x0: the trace is empty");
+  FlowOptions flow;
+  flow.end_on_call = true;
+  flow.end_on_jump = true;
+  pt_config config;
+  int errata_status = 0;
+  if (auto st = FillPtConfig(request.params, flow, config, errata_status); !st)
+    return tl::unexpected(st.error());
+  FastRangeResult result;
+  if (errata_status < 0)
+    result.range.summary.warnings.push_back(std::string("no errata workarounds for this cpu: ") +
+                                            pt_errstr(pt_errcode(errata_status)));
+  PtImageCache cache;
+  if (auto st = cache.AddAll(images); !st) return tl::unexpected(st.error());
+  FlowToModel model(sink, cache, FlowModelOptions{request.cpu, request.pid, request.tid});
+  fast::FastFlowDecoder decoder(config, trace, cache);
+  const fast::FastFlowOutcome outcome = decoder.Run(model, trust_end);
+  if (!outcome.handled) {
+    result.handled = false;
+    char at[32];
+    std::snprintf(at, sizeof at, "%#llx", static_cast<unsigned long long>(outcome.why_offset));
+    result.why = outcome.why + " at offset " + at;
+    return result;
+  }
+  if (before_finish) before_finish();
+  model.Finish();
+  result.range.summary.blocks = model.counts().blocks;
+  result.range.summary.insns = model.counts().insns;
+  result.range.summary.gaps = model.counts().gaps;
+  result.range.summary.has_psb = outcome.synced;
+  result.range.synced = outcome.synced;
+  return result;
 }
 
 Result<FlowRangeResult> DecodeFlowRange(const std::vector<uint8_t>& trace, const ImageSet& images,

@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "decoders/pt/flow_session.h"
@@ -23,6 +24,19 @@ struct FlowRangeResult {
 Result<FlowRangeResult> DecodeFlowRange(const std::vector<uint8_t>& bytes, const ImageSet& images,
                                         const FlowRequest& request, EventSink& sink,
                                         const std::function<void()>& before_finish);
+
+// DecodeFlowRange with the fast engine. When it meets what it does not handle before `trust_end`
+// (an offset in `bytes`), it returns `handled` false with the reason, and what it already sent
+// to `sink` must be dropped.
+struct FastRangeResult {
+  FlowRangeResult range;
+  bool handled = true;
+  std::string why;  // with the offset, when not handled
+};
+Result<FastRangeResult> DecodeFlowRangeFast(const std::vector<uint8_t>& bytes, const ImageSet& images,
+                                            const FlowRequest& request, EventSink& sink,
+                                            const std::function<void()>& before_finish,
+                                            uint64_t trust_end);
 
 // Where the trace ends in the middle of a packet (that packet's offset), if it does.
 std::optional<uint64_t> TruncatedPacketAt(std::span<const uint8_t> trace);

@@ -35,8 +35,17 @@ class TaskTimeline {
   virtual std::vector<const ImageSection*> SpaceSections(size_t space) const = 0;
 };
 
+// Which block walker decodes the flow: libipt's block decoder, or ptprof's fast engine
+// (decoders/pt/fast), which gives the same events and hands every piece of the trace it does not
+// handle to libipt (FlowSummary says how many).
+enum class FlowEngine { kLibipt, kFast };
+// The process-wide default of FlowRequest::engine (the command line's --engine sets it).
+void SetDefaultFlowEngine(FlowEngine engine);
+FlowEngine DefaultFlowEngine();
+
 struct FlowRequest {
   PtParams params;
+  FlowEngine engine = DefaultFlowEngine();
   bool insns = false;        // instructions (libipt's instruction decoder) instead of blocks
   bool ticks = false;        // a tick event at each timing packet
   int32_t cpu = kUnknownId;  // the CPU the trace was recorded on, for event headers
@@ -60,7 +69,16 @@ struct FlowSummary {
   std::vector<std::string> warnings;  // e.g. a CPU libipt knows no errata for
   uint64_t segments = 1;               // pieces decoded in parallel and stitched (1: sequential)
   std::string sequential_because;      // why the decode was (or went on) sequential, if it was asked to be parallel
+  // With FlowEngine::kFast: the segments the fast engine decoded, those it handed to libipt, and
+  // why it handed over the first of those (with the offset); why it was not used at all.
+  uint64_t fast_segments = 0;
+  uint64_t libipt_segments = 0;
+  std::string fallback_because;
 };
+
+// Whether the fast engine can take this request at all (blocks only, no tick events, no tasks
+// from sideband); when it cannot, `why` says so.
+bool FastEngineApplies(const FlowRequest& request, std::string* why = nullptr);
 
 // Decodes `trace` (one PT buffer) against `images` (or the images `request.tasks` names). Fails only when the decode cannot start (an
 // empty trace, an image libipt cannot map, "--cpu auto" on a non-Intel host); bad trace data

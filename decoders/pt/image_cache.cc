@@ -32,7 +32,46 @@ Status PtImageCache::Add(const ImageSection& section, size_t image_index) {
     std::snprintf(where, sizeof where, "0x%" PRIx64, section.address);
     return Fail(section.file + ": cannot map at " + where + ": " + pt_errstr(pt_errcode(status)));
   }
+  if (image_index == 0 && section.size > 0) {
+    // The new section hides what it overlaps: trim or drop the ranges under it.
+    const uint64_t begin = section.address, end = section.address + section.size;
+    auto it = visible_.lower_bound(begin);
+    if (it != visible_.begin()) {
+      auto before = std::prev(it);
+      if (before->second.end > begin) {
+        const Visible tail{before->second.isid, before->second.end};
+        before->second.end = begin;
+        if (tail.end > end) visible_[end] = tail;
+      }
+    }
+    it = visible_.lower_bound(begin);
+    while (it != visible_.end() && it->first < end) {
+      if (it->second.end > end) {
+        const Visible rest = it->second;
+        visible_.erase(it);
+        visible_[end] = rest;
+        break;
+      }
+      it = visible_.erase(it);
+    }
+    visible_[begin] = Visible{isid, end};
+  }
   return {};
+}
+
+const PtImageCache::Visible* PtImageCache::Find(uint64_t ip) const {
+  auto it = visible_.upper_bound(ip);
+  if (it == visible_.begin()) return nullptr;
+  --it;
+  return ip < it->second.end ? &it->second : nullptr;
+}
+
+int PtImageCache::ReadVisible(uint64_t ip, uint8_t* out, uint64_t size, int& isid) const {
+  const Visible* visible = Find(ip);
+  if (!visible) return -pte_nomap;
+  isid = visible->isid;
+  if (size > visible->end - ip) size = visible->end - ip;
+  return pt_iscache_read(iscache_, out, size, isid, ip);
 }
 
 Status PtImageCache::AddAll(const ImageSet& images) {

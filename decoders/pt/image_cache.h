@@ -3,6 +3,7 @@
 // libipt image backed by an image section cache (pt_iscache), and reads instruction bytes back by
 // section id the way the decoders identify them.
 #include <cstdint>
+#include <map>
 #include <vector>
 
 #include <intel-pt.h>
@@ -38,10 +39,22 @@ class PtImageCache {
   // Reads up to `size` bytes of section `isid` at `ip`; libipt's error code (< 0) on failure.
   int Read(int isid, uint64_t ip, uint8_t* out, uint64_t size) const;
 
+  // What the first image shows at `ip`: the section and where its visible part ends (a later
+  // section may hide the rest), as libipt's own lookup would find it. Null when nothing is mapped.
+  struct Visible {
+    int isid = 0;
+    uint64_t end = 0;  // one past the last visible byte
+  };
+  const Visible* Find(uint64_t ip) const;
+  // Reads up to `size` bytes the first image shows at `ip`, from one section only; returns how
+  // many (libipt's error code when none) and the section in `isid`.
+  int ReadVisible(uint64_t ip, uint8_t* out, uint64_t size, int& isid) const;
+
  private:
   pt_image_section_cache* iscache_ = nullptr;
   pt_image* image_ = nullptr;
   std::vector<pt_image*> more_;  // images 1, 2, ...
+  std::map<uint64_t, Visible> visible_;  // the first image's visible ranges, by start address
 };
 
 }  // namespace ptprof::pt

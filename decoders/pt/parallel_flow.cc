@@ -83,6 +83,8 @@ std::vector<uint8_t> BytesOf(const std::vector<uint8_t>& trace, uint64_t begin, 
 struct SegmentOutcome {
   DecodedSegment decoded;
   std::optional<Result<FlowRangeResult>> result;
+  bool fast = false;     // the fast engine decoded it
+  std::string fallback;  // why the fast engine handed it to libipt
 };
 
 void DecodeSegment(const std::vector<uint8_t>& trace, const ImageSet& images,
@@ -93,8 +95,27 @@ void DecodeSegment(const std::vector<uint8_t>& trace, const ImageSet& images,
   const std::vector<uint8_t> bytes = BytesOf(trace, range.begin, range.end);
   CollectingSink collect(out.decoded.events, range.begin);
   size_t before_finish = 0;
-  out.result = DecodeFlowRange(bytes, images, request, collect,
-                               [&] { before_finish = out.decoded.events.size(); });
+  if (request.engine == FlowEngine::kFast) {
+    const uint64_t trust_end = range.last() ? UINT64_MAX : range.trust_end - range.begin;
+    auto fast = DecodeFlowRangeFast(bytes, images, request, collect,
+                                    [&] { before_finish = out.decoded.events.size(); }, trust_end);
+    if (!fast) {
+      out.result = tl::unexpected(fast.error());
+      return;
+    }
+    if (fast->handled) {
+      out.fast = true;
+      out.result = std::move(fast->range);
+    } else {
+      out.fallback = fast->why;
+      out.decoded.events.Clear();
+      before_finish = 0;
+    }
+  }
+  if (!out.fast)
+    out.result = DecodeFlowRange(bytes, images, request, collect,
+                                 [&] { before_finish = out.decoded.events.size(); });
+  if (!*out.result) return;
   if (range.last()) {
     out.decoded.trusted = out.decoded.events.size();
     return;
@@ -150,6 +171,15 @@ uint64_t DefaultSegmentBytes() { return default_segment_bytes; }
 ParallelPlan PlanParallelDecode(const std::vector<uint8_t>& trace, const FlowRequest& request) {
   ParallelPlan plan;
   plan.jobs = request.jobs ? request.jobs : DefaultDecodeJobs();
+  // The fast engine always decodes in segments (one thread or more): a segment it does not handle
+  // is decoded again with libipt, whose events the stitching then takes instead.
+  const bool fast = request.engine == FlowEngine::kFast && FastEngineApplies(request);
+  if (fast) {
+    const uint64_t segment = request.segment_bytes ? request.segment_bytes : DefaultSegmentBytes();
+    plan.segments = PlanSegments(FindPsbOffsets(trace), trace.size(), segment);
+    if (plan.segments.empty()) plan.segments.push_back(TraceSegment{0, trace.size(), trace.size(), trace.size()});
+    return plan;
+  }
   if (plan.jobs < 2) return plan;
   if (request.tasks) {
     plan.sequential_because = "the tasks from sideband are followed in trace order";
@@ -201,6 +231,11 @@ Result<FlowSummary> DecodeFlowParallel(const std::vector<uint8_t>& trace, const 
     if (!*outcome->result) return tl::unexpected(outcome->result->error());
     FlowRangeResult& result = **outcome->result;
     synced = synced || result.synced;
+    if (request.engine == FlowEngine::kFast) {
+      (outcome->fast ? summary.fast_segments : summary.libipt_segments) += 1;
+      if (!outcome->fast && summary.fallback_because.empty())
+        summary.fallback_because = "segment at " + Hex(outcome->decoded.range.begin) + ": " + outcome->fallback;
+    }
     if (index == 0) {
       summary.warnings = result.summary.warnings;
       current = std::move(outcome->decoded);

@@ -135,6 +135,13 @@ int RunDecode(const DecodeOptions& options) {
                    summary.segments, summary.segments == 1 ? "" : "s",
                    summary.sequential_because.empty() ? "" : "; sequential because ",
                    summary.sequential_because.c_str());
+    if (options.verbose && (summary.fast_segments || summary.libipt_segments))
+      std::fprintf(stderr, "ptprof: %s: fast engine: %" PRIu64 " segment%s, libipt: %" PRIu64 "%s%s\n",
+                   where.c_str(), summary.fast_segments, summary.fast_segments == 1 ? "" : "s",
+                   summary.libipt_segments, summary.fallback_because.empty() ? "" : "; first: ",
+                   summary.fallback_because.c_str());
+    else if (options.verbose && !summary.fallback_because.empty())
+      std::fprintf(stderr, "ptprof: %s: %s\n", where.c_str(), summary.fallback_because.c_str());
     if (!summary.has_psb) {
       if (!named)
         return ReportBadInput(where + ": offset 0x0: no PSB found: not an Intel PT trace");

@@ -90,6 +90,14 @@ void AddAddrFilterOption(CLI::App& app, InputOptions& options) {
          "--psb-segment", [](uint64_t bytes) { pt::SetDefaultSegmentBytes(bytes); },
          "bytes of trace per parallel segment (default 1048576)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
+  app.add_option_function<std::string>(
+         "--engine",
+         [](const std::string& name) {
+           pt::SetDefaultFlowEngine(name == "fast" ? pt::FlowEngine::kFast : pt::FlowEngine::kLibipt);
+         },
+         "block walker for the PT flow: libipt (libipt's block decoder, default) or fast (ptprof's "
+         "own, same output; hands what it does not handle to libipt)")
+      ->check(CLI::IsMember({"libipt", "fast"}));
 }
 
 void AddStreamOption(CLI::App& app, InputOptions& options) {

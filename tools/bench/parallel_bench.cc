@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: parallel_bench [--repeat N] [--jobs N]... [--psb-segment BYTES]... [--stream NAME] INPUT\n");
     return 2;
   }
-  if (jobs.empty()) jobs = {2};
+  if (jobs.empty()) jobs = {1, 2};
   if (segment_sizes.empty()) segment_sizes = {0};  // the default
   auto session = OpenSession(input, RawInputOptions{}, false);
   if (!session) {
@@ -97,30 +97,40 @@ int main(int argc, char** argv) {
     auto count = pt::RunLibiptDirectly(trace, session->images, params, false);
     return count ? count->insns : 0;
   }));
-  auto ptprof = [&](unsigned n, uint64_t segment, std::string& note) {
-    return [&, n, segment]() -> uint64_t {
+  auto ptprof = [&](unsigned n, uint64_t segment, std::string& note,
+                    pt::FlowEngine engine = pt::FlowEngine::kLibipt) {
+    return [&, n, segment, engine]() -> uint64_t {
       pt::FlowRequest request;
       request.params = params;
       request.jobs = n;
       request.segment_bytes = segment;
+      request.engine = engine;
       CountingSink sink;
       auto summary = pt::DecodeFlow(trace, session->images, request, sink);
       if (!summary) return 0;
       note = std::to_string(summary->segments) + " segments" +
              (summary->sequential_because.empty() ? "" : "; sequential: " + summary->sequential_because);
+      if (engine == pt::FlowEngine::kFast)
+        note += "; fast " + std::to_string(summary->fast_segments) + ", libipt " +
+                std::to_string(summary->libipt_segments) +
+                (summary->fallback_because.empty() ? "" : " (" + summary->fallback_because + ")");
       return sink.insns;
     };
   };
   std::string note1;
-  results.push_back(Measure("ptprof blocks, 1 thread", repeat, ptprof(1, 0, note1)));
+  results.push_back(Measure("ptprof libipt, 1 thread", repeat, ptprof(1, 0, note1)));
   results.back().note = note1;
-  for (unsigned n : jobs) {
-    for (uint64_t segment : segment_sizes) {
-      std::string note;
-      std::string name = "ptprof blocks, " + std::to_string(n) + " threads";
-      if (segment) name += ", " + std::to_string(segment >> 10) + " KiB";
-      results.push_back(Measure(name, repeat, ptprof(n, segment, note)));
-      results.back().note = note;
+  for (pt::FlowEngine engine : {pt::FlowEngine::kLibipt, pt::FlowEngine::kFast}) {
+    const std::string engine_name = engine == pt::FlowEngine::kFast ? "fast" : "libipt";
+    for (unsigned n : jobs) {
+      if (n == 1 && engine == pt::FlowEngine::kLibipt) continue;  // measured above
+      for (uint64_t segment : segment_sizes) {
+        std::string note;
+        std::string name = "ptprof " + engine_name + ", " + std::to_string(n) + " thread" + (n == 1 ? "" : "s");
+        if (segment) name += ", " + std::to_string(segment >> 10) + " KiB";
+        results.push_back(Measure(name, repeat, ptprof(n, segment, note, engine)));
+        results.back().note = note;
+      }
     }
   }
 

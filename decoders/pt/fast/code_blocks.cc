@@ -1,0 +1,89 @@
+#include "decoders/pt/fast/code_blocks.h"
+
+#include <cinttypes>
+#include <cstdio>
+
+#include "decoders/pt/flow_config.h"
+
+namespace ptprof::pt::fast {
+
+namespace {
+
+std::string Hex(uint64_t value) {
+  char text[24];
+  std::snprintf(text, sizeof text, "0x%" PRIx64, value);
+  return text;
+}
+
+// mov cr3, r: 0f 22 /r with ModRM.reg == 3, after legacy and REX prefixes.
+bool MovesToCr3(const uint8_t* raw, size_t size) {
+  size_t i = 0;
+  while (i < size && (raw[i] == 0x66 || raw[i] == 0x67 || raw[i] == 0xf2 || raw[i] == 0xf3 ||
+                      raw[i] == 0x2e || raw[i] == 0x36 || raw[i] == 0x3e || raw[i] == 0x26 ||
+                      raw[i] == 0x64 || raw[i] == 0x65 || raw[i] == 0xf0 || (raw[i] & 0xf0) == 0x40))
+    ++i;
+  return i + 2 < size && raw[i] == 0x0f && raw[i + 1] == 0x22 && ((raw[i + 2] >> 3) & 7) == 3;
+}
+
+}  // namespace
+
+bool NeedsTrace(const X86Insn& insn) {
+  switch (insn.kind) {
+    case X86Kind::kOther: return false;
+    case X86Kind::kCallNear:
+    case X86Kind::kJumpNear: return !insn.has_branch_disp;
+    default: return true;
+  }
+}
+
+bool CodeBlocks::DecodeAt(uint64_t ip, pt_exec_mode mode, CodeInsn& out, std::string& why) const {
+  uint8_t raw[pt_max_insn_size];
+  int isid = 0;
+  const int read = images_.ReadVisible(ip, raw, sizeof raw, isid);
+  if (read <= 0) {
+    why = "no code mapped at " + Hex(ip);
+    return false;
+  }
+  auto decoded = x86_.Decode(raw, static_cast<size_t>(read), ToExecMode(mode));
+  if (!decoded) {
+    why = (read < static_cast<int>(sizeof raw) ? "an instruction that may cross sections at "
+                                                : "an instruction that does not decode at ") +
+          Hex(ip);
+    return false;
+  }
+  out.ip = ip;
+  out.insn = *decoded;
+  out.isid = isid;
+  out.writes_cr3 = MovesToCr3(raw, decoded->length);
+  return true;
+}
+
+const CodeInsn* CodeBlocks::Insn(uint64_t ip, pt_exec_mode mode, std::string& why) {
+  const uint64_t key = Key(ip, mode);
+  if (auto it = insns_.find(key); it != insns_.end()) return &it->second;
+  CodeInsn insn;
+  if (!DecodeAt(ip, mode, insn, why)) return nullptr;
+  return &insns_.emplace(key, insn).first->second;
+}
+
+const CodeBlock* CodeBlocks::Block(uint64_t ip, pt_exec_mode mode, std::string& why) {
+  const uint64_t key = Key(ip, mode);
+  if (auto it = blocks_.find(key); it != blocks_.end()) return &it->second;
+  CodeBlock block;
+  block.first_ip = ip;
+  uint64_t at = ip;
+  for (;;) {
+    CodeInsn insn;
+    if (!DecodeAt(at, mode, insn, why)) return nullptr;
+    block.ninsn += 1;
+    block.last_ip = at;
+    block.last = insn.insn;
+    block.last_isid = insn.isid;
+    block.writes_cr3 = block.writes_cr3 || insn.writes_cr3;
+    if (insn.insn.kind != X86Kind::kOther) break;
+    at += insn.insn.length;
+  }
+  return &blocks_.emplace(key, block).first->second;
+}
+
+}  // namespace ptprof::pt::fast

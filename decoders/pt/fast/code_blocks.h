@@ -1,0 +1,63 @@
+#pragma once
+// CodeBlocks answers "what runs from this address until the trace must be asked?", once per
+// address: the memoised control-flow graph of the fast flow engine. A code block is the run of
+// instructions from an address up to and including the first one whose successor the trace
+// decides (conditional branch, return, indirect or far branch) or that ends a model block anyway
+// (a direct call or jump); it records what the engine needs to move on without decoding again.
+// Single instructions are cached too, for walking to an event's address one step at a time.
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+
+#include <intel-pt.h>
+
+#include "decoders/pt/image_cache.h"
+#include "sideband/x86_insn.h"
+
+namespace ptprof::pt::fast {
+
+struct CodeInsn {
+  uint64_t ip = 0;
+  X86Insn insn;
+  int isid = 0;
+  bool writes_cr3 = false;  // mov to CR3: where a TIP.PGD without an IP may bind
+};
+
+struct CodeBlock {
+  uint64_t first_ip = 0;
+  uint32_t ninsn = 0;       // including the last
+  uint64_t last_ip = 0;
+  X86Insn last;             // the instruction that ends it
+  int last_isid = 0;        // the section the last instruction was read from
+  bool writes_cr3 = false;  // some instruction in it moves to CR3
+};
+
+class CodeBlocks {
+ public:
+  // `images` must outlive this; the blocks are only valid for its first image.
+  explicit CodeBlocks(const PtImageCache& images) : images_(images) {}
+
+  // The instruction at `ip`, or null when it cannot be read in one piece from one section or
+  // does not decode; `why` then says which.
+  const CodeInsn* Insn(uint64_t ip, pt_exec_mode mode, std::string& why);
+  // The block starting at `ip`, or null (as Insn).
+  const CodeBlock* Block(uint64_t ip, pt_exec_mode mode, std::string& why);
+
+  size_t blocks() const { return blocks_.size(); }
+
+ private:
+  static uint64_t Key(uint64_t ip, pt_exec_mode mode) {
+    return ip ^ (static_cast<uint64_t>(mode) << 60);
+  }
+  bool DecodeAt(uint64_t ip, pt_exec_mode mode, CodeInsn& out, std::string& why) const;
+
+  const PtImageCache& images_;
+  X86Decoder x86_;
+  std::unordered_map<uint64_t, CodeInsn> insns_;
+  std::unordered_map<uint64_t, CodeBlock> blocks_;
+};
+
+// Whether the trace decides where execution goes after `kind` (libipt's "requires trace").
+bool NeedsTrace(const X86Insn& insn);
+
+}  // namespace ptprof::pt::fast

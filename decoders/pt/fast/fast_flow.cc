@@ -1,0 +1,442 @@
+#include "decoders/pt/fast/fast_flow.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+
+namespace ptprof::pt::fast {
+
+namespace {
+
+[[maybe_unused]] std::string Hex(uint64_t value) {
+  char text[24];
+  std::snprintf(text, sizeof text, "0x%" PRIx64, value);
+  return text;
+}
+
+const char* EventTypeName(pt_event_type type) {
+  switch (type) {
+    case ptev_paging: return "paging";
+    case ptev_async_paging: return "async paging";
+    case ptev_vmcs: return "vmcs";
+    case ptev_async_vmcs: return "async vmcs";
+    case ptev_tsx: return "tsx";
+    case ptev_exstop: return "exstop";
+    case ptev_mwait: return "mwait";
+    case ptev_ptwrite: return "ptwrite";
+    default: return "unexpected";
+  }
+}
+
+constexpr uint8_t kRetStackSize = 64;
+constexpr uint32_t kMaxBlockInsns = 0xffff;  // pt_block's ninsn is 16 bits
+
+bool IsDirect(const X86Insn& insn, X86Kind kind) { return insn.kind == kind && insn.has_branch_disp; }
+
+}  // namespace
+
+// The instructions walked since the block began: [ip, end_ip], ninsn of them.
+struct FastFlowDecoder::Walk {
+  uint64_t ip = 0;
+  uint64_t end_ip = 0;
+  uint64_t ninsn = 0;
+  int isid = 0;
+  pt_exec_mode mode = ptem_unknown;
+};
+
+FastFlowDecoder::FastFlowDecoder(const pt_config& config, const std::vector<uint8_t>& trace,
+                                 const PtImageCache& images)
+    : config_(config), code_(images) {
+  config_.begin = const_cast<uint8_t*>(trace.data());
+  config_.end = const_cast<uint8_t*>(trace.data()) + trace.size();
+  // libipt's block decoder runs its query decoder with no flags of its own.
+  std::memset(&config_.flags, 0, sizeof config_.flags);
+}
+
+FastFlowDecoder::~FastFlowDecoder() { pt_qry_free_decoder(qry_); }
+
+int FastFlowDecoder::Unsupported(std::string why) {
+  if (why_.empty()) why_ = std::move(why);
+  return kUnsupported;
+}
+
+int FastFlowDecoder::BlkStatus(int flags) const {
+  if (!enabled_) flags |= pts_ip_suppressed;
+  if ((status_ & pts_eos) && !process_event_) flags |= pts_eos;
+  return flags;
+}
+
+int FastFlowDecoder::FetchEvent() {
+  if (process_event_) return 1;
+  if (!(status_ & pts_event_pending)) return 0;
+  const int status = pt_qry_event(qry_, &event_, sizeof event_);
+  if (status < 0) return status;
+  process_event_ = true;
+  status_ = status;
+  return 1;
+}
+
+int FastFlowDecoder::SyncForward() {
+  ip_ = 0;
+  mode_ = ptem_unknown;
+  status_ = 0;
+  enabled_ = false;
+  process_event_ = false;
+  std::memset(&event_, 0, sizeof event_);
+  ret_top_ = ret_bottom_ = 0;
+  const int status = pt_qry_sync_forward(qry_, &ip_);
+  if (status < 0) return status;
+  status_ = status;
+  if (!(status & pts_ip_suppressed)) enabled_ = true;
+  return ProceedTrailingEvent();
+}
+
+void FastFlowDecoder::LogCall(uint64_t insn_ip, const X86Insn& insn) {
+  if (insn.kind != X86Kind::kCallNear) return;
+  // A direct call to the next instruction (position-independent code) returns nowhere.
+  if (insn.has_branch_disp && insn.branch_disp == 0) return;
+  retstack_[ret_top_] = insn_ip + insn.length;
+  ret_top_ = ret_top_ == kRetStackSize ? 0 : ret_top_ + 1;
+  if (ret_bottom_ == ret_top_) ret_bottom_ = ret_bottom_ == kRetStackSize ? 0 : ret_bottom_ + 1;
+}
+
+void FastFlowDecoder::SetDisableResumeIp(uint64_t insn_ip, const X86Insn& insn) {
+  switch (insn.kind) {
+    case X86Kind::kCallNear:
+    case X86Kind::kCallFar:
+    case X86Kind::kSyscall:
+    case X86Kind::kInterrupt:
+    case X86Kind::kVmCall: ip_ = insn_ip + insn.length; break;
+    default: ip_ = 0; break;
+  }
+}
+
+int FastFlowDecoder::NextIpWithoutTrace(uint64_t insn_ip, const X86Insn& insn) {
+  if (insn.kind == X86Kind::kOther || IsDirect(insn, X86Kind::kCallNear) ||
+      IsDirect(insn, X86Kind::kJumpNear)) {
+    ip_ = insn.NextIp(insn_ip);
+    return 0;
+  }
+  return -pte_bad_query;
+}
+
+int FastFlowDecoder::ProceedWithTrace(uint64_t insn_ip, const X86Insn& insn) {
+  int status = 0;
+  if (insn.kind == X86Kind::kCondJump) {
+    int taken = 0;
+    status = pt_qry_cond_branch(qry_, &taken);
+    if (status < 0) return status;
+    ip_ = insn_ip + insn.length + (taken ? static_cast<uint64_t>(insn.branch_disp) : 0);
+  } else {
+    bool done = false;
+    if (insn.kind == X86Kind::kRetNear) {
+      // A compressed return is a taken bit.
+      int taken = 0;
+      status = pt_qry_cond_branch(qry_, &taken);
+      if (status >= 0) {
+        if (!taken) return -pte_bad_retcomp;
+        if (ret_top_ == ret_bottom_) return -pte_retstack_empty;
+        ret_top_ = ret_top_ ? ret_top_ - 1 : kRetStackSize;
+        ip_ = retstack_[ret_top_];
+        done = true;
+      } else if (status != -pte_bad_query) {
+        return status;
+      }
+    }
+    if (!done) {
+      status = pt_qry_indirect_branch(qry_, &ip_);
+      if (status < 0) return status;
+    }
+  }
+  status_ = status;
+  if (status & pts_ip_suppressed) return -pte_noip;
+  return 0;
+}
+
+int FastFlowDecoder::ProceedOneInsn(Walk& walk, const CodeInsn*& insn) {
+  if (walk.ninsn >= kMaxBlockInsns) return Unsupported("a block of more than 65535 instructions");
+  insn = code_.Insn(ip_, mode_, why_);
+  if (!insn) return kUnsupported;
+  LogCall(insn->ip, insn->insn);
+  walk.ninsn += 1;
+  walk.end_ip = insn->ip;
+  walk.isid = insn->isid;
+  return 1;
+}
+
+int FastFlowDecoder::ProceedToIp(Walk& walk, uint64_t ip, const CodeInsn*& last) {
+  for (;;) {
+    if (ip_ == ip) return 1;
+    int status = ProceedOneInsn(walk, last);
+    if (status <= 0) return status;
+    status = NextIpWithoutTrace(last->ip, last->insn);
+    if (status < 0) return status;
+    // Blocks end at direct calls and jumps (FlowDecoder asks libipt for that).
+    if (last->insn.kind == X86Kind::kCallNear || last->insn.kind == X86Kind::kJumpNear)
+      return ip_ == ip ? 1 : 0;
+  }
+}
+
+int FastFlowDecoder::ProceedToCr3Write(Walk& walk, const CodeInsn*& last) {
+  for (;;) {
+    int status = ProceedOneInsn(walk, last);
+    if (status <= 0) return status;
+    if (last->writes_cr3) return 1;
+    status = NextIpWithoutTrace(last->ip, last->insn);
+    if (status < 0) return status;
+    if (last->insn.kind == X86Kind::kCallNear || last->insn.kind == X86Kind::kJumpNear) return 0;
+  }
+}
+
+int FastFlowDecoder::ProceedToIpWithTrace(Walk& walk, uint64_t ip) {
+  const CodeInsn* last = nullptr;
+  const int status = ProceedToIp(walk, ip, last);
+  if (status != -pte_bad_query) return status;
+  return ProceedWithTrace(last->ip, last->insn);
+}
+
+// The common case, from the memoised graph: one code block, then the branch that ends it.
+int FastFlowDecoder::ProceedNoEvent(Walk& walk) {
+  const CodeBlock* block = code_.Block(ip_, mode_, why_);
+  if (!block) return kUnsupported;
+  if (walk.ninsn + block->ninsn > kMaxBlockInsns)
+    return Unsupported("a block of more than 65535 instructions");
+  walk.ninsn += block->ninsn;
+  walk.end_ip = block->last_ip;
+  walk.isid = block->last_isid;
+  const X86Insn& last = block->last;
+  LogCall(block->last_ip, last);
+  if (IsDirect(last, X86Kind::kCallNear) || IsDirect(last, X86Kind::kJumpNear)) {
+    ip_ = last.NextIp(block->last_ip);
+    return 0;
+  }
+  ip_ = block->last_ip;
+  return ProceedWithTrace(block->last_ip, last);
+}
+
+int FastFlowDecoder::ProceedEvent(Walk& walk) {
+  const CodeInsn* last = nullptr;
+  int status = 0;
+  switch (event_.type) {
+    case ptev_enabled:
+    case ptev_overflow:
+    case ptev_stop:
+    case ptev_pwre:
+    case ptev_pwrx:
+    case ptev_tick:
+    case ptev_cbr:
+    case ptev_mnt: break;
+    case ptev_disabled:
+      if (event_.ip_suppressed) {
+        if (config_.addr_filter.config.addr_cfg && config_.errata.skl014)
+          return Unsupported("a TIP.PGD without IP under erratum SKL014");
+        status = ProceedToCr3Write(walk, last);
+      } else {
+        status = ProceedToIp(walk, event_.variant.disabled.ip, last);
+      }
+      if (status <= 0) {
+        if (status != -pte_bad_query) return status;
+        SetDisableResumeIp(last->ip, last->insn);
+      }
+      break;
+    case ptev_async_disabled:
+      if (config_.errata.skd022) return Unsupported("an async disable under erratum SKD022");
+      status = ProceedToIp(walk, event_.variant.async_disabled.at, last);
+      if (status <= 0) return status;
+      break;
+    case ptev_async_branch:
+      status = ProceedToIp(walk, event_.variant.async_branch.from, last);
+      if (status <= 0) return status;
+      break;
+    case ptev_exec_mode:
+      if (!event_.ip_suppressed) {
+        status = ProceedToIpWithTrace(walk, event_.variant.exec_mode.ip);
+        if (status < 0) return status;
+        if (ip_ != event_.variant.exec_mode.ip) return 0;
+      }
+      break;
+    default: return Unsupported(std::string("a ") + EventTypeName(event_.type) + " event");
+  }
+  return BlkStatus(pts_event_pending);
+}
+
+int FastFlowDecoder::ProceedTrailingEvent() {
+  const int fetched = FetchEvent();
+  if (fetched <= 0) return fetched < 0 ? fetched : BlkStatus(0);
+  switch (event_.type) {
+    case ptev_disabled: break;  // binds to an instruction: processed on the next block
+    case ptev_enabled:
+    case ptev_overflow:
+    case ptev_stop:
+    case ptev_pwre:
+    case ptev_pwrx:
+    case ptev_tick:
+    case ptev_cbr:
+    case ptev_mnt: return BlkStatus(pts_event_pending);
+    case ptev_async_disabled:
+      if (ip_ != event_.variant.async_disabled.at) break;
+      if (config_.errata.skd022) return Unsupported("an async disable under erratum SKD022");
+      return BlkStatus(pts_event_pending);
+    case ptev_async_branch:
+      if (ip_ != event_.variant.async_branch.from) break;
+      return BlkStatus(pts_event_pending);
+    case ptev_exec_mode:
+      if (!event_.ip_suppressed && ip_ != event_.variant.exec_mode.ip) break;
+      return BlkStatus(pts_event_pending);
+    default: return Unsupported(std::string("a ") + EventTypeName(event_.type) + " event");
+  }
+  return BlkStatus(0);
+}
+
+int FastFlowDecoder::Proceed(Walk& walk) {
+  const int fetched = FetchEvent();
+  if (fetched != 0) return fetched < 0 ? fetched : ProceedEvent(walk);
+  if (!enabled_) return (status_ & pts_eos) ? -pte_eos : -pte_no_enable;
+  const int status = ProceedNoEvent(walk);
+  if (status < 0) return status;
+  return ProceedTrailingEvent();
+}
+
+int FastFlowDecoder::Next(Walk& walk) {
+  walk = Walk{};
+  walk.ip = ip_;
+  walk.mode = mode_;
+  return Proceed(walk);
+}
+
+int FastFlowDecoder::Event(pt_event& out) {
+  if (!process_event_) return -pte_bad_query;
+  pt_event& ev = event_;
+  switch (ev.type) {
+    case ptev_enabled:
+      if (ev.variant.enabled.ip == ip_) ev.variant.enabled.resumed = 1;
+      if (ev.status_update || enabled_) return -pte_bad_context;
+      if (ev.ip_suppressed) return -pte_noip;
+      ip_ = ev.variant.enabled.ip;
+      enabled_ = true;
+      break;
+    case ptev_async_disabled:
+      if (ip_ != ev.variant.async_disabled.at) return -pte_bad_query;
+      [[fallthrough]];
+    case ptev_disabled:
+      if (ev.status_update || !enabled_) return -pte_bad_context;
+      enabled_ = false;
+      break;
+    case ptev_async_branch:
+      if (ip_ != ev.variant.async_branch.from) return -pte_bad_query;
+      if (ev.status_update || !enabled_) return -pte_bad_context;
+      ip_ = ev.variant.async_branch.to;
+      break;
+    case ptev_overflow:
+      if (ev.status_update) return -pte_bad_context;
+      if (ev.ip_suppressed) {
+        enabled_ = false;
+        ip_ = 0;
+      } else {
+        enabled_ = true;
+        ip_ = ev.variant.overflow.ip;
+      }
+      break;
+    case ptev_exec_mode:
+      if (!ev.ip_suppressed && ip_ != ev.variant.exec_mode.ip) return -pte_bad_query;
+      if (ev.status_update && enabled_ && mode_ != ptem_unknown && mode_ != ev.variant.exec_mode.mode)
+        return -pte_bad_status_update;
+      mode_ = ev.variant.exec_mode.mode;
+      break;
+    case ptev_stop:
+      if (ev.status_update || enabled_) return -pte_bad_context;
+      break;
+    case ptev_pwre:
+    case ptev_pwrx:
+    case ptev_tick:
+    case ptev_cbr:
+    case ptev_mnt: break;
+    default: return Unsupported(std::string("a ") + EventTypeName(ev.type) + " event");
+  }
+  process_event_ = false;
+  out = ev;
+  return ProceedTrailingEvent();
+}
+
+void FastFlowDecoder::EmitWalk(FlowObserver& observer, const Walk& walk, uint64_t offset) {
+  if (walk.ninsn == 0) return;
+  pt_block block;
+  std::memset(&block, 0, sizeof block);
+  block.ip = walk.ip;
+  block.end_ip = walk.end_ip;
+  block.ninsn = static_cast<uint16_t>(walk.ninsn);
+  block.mode = walk.mode;
+  block.isid = walk.isid;
+  FlowStep step;
+  step.offset = offset;
+  pt_qry_get_offset(qry_, &step.decoder_offset);
+  uint64_t tsc = 0;
+  uint32_t lost_mtc = 0, lost_cyc = 0;
+  if (pt_qry_time(qry_, &tsc, &lost_mtc, &lost_cyc) >= 0) step.tsc = tsc;
+  observer.OnBlock(block, step);
+}
+
+FastFlowOutcome FastFlowDecoder::Run(FlowObserver& observer, uint64_t trust_end) {
+  FastFlowOutcome outcome;
+  qry_ = pt_qry_alloc_decoder(&config_);
+  if (!qry_) {
+    outcome.handled = false;
+    outcome.why = "libipt refused the query decoder configuration";
+    return outcome;
+  }
+  // The end of the decode: -pte_eos ends it as libipt's ends; any other failure is the fast
+  // engine's limit, unless it lies where the caller trusts nothing anyway.
+  auto stop = [&](int status) {
+    if (status == -pte_eos) return;
+    uint64_t offset = 0;
+    pt_qry_get_offset(qry_, &offset);
+    if (offset >= trust_end) {
+      outcome.stopped_untrusted = true;
+      return;
+    }
+    outcome.handled = false;
+    outcome.why_offset = offset;
+    outcome.why = status == kUnsupported ? why_
+                                         : std::string("a decode error (") +
+                                               pt_errstr(pt_errcode(status)) + ")";
+  };
+  int status = SyncForward();
+  if (status < 0) {
+    stop(status);
+    return outcome;
+  }
+  outcome.synced = true;
+  for (;;) {
+    while (status >= 0 && (status & pts_event_pending)) {
+      uint64_t offset = 0;
+      pt_qry_get_offset(qry_, &offset);
+      pt_event event;
+      status = Event(event);
+      if (status >= 0) {
+        observer.OnEvent(event, offset);
+        if (observer.ImageAfterEvent()) {
+          status = Unsupported("an observer that switches images");
+        }
+      }
+    }
+    if (status < 0) break;
+    if (status & pts_eos) {
+      if (!(status & pts_ip_suppressed)) observer.OnEndOfTrace();
+      status = -pte_eos;
+      break;
+    }
+    uint64_t offset = 0;
+    pt_qry_get_offset(qry_, &offset);
+    Walk walk;
+    status = Next(walk);
+    if (status < 0) {
+      if (status == -pte_eos) EmitWalk(observer, walk, offset);  // as libipt: the partial block
+      break;
+    }
+    EmitWalk(observer, walk, offset);
+  }
+  stop(status);
+  return outcome;
+}
+
+}  // namespace ptprof::pt::fast

@@ -1,0 +1,89 @@
+#pragma once
+// FastFlowDecoder answers the flow decoder's question ("what did the traced CPU execute?") with
+// ptprof's own block walker: it drives libipt's query decoder (packets, time, events, offsets)
+// itself and moves through the code with a memoised control-flow graph (fast/code_blocks.h), each
+// run of code decoded once, instead of libipt's block decoder. It reports to the same
+// FlowObserver as FlowDecoder, and what it reports is what FlowDecoder's block decode reports
+// once FlowToModel has joined contiguous blocks: the same blocks, counts, times and offsets.
+//
+// It handles the packets and events of ordinary traces (PSB+, TNT, TIP, TIP.PGE/PGD, FUP
+// interrupts and disables, MODE.exec, OVF, timing). For anything else (paging, VMCS, TSX,
+// PTWRITE, power and MWAIT events, errata workarounds, decode errors, code it cannot read) it
+// stops and says what it met, so that the caller decodes that piece with libipt instead.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <intel-pt.h>
+
+#include "decoders/pt/fast/code_blocks.h"
+#include "decoders/pt/flow_observer.h"
+
+namespace ptprof::pt::fast {
+
+struct FastFlowOutcome {
+  bool handled = true;           // false: what was reported must be dropped, `why` says why
+  std::string why;
+  uint64_t why_offset = 0;       // the trace offset it stopped at
+  bool synced = false;           // found a PSB
+  bool stopped_untrusted = false;  // stopped early past `trust_end` (see Run)
+};
+
+class FastFlowDecoder {
+ public:
+  // `config` as for libipt's block decoder (FillPtConfig), without a buffer; `trace` and `images`
+  // must outlive Run(); code is read from the first image of `images`.
+  FastFlowDecoder(const pt_config& config, const std::vector<uint8_t>& trace, const PtImageCache& images);
+  ~FastFlowDecoder();
+  FastFlowDecoder(const FastFlowDecoder&) = delete;
+  FastFlowDecoder& operator=(const FastFlowDecoder&) = delete;
+
+  // Decodes to the end of the trace. Something it does not handle before `trust_end` (an offset
+  // in `trace`) makes the outcome unhandled; at or after it, the decode just stops there (the
+  // caller trusts nothing from there on).
+  FastFlowOutcome Run(FlowObserver& observer, uint64_t trust_end = UINT64_MAX);
+
+  size_t code_blocks() const { return code_.blocks(); }
+
+ private:
+  struct Walk;  // the block being built
+  static constexpr int kUnsupported = -1000;
+
+  int Unsupported(std::string why);
+  int BlkStatus(int flags) const;
+  int FetchEvent();
+  int SyncForward();
+  int Next(Walk& walk);
+  int Event(pt_event& out);
+  int Proceed(Walk& walk);
+  int ProceedEvent(Walk& walk);
+  int ProceedTrailingEvent();
+  int ProceedNoEvent(Walk& walk);
+  int ProceedOneInsn(Walk& walk, const CodeInsn*& insn);
+  int ProceedToIp(Walk& walk, uint64_t ip, const CodeInsn*& last);
+  int ProceedToCr3Write(Walk& walk, const CodeInsn*& last);
+  int ProceedToIpWithTrace(Walk& walk, uint64_t ip);
+  int ProceedWithTrace(uint64_t insn_ip, const X86Insn& insn);
+  int NextIpWithoutTrace(uint64_t insn_ip, const X86Insn& insn);
+  void LogCall(uint64_t insn_ip, const X86Insn& insn);
+  void SetDisableResumeIp(uint64_t insn_ip, const X86Insn& insn);
+  void EmitWalk(FlowObserver& observer, const Walk& walk, uint64_t offset);
+
+  pt_config config_;
+  pt_query_decoder* qry_ = nullptr;
+  CodeBlocks code_;
+  std::string why_;
+
+  // The state libipt's block decoder keeps, with the same meaning.
+  uint64_t ip_ = 0;
+  pt_exec_mode mode_ = ptem_unknown;
+  int status_ = 0;
+  bool enabled_ = false;
+  bool process_event_ = false;
+  pt_event event_{};
+  // The return stack for compressed returns: 64 entries, the oldest overwritten.
+  uint64_t retstack_[65] = {};
+  uint8_t ret_top_ = 0, ret_bottom_ = 0;
+};
+
+}  // namespace ptprof::pt::fast

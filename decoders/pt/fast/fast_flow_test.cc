@@ -1,0 +1,110 @@
+#include "decoders/pt/fast/fast_flow.h"
+
+#include <catch2/catch.hpp>
+
+#include "decoders/pt/event_equality.h"
+#include "decoders/pt/flow_session.h"
+#include "decoders/pt/flow_testing.h"
+
+using namespace ptprof;
+using namespace ptprof::pt;
+using namespace ptprof::pt::testing;
+
+namespace {
+
+class Collect : public EventSink {
+ public:
+  void OnEvent(const TraceEvent& event) override { events.push_back(event); }
+  std::vector<TraceEvent> events;
+};
+
+struct Decoded {
+  Collect events;
+  FlowSummary summary;
+};
+
+Decoded Decode(const std::vector<uint8_t>& trace, const ImageSet& images, FlowEngine engine,
+               unsigned jobs = 1, uint64_t segment = 0) {
+  FlowRequest request;
+  request.engine = engine;
+  request.jobs = jobs;
+  request.segment_bytes = segment;
+  Decoded out;
+  auto summary = DecodeFlow(trace, images, request, out.events);
+  REQUIRE(summary);
+  out.summary = *summary;
+  return out;
+}
+
+void RequireSame(const Decoded& a, const Decoded& b) {
+  REQUIRE(a.events.events.size() == b.events.events.size());
+  for (size_t i = 0; i < a.events.events.size(); ++i) {
+    INFO("event " << i);
+    CHECK(SameEvent(a.events.events[i], b.events.events[i]));
+  }
+  CHECK(a.summary.blocks == b.summary.blocks);
+  CHECK(a.summary.insns == b.summary.insns);
+  CHECK(a.summary.gaps == b.summary.gaps);
+}
+
+}  // namespace
+
+TEST_CASE("The fast engine gives libipt's events on the sample program", "[fast_flow]") {
+  TempFile code(SampleProgram());
+  ImageSet images;
+  REQUIRE(images.AddRaw(RawImageSpec{code.path(), 0, UINT64_MAX, kSampleBase}));
+  const auto trace = SampleTrace();
+  const Decoded libipt = Decode(trace, images, FlowEngine::kLibipt);
+  const Decoded fast = Decode(trace, images, FlowEngine::kFast);
+  RequireSame(libipt, fast);
+  INFO(fast.summary.fallback_because);
+  CHECK(fast.summary.fast_segments == 1);
+  CHECK(fast.summary.libipt_segments == 0);
+  CHECK(fast.summary.fallback_because.empty());
+  CHECK(fast.summary.insns > 3);
+}
+
+TEST_CASE("The fast engine over many segments, with junk between runs", "[fast_flow]") {
+  TempFile code(SampleProgram());
+  ImageSet images;
+  REQUIRE(images.AddRaw(RawImageSpec{code.path(), 0, UINT64_MAX, kSampleBase}));
+  std::vector<uint8_t> trace;
+  for (int i = 0; i < 30; ++i) {
+    auto part = SampleTrace(0x1000 + 0x100 * static_cast<uint64_t>(i));
+    trace.insert(trace.end(), part.begin(), part.end());
+  }
+  const Decoded libipt = Decode(trace, images, FlowEngine::kLibipt);
+  for (unsigned jobs : {1u, 2u}) {
+    INFO("jobs " << jobs);
+    const Decoded fast = Decode(trace, images, FlowEngine::kFast, jobs, 100);
+    RequireSame(libipt, fast);
+    CHECK(fast.summary.segments > 4);
+    CHECK(fast.summary.fast_segments == fast.summary.segments);
+  }
+}
+
+TEST_CASE("What the fast engine does not handle goes to libipt, and the output stays the same",
+          "[fast_flow]") {
+  TempFile code(SampleProgram());
+  ImageSet images;
+  REQUIRE(images.AddRaw(RawImageSpec{code.path(), 0, UINT64_MAX, kSampleBase}));
+  // A decode error: tracing enabled where no code is mapped.
+  PacketWriter bad;
+  bad.Psb().Tsc(0x10).ModeExec(ptem_64bit).PsbEnd().TipPge(0x9000).Tnt(1, 1).TipPgdSuppressed();
+  const Decoded libipt = Decode(bad.bytes(), images, FlowEngine::kLibipt);
+  const Decoded fast = Decode(bad.bytes(), images, FlowEngine::kFast);
+  RequireSame(libipt, fast);
+  CHECK(fast.summary.fast_segments == 0);
+  CHECK(fast.summary.libipt_segments == 1);
+  CHECK(fast.summary.fallback_because.find("no code mapped at 0x9000") != std::string::npos);
+  CHECK(libipt.summary.gaps > 0);
+}
+
+TEST_CASE("The fast engine does not take instruction decodes", "[fast_flow]") {
+  FlowRequest request;
+  request.insns = true;
+  std::string why;
+  CHECK_FALSE(FastEngineApplies(request, &why));
+  CHECK(why == "instructions are asked for (--insn)");
+  CHECK(FastEngineApplies(FlowRequest{}));
+}
