@@ -270,26 +270,35 @@ void FlowToModel::OnEvent(const pt_event& event, uint64_t offset) {
   Emit(std::move(out));
 }
 
-bool FlowToModel::MergeIntoHeld(const pt_block& block, const FlowStep& step) {
+bool FlowToModel::MergeIntoHeld(const pt_block& block, const FlowStep& step, const X86Insn* known) {
   if (held_.size() != 1 || held_kind_ != X86Kind::kOther || block.truncated) return false;
   ExecBlock& held = std::get<ExecBlock>(held_.front().body);
   if (held.truncated || held.last_insn_size == 0 || held.mode != ToExecMode(block.mode) ||
       held.speculative != static_cast<bool>(block.speculative) ||
       held.last_ip + held.last_insn_size != block.ip)
     return false;
-  X86Insn last;
-  if (!LastInsn(block, last)) return false;
+  X86Insn decoded;
+  if (!known) {
+    if (!LastInsn(block, decoded)) return false;
+    known = &decoded;
+  }
   held.last_ip = block.end_ip;
   held.insns += block.ninsn;
-  held.last_insn_size = last.length;
-  held_kind_ = last.kind;
+  held.last_insn_size = known->length;
+  held_kind_ = known->kind;
   if (step.tsc) held_.front().header.tsc = *step.tsc;
   counts_.insns += block.ninsn;
   return true;
 }
 
-void FlowToModel::OnBlock(const pt_block& block, const FlowStep& step) {
-  if (block.ninsn != 0 && MergeIntoHeld(block, step)) return;
+void FlowToModel::OnBlock(const pt_block& block, const FlowStep& step) { TakeBlock(block, step, nullptr); }
+
+void FlowToModel::OnBlockWithLast(const pt_block& block, const FlowStep& step, const X86Insn& last) {
+  TakeBlock(block, step, &last);
+}
+
+void FlowToModel::TakeBlock(const pt_block& block, const FlowStep& step, const X86Insn* known) {
+  if (block.ninsn != 0 && MergeIntoHeld(block, step, known)) return;
   Resolve(Next::kFlowAt, block.ip);
   if (block.ninsn == 0) return;
   ExecBlock b;
@@ -299,11 +308,12 @@ void FlowToModel::OnBlock(const pt_block& block, const FlowStep& step) {
   b.mode = ToExecMode(block.mode);
   b.speculative = block.speculative;
   b.truncated = block.truncated;
-  X86Insn last;
+  X86Insn decoded;
+  if (!known && LastInsn(block, decoded)) known = &decoded;
   held_kind_ = X86Kind::kOther;
-  if (LastInsn(block, last)) {
-    b.last_insn_size = last.length;
-    held_kind_ = last.kind;
+  if (known) {
+    b.last_insn_size = known->length;
+    held_kind_ = known->kind;
   }
   TraceEvent event{Header(step.offset), b};
   if (step.tsc) event.header.tsc = *step.tsc;

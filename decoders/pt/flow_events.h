@@ -41,6 +41,7 @@ class FlowToModel : public FlowObserver {
 
   void OnEvent(const pt_event& event, uint64_t offset) override;
   void OnBlock(const pt_block& block, const FlowStep& step) override;
+  void OnBlockWithLast(const pt_block& block, const FlowStep& step, const X86Insn& last) override;
   void OnInsn(const pt_insn& insn, const FlowStep& step) override;
   void OnError(const FlowError& error) override;
   void OnEndOfTrace() override;
@@ -59,10 +60,12 @@ class FlowToModel : public FlowObserver {
   enum class Next : uint8_t { kFlowAt, kInterrupt, kStop, kUnknown };
   void Resolve(Next next, uint64_t ip = 0);
   // Appends `block` to the held block when it continues it in straight-line code (above).
-  bool MergeIntoHeld(const pt_block& block, const FlowStep& step);
   void Emit(TraceEvent event);
   EventHeader Header(uint64_t offset) const;
   bool LastInsn(const pt_block& block, X86Insn& insn);
+  // OnBlock's work; `known` is the block's last instruction when the caller decoded it already.
+  void TakeBlock(const pt_block& block, const FlowStep& step, const X86Insn* known);
+  bool MergeIntoHeld(const pt_block& block, const FlowStep& step, const X86Insn* known);
   // The decoded instruction at `ip` of section `isid` (traces run the same code over and over).
   const X86Insn* CachedInsn(int isid, uint64_t ip, const uint8_t* raw, size_t size, ExecMode mode);
 

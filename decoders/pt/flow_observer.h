@@ -9,6 +9,8 @@
 
 #include <intel-pt.h>
 
+#include "sideband/x86_insn.h"
+
 namespace ptprof::pt {
 
 struct FlowError {
@@ -38,6 +40,12 @@ class FlowObserver {
   // A block (block decoder). Also called for a block cut short by an error if it holds
   // instructions.
   virtual void OnBlock(const pt_block& block, const FlowStep& step) = 0;
+  // A block whose last instruction the caller has decoded already (the fast engine): the same as
+  // OnBlock, without decoding it again.
+  virtual void OnBlockWithLast(const pt_block& block, const FlowStep& step, const X86Insn& last) {
+    (void)last;
+    OnBlock(block, step);
+  }
   // An instruction (instruction decoder), also the one decoded just before an error.
   virtual void OnInsn(const pt_insn& insn, const FlowStep& step) = 0;
   virtual void OnError(const FlowError& error) = 0;

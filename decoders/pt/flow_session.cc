@@ -28,10 +28,67 @@ Result<FlowSummary> DecodeFlowSequential(const std::vector<uint8_t>& trace, cons
   return summary;
 }
 
+namespace {
+
+// Passes events on after dropping the first `skip` of them, and counts what it passed.
+class SkippingSink : public EventSink {
+ public:
+  SkippingSink(EventSink& next, uint64_t skip) : next_(next), skip_(skip) {}
+  void OnEvent(const TraceEvent& event) override {
+    if (skip_) {
+      --skip_;
+      return;
+    }
+    ++passed;
+    next_.OnEvent(event);
+  }
+  uint64_t passed = 0;
+
+ private:
+  EventSink& next_;
+  uint64_t skip_;
+};
+
+// The fast engine on one thread: its events go straight to the sink. Where it meets what it does
+// not handle, libipt decodes the trace again from the start and the events the sink already has
+// (the same as libipt's first ones) are skipped.
+Result<FlowSummary> DecodeFlowFastSequential(const std::vector<uint8_t>& trace, const ImageSet& images,
+                                             const FlowRequest& request, EventSink& sink) {
+  SkippingSink counted(sink, 0);
+  auto fast = DecodeFlowRangeFast(trace, images, request, counted, {}, UINT64_MAX);
+  if (!fast) return tl::unexpected(fast.error());
+  FlowSummary summary;
+  bool synced = false;
+  if (fast->handled) {
+    summary = std::move(fast->range.summary);
+    synced = fast->range.synced;
+    summary.fast_segments = 1;
+  } else {
+    SkippingSink rest(sink, counted.passed);
+    auto range = DecodeFlowRange(trace, images, request, rest, {});
+    if (!range) return tl::unexpected(range.error());
+    summary = std::move(range->summary);
+    synced = range->synced;
+    summary.libipt_segments = 1;
+    summary.fallback_because = "segment at 0x0: " + fast->why;
+  }
+  if (auto at = TruncatedPacketAt(trace)) {
+    sink.OnEvent(TruncationGap(*at, request.cpu));
+    summary.gaps += 1;
+  }
+  sink.OnEnd();
+  summary.has_psb = synced || HasPsb(trace);
+  return summary;
+}
+
+}  // namespace
+
 Result<FlowSummary> DecodeFlow(const std::vector<uint8_t>& trace, const ImageSet& images,
                                const FlowRequest& request, EventSink& sink) {
-  const ParallelPlan plan = PlanParallelDecode(trace, request);
   const bool fast = request.engine == FlowEngine::kFast && FastEngineApplies(request);
+  const unsigned jobs = request.jobs ? request.jobs : DefaultDecodeJobs();
+  if (fast && jobs < 2) return DecodeFlowFastSequential(trace, images, request, sink);
+  const ParallelPlan plan = PlanParallelDecode(trace, request);
   if (plan.segments.size() < (fast ? 1u : 2u)) {
     auto summary = DecodeFlowSequential(trace, images, request, sink);
     if (summary) {

@@ -20,18 +20,29 @@ namespace {
 std::atomic<unsigned> default_jobs{0};  // 0: one
 std::atomic<uint64_t> default_segment_bytes{1u << 20};
 
-// Keeps a segment's events, moved to offsets in the whole trace.
+// Keeps a segment's events, moved to offsets in the whole trace, and notes the first that lies
+// at or past the cut and the first at or past where trust ends (no scan afterwards).
 class CollectingSink : public EventSink {
  public:
-  CollectingSink(EventChunks& events, uint64_t base) : events_(events), base_(base) {}
+  CollectingSink(EventChunks& events, uint64_t base, uint64_t cut, uint64_t trust_end)
+      : events_(events), base_(base), cut_(cut), trust_end_(trust_end) {}
   void OnEvent(const TraceEvent& event) override {
+    const uint64_t offset = event.header.offset + base_;
+    if (at_cut == SIZE_MAX && offset >= cut_) at_cut = events_.size();
+    if (untrusted == SIZE_MAX && offset >= trust_end_) untrusted = events_.size();
     events_.push_back(event);
-    events_.back().header.offset += base_;
+    events_.back().header.offset = offset;
   }
+  void Reset() {
+    events_.Clear();
+    at_cut = untrusted = SIZE_MAX;
+  }
+  size_t at_cut = SIZE_MAX;
+  size_t untrusted = SIZE_MAX;
 
  private:
   EventChunks& events_;
-  uint64_t base_;
+  uint64_t base_, cut_, trust_end_;
 };
 
 // Passes events on to the real sink and counts them the way FlowSummary does; `skip` events are
@@ -93,7 +104,7 @@ void DecodeSegment(const std::vector<uint8_t>& trace, const ImageSet& images,
   out.decoded.range = range;
   out.decoded.events = EventChunks(&pool);
   const std::vector<uint8_t> bytes = BytesOf(trace, range.begin, range.end);
-  CollectingSink collect(out.decoded.events, range.begin);
+  CollectingSink collect(out.decoded.events, range.begin, range.cut, range.trust_end);
   size_t before_finish = 0;
   if (request.engine == FlowEngine::kFast) {
     const uint64_t trust_end = range.last() ? UINT64_MAX : range.trust_end - range.begin;
@@ -108,7 +119,7 @@ void DecodeSegment(const std::vector<uint8_t>& trace, const ImageSet& images,
       out.result = std::move(fast->range);
     } else {
       out.fallback = fast->why;
-      out.decoded.events.Clear();
+      collect.Reset();
       before_finish = 0;
     }
   }
@@ -116,14 +127,12 @@ void DecodeSegment(const std::vector<uint8_t>& trace, const ImageSet& images,
     out.result = DecodeFlowRange(bytes, images, request, collect,
                                  [&] { before_finish = out.decoded.events.size(); });
   if (!*out.result) return;
+  out.decoded.at_cut = collect.at_cut;
   if (range.last()) {
     out.decoded.trusted = out.decoded.events.size();
     return;
   }
-  size_t trusted = 0;
-  while (trusted < before_finish && out.decoded.events[trusted].header.offset < range.trust_end)
-    ++trusted;
-  out.decoded.trusted = trusted;
+  out.decoded.trusted = std::min(before_finish, collect.untrusted);
 }
 
 std::string Hex(uint64_t value) {

@@ -28,8 +28,13 @@ bool TailsAgree(const DecodedSegment& prev, size_t k, const DecodedSegment& next
 std::optional<SegmentJoin> FindJoin(const DecodedSegment& prev, size_t prev_from,
                                     const DecodedSegment& next) {
   if (prev.trusted > prev.events.size() || next.trusted > next.events.size()) return std::nullopt;
+  // The first event from prev_from on at or past the next segment's start; where prev's decode
+  // noted its first event past its cut (the same place), that saves the scan.
   size_t at_cut = prev_from;
-  while (at_cut < prev.trusted && prev.events[at_cut].header.offset < next.range.begin) ++at_cut;
+  if (prev.at_cut != SIZE_MAX && prev.range.cut == next.range.begin && prev.at_cut >= prev_from)
+    at_cut = std::min(prev.at_cut, prev.trusted);
+  else
+    while (at_cut < prev.trusted && prev.events[at_cut].header.offset < next.range.begin) ++at_cut;
   const size_t first = std::max(prev_from, at_cut >= kBeforeCut ? at_cut - kBeforeCut : 0);
   const size_t last = std::min(prev.trusted, at_cut + kAfterCut);
   const size_t startup = std::min(next.trusted, kNextStartup);

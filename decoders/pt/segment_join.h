@@ -5,6 +5,7 @@
 // field for field, the next decode has caught up with the uncut decode, and the stream goes on
 // with it. No join (or an ambiguous one) means the pieces cannot be stitched.
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -20,6 +21,8 @@ struct DecodedSegment {
   // events[0, trusted) are what an uncut decode emits there: decoded before range.trust_end and
   // before the decoder met the end of its bytes.
   size_t trusted = 0;
+  // The first event at or past the cut (range.cut), as collected; events.size() if none.
+  size_t at_cut = SIZE_MAX;
 };
 
 struct SegmentJoin {

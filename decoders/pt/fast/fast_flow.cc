@@ -42,6 +42,7 @@ struct FastFlowDecoder::Walk {
   uint64_t ninsn = 0;
   int isid = 0;
   pt_exec_mode mode = ptem_unknown;
+  const X86Insn* last = nullptr;  // the instruction at end_ip (stable: the caches never move it)
 };
 
 FastFlowDecoder::FastFlowDecoder(const pt_config& config, const std::vector<uint8_t>& trace,
@@ -161,6 +162,7 @@ int FastFlowDecoder::ProceedOneInsn(Walk& walk, const CodeInsn*& insn) {
   walk.ninsn += 1;
   walk.end_ip = insn->ip;
   walk.isid = insn->isid;
+  walk.last = &insn->insn;
   return 1;
 }
 
@@ -204,6 +206,7 @@ int FastFlowDecoder::ProceedNoEvent(Walk& walk) {
   walk.ninsn += block->ninsn;
   walk.end_ip = block->last_ip;
   walk.isid = block->last_isid;
+  walk.last = &block->last;
   const X86Insn& last = block->last;
   LogCall(block->last_ip, last);
   if (IsDirect(last, X86Kind::kCallNear) || IsDirect(last, X86Kind::kJumpNear)) {
@@ -373,7 +376,7 @@ void FastFlowDecoder::EmitWalk(FlowObserver& observer, const Walk& walk, uint64_
   uint64_t tsc = 0;
   uint32_t lost_mtc = 0, lost_cyc = 0;
   if (pt_qry_time(qry_, &tsc, &lost_mtc, &lost_cyc) >= 0) step.tsc = tsc;
-  observer.OnBlock(block, step);
+  observer.OnBlockWithLast(block, step, *walk.last);
 }
 
 FastFlowOutcome FastFlowDecoder::Run(FlowObserver& observer, uint64_t trust_end) {

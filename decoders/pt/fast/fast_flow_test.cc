@@ -78,8 +78,11 @@ TEST_CASE("The fast engine over many segments, with junk between runs", "[fast_f
     INFO("jobs " << jobs);
     const Decoded fast = Decode(trace, images, FlowEngine::kFast, jobs, 100);
     RequireSame(libipt, fast);
-    CHECK(fast.summary.segments > 4);
+    // One thread decodes in one piece; more cut the trace into PSB segments.
+    CHECK(fast.summary.segments == (jobs == 1 ? 1u : fast.summary.segments));
+    if (jobs > 1) CHECK(fast.summary.segments > 4);
     CHECK(fast.summary.fast_segments == fast.summary.segments);
+    CHECK(fast.summary.libipt_segments == 0);
   }
 }
 
@@ -92,11 +95,37 @@ TEST_CASE("What the fast engine does not handle goes to libipt, and the output s
   PacketWriter bad;
   bad.Psb().Tsc(0x10).ModeExec(ptem_64bit).PsbEnd().TipPge(0x9000).Tnt(1, 1).TipPgdSuppressed();
   const Decoded libipt = Decode(bad.bytes(), images, FlowEngine::kLibipt);
-  const Decoded fast = Decode(bad.bytes(), images, FlowEngine::kFast);
+  for (unsigned jobs : {1u, 2u}) {
+    INFO("jobs " << jobs);
+    const Decoded fast = Decode(bad.bytes(), images, FlowEngine::kFast, jobs);
+    RequireSame(libipt, fast);
+    CHECK(fast.summary.fast_segments == 0);
+    CHECK(fast.summary.libipt_segments == 1);
+    CHECK(fast.summary.fallback_because.find("no code mapped at 0x9000") != std::string::npos);
+  }
+  CHECK(libipt.summary.gaps > 0);
+}
+
+TEST_CASE("Handing over to libipt in the middle of a one-piece decode keeps the events before",
+          "[fast_flow]") {
+  TempFile code(SampleProgram());
+  ImageSet images;
+  REQUIRE(images.AddRaw(RawImageSpec{code.path(), 0, UINT64_MAX, kSampleBase}));
+  // Good runs, then one that enables where no code is mapped, then good runs again.
+  std::vector<uint8_t> trace;
+  for (int i = 0; i < 6; ++i) {
+    if (i == 3) {
+      PacketWriter bad;
+      bad.Psb().Tsc(0x5000).ModeExec(ptem_64bit).PsbEnd().TipPge(0x9000).Tnt(1, 1).TipPgdSuppressed();
+      trace.insert(trace.end(), bad.bytes().begin(), bad.bytes().end());
+    }
+    auto part = SampleTrace(0x1000 + 0x100 * static_cast<uint64_t>(i));
+    trace.insert(trace.end(), part.begin(), part.end());
+  }
+  const Decoded libipt = Decode(trace, images, FlowEngine::kLibipt);
+  const Decoded fast = Decode(trace, images, FlowEngine::kFast);
   RequireSame(libipt, fast);
-  CHECK(fast.summary.fast_segments == 0);
   CHECK(fast.summary.libipt_segments == 1);
-  CHECK(fast.summary.fallback_because.find("no code mapped at 0x9000") != std::string::npos);
   CHECK(libipt.summary.gaps > 0);
 }
 
