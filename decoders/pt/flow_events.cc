@@ -174,16 +174,16 @@ EventHeader FlowToModel::Header(uint64_t offset) const {
 }
 
 void FlowToModel::Emit(TraceEvent event) {
-  if (held_.empty()) {
+  if (!holding_) {
     sink_.OnEvent(event);
   } else {
-    held_.push_back(std::move(event));
+    held_after_.push_back(std::move(event));
   }
 }
 
 void FlowToModel::Resolve(Next next, uint64_t ip) {
-  if (held_.empty()) return;
-  ExecBlock& block = std::get<ExecBlock>(held_.front().body);
+  if (!holding_) return;
+  ExecBlock& block = std::get<ExecBlock>(held_block_.body);
   uint64_t fall_through = block.last_ip + block.last_insn_size;
   switch (held_kind_) {
     case X86Kind::kOther:
@@ -203,8 +203,10 @@ void FlowToModel::Resolve(Next next, uint64_t ip) {
       break;
     default: block.end = X86KindToBlockEnd(held_kind_); break;
   }
-  for (const TraceEvent& e : held_) sink_.OnEvent(e);
-  held_.clear();
+  holding_ = false;
+  sink_.OnEvent(held_block_);
+  for (const TraceEvent& e : held_after_) sink_.OnEvent(e);
+  held_after_.clear();
 }
 
 FlowToModel::CacheEntry* FlowToModel::Lookup(int isid, uint64_t ip, ExecMode mode) {
@@ -271,8 +273,9 @@ void FlowToModel::OnEvent(const pt_event& event, uint64_t offset) {
 }
 
 bool FlowToModel::MergeIntoHeld(const pt_block& block, const FlowStep& step, const X86Insn* known) {
-  if (held_.size() != 1 || held_kind_ != X86Kind::kOther || block.truncated) return false;
-  ExecBlock& held = std::get<ExecBlock>(held_.front().body);
+  if (!holding_ || !held_after_.empty() || held_kind_ != X86Kind::kOther || block.truncated)
+    return false;
+  ExecBlock& held = std::get<ExecBlock>(held_block_.body);
   if (held.truncated || held.last_insn_size == 0 || held.mode != ToExecMode(block.mode) ||
       held.speculative != static_cast<bool>(block.speculative) ||
       held.last_ip + held.last_insn_size != block.ip)
@@ -286,7 +289,7 @@ bool FlowToModel::MergeIntoHeld(const pt_block& block, const FlowStep& step, con
   held.insns += block.ninsn;
   held.last_insn_size = known->length;
   held_kind_ = known->kind;
-  if (step.tsc) held_.front().header.tsc = *step.tsc;
+  if (step.tsc) held_block_.header.tsc = *step.tsc;
   counts_.insns += block.ninsn;
   return true;
 }
@@ -315,11 +318,16 @@ void FlowToModel::TakeBlock(const pt_block& block, const FlowStep& step, const X
     b.last_insn_size = known->length;
     held_kind_ = known->kind;
   }
-  TraceEvent event{Header(step.offset), b};
-  if (step.tsc) event.header.tsc = *step.tsc;
+  held_block_.header = Header(step.offset);
+  if (step.tsc) held_block_.header.tsc = *step.tsc;
+  if (auto* reuse = std::get_if<ExecBlock>(&held_block_.body)) {
+    *reuse = b;
+  } else {
+    held_block_.body = b;
+  }
+  holding_ = true;
   counts_.blocks += 1;
   counts_.insns += block.ninsn;
-  held_.push_back(std::move(event));
 }
 
 void FlowToModel::OnInsn(const pt_insn& insn, const FlowStep& step) {

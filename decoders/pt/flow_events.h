@@ -84,7 +84,10 @@ class FlowToModel : public FlowObserver {
   X86Decoder x86_;
   FlowCounts counts_;
   // The block whose end is not known yet, followed by events that came after it.
-  std::vector<TraceEvent> held_;
+  // The last block, held until what follows it says how it ended, and the events after it.
+  bool holding_ = false;
+  TraceEvent held_block_;
+  std::vector<TraceEvent> held_after_;
   X86Kind held_kind_ = X86Kind::kOther;
   std::unordered_map<uint64_t, CacheEntry> insn_cache_;
 };
