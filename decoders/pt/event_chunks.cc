@@ -11,13 +11,11 @@ std::unique_ptr<EventChunk> EventChunkPool::Take() {
       return chunk;
     }
   }
-  auto chunk = std::make_unique<EventChunk>();
-  chunk->reserve(kChunkEvents);
-  return chunk;
+  return std::make_unique<EventChunk>(kChunkEvents);
 }
 
 void EventChunkPool::Give(std::unique_ptr<EventChunk> chunk) {
-  chunk->clear();  // capacity stays
+  // The events stay: the next user assigns over them (cheaper than destroying them here).
   std::lock_guard<std::mutex> lock(mutex_);
   if (spare_.size() < keep_) spare_.push_back(std::move(chunk));
 }
@@ -47,14 +45,10 @@ EventChunks& EventChunks::operator=(EventChunks&& other) noexcept {
 
 void EventChunks::push_back(const TraceEvent& event) {
   if (size_ % EventChunkPool::kChunkEvents == 0) {
-    if (pool_) {
-      chunks_.push_back(pool_->Take());
-    } else {
-      chunks_.push_back(std::make_unique<EventChunk>());
-      chunks_.back()->reserve(EventChunkPool::kChunkEvents);
-    }
+    chunks_.push_back(pool_ ? pool_->Take()
+                            : std::make_unique<EventChunk>(EventChunkPool::kChunkEvents));
   }
-  chunks_.back()->push_back(event);
+  (*chunks_.back())[size_ % EventChunkPool::kChunkEvents] = event;
   ++size_;
 }
 

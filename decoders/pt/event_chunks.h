@@ -13,6 +13,7 @@
 
 namespace ptprof::pt {
 
+// A chunk always holds kChunkEvents events; EventChunks knows how many of them are its own.
 using EventChunk = std::vector<TraceEvent>;
 
 // Spare chunks, shared by the threads of one decode. Keeps at most `keep` of them.
@@ -40,7 +41,7 @@ class EventChunks {
   EventChunks& operator=(const EventChunks&) = delete;
 
   void push_back(const TraceEvent& event);
-  TraceEvent& back() { return chunks_.back()->back(); }
+  TraceEvent& back() { return (*this)[size_ - 1]; }
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   const TraceEvent& operator[](size_t i) const {

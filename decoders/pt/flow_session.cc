@@ -8,7 +8,7 @@
 namespace ptprof::pt {
 
 namespace {
-std::atomic<FlowEngine> default_engine{FlowEngine::kLibipt};
+std::atomic<FlowEngine> default_engine{FlowEngine::kFast};
 }  // namespace
 
 void SetDefaultFlowEngine(FlowEngine engine) { default_engine = engine; }

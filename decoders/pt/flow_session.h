@@ -39,7 +39,8 @@ class TaskTimeline {
 // (decoders/pt/fast), which gives the same events and hands every piece of the trace it does not
 // handle to libipt (FlowSummary says how many).
 enum class FlowEngine { kLibipt, kFast };
-// The process-wide default of FlowRequest::engine (the command line's --engine sets it).
+// The process-wide default of FlowRequest::engine (the command line's --engine sets it);
+// initially the fast engine.
 void SetDefaultFlowEngine(FlowEngine engine);
 FlowEngine DefaultFlowEngine();
 

@@ -18,7 +18,7 @@ namespace ptprof::pt {
 namespace {
 
 std::atomic<unsigned> default_jobs{0};  // 0: one
-std::atomic<uint64_t> default_segment_bytes{1u << 20};
+std::atomic<uint64_t> default_segment_bytes{256u << 10};
 
 // Keeps a segment's events, moved to offsets in the whole trace, and notes the first that lies
 // at or past the cut and the first at or past where trust ends (no scan afterwards).
@@ -187,6 +187,9 @@ ParallelPlan PlanParallelDecode(const std::vector<uint8_t>& trace, const FlowReq
     const uint64_t segment = request.segment_bytes ? request.segment_bytes : DefaultSegmentBytes();
     plan.segments = PlanSegments(FindPsbOffsets(trace), trace.size(), segment);
     if (plan.segments.empty()) plan.segments.push_back(TraceSegment{0, trace.size(), trace.size(), trace.size()});
+    if (plan.jobs >= 2 && plan.segments.size() < 2)
+      plan.sequential_because = trace.size() < 2 * segment ? "the trace is smaller than two segments"
+                                                            : "too few PSBs to cut the trace at";
     return plan;
   }
   if (plan.jobs < 2) return plan;
@@ -213,6 +216,7 @@ Result<FlowSummary> DecodeFlowParallel(const std::vector<uint8_t>& trace, const 
   EventChunkPool pool(SIZE_MAX);
   FlowSummary summary;
   summary.segments = segments.size();
+  summary.sequential_because = plan.sequential_because;
   bool synced = false;
   std::optional<DecodedSegment> current;  // decoded, not yet joined to its successor
   size_t current_from = 0;

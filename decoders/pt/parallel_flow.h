@@ -16,7 +16,7 @@
 namespace ptprof::pt {
 
 // The process-wide defaults FlowRequest's jobs = 0 and segment_bytes = 0 stand for (the command
-// line's --jobs and --psb-segment set them); initially 1 (sequential) and 1 MiB.
+// line's --jobs and --psb-segment set them); initially 1 (in one piece) and 256 KiB.
 void SetDefaultDecodeJobs(unsigned jobs);
 unsigned DefaultDecodeJobs();
 void SetDefaultSegmentBytes(uint64_t bytes);

@@ -88,15 +88,15 @@ void AddAddrFilterOption(CLI::App& app, InputOptions& options) {
       ->check(CLI::Range(1, 1024));
   app.add_option_function<uint64_t>(
          "--psb-segment", [](uint64_t bytes) { pt::SetDefaultSegmentBytes(bytes); },
-         "bytes of trace per parallel segment (default 1048576)")
+         "bytes of trace per parallel segment (default 262144)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
   app.add_option_function<std::string>(
          "--engine",
          [](const std::string& name) {
            pt::SetDefaultFlowEngine(name == "fast" ? pt::FlowEngine::kFast : pt::FlowEngine::kLibipt);
          },
-         "block walker for the PT flow: libipt (libipt's block decoder, default) or fast (ptprof's "
-         "own, same output; hands what it does not handle to libipt)")
+         "block walker for the PT flow: fast (ptprof's own, default; hands what it does not handle "
+         "to libipt) or libipt (libipt's block decoder); both give the same output")
       ->check(CLI::IsMember({"libipt", "fast"}));
 }
 

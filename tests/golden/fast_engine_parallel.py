@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
-"""Differential test of the parallel decode over PSB segments (decoders/pt/parallel_flow.h).
+"""Differential test of the fast flow engine (decoders/pt/fast) and of the parallel decode over
+PSB segments (decoders/pt/parallel_flow.h).
 
-`ptprof decode --jobs 1` (libipt over the whole stream) and `--jobs 2`/`--jobs 3` with small
-`--psb-segment`s (many cuts, so many joins) must print byte-identical JSONL, blocks and
-instructions, on:
+`ptprof decode --jobs 1` (libipt over the whole stream), `--jobs 2`/`--jobs 3` with small
+`--psb-segment`s (many cuts, so many joins), and `--engine fast` on one thread and on two with
+small segments must print byte-identical JSONL, blocks and instructions, on:
 1. every .ptar under traces/ (emulated recordings of real programs, the kernel lab, delta);
 2. libipt's own .ptt tests with three PSBs or more (../shared/testdata/libipt, one segment per PSB);
 3. fuzzed traces: the raw stream of traces/qemu/gzip.ptar with bytes flipped and cut short, decoded
    against the archive's own images.
-It also checks that the parallel path was taken (`--verbose` names the segments).
+It also checks that the parallel path was taken (`--verbose` names the segments), and prints how
+many segments the fast engine decoded itself and how many it handed to libipt.
 """
 import json
 import os
@@ -26,8 +28,11 @@ from tally import Tally
 TALLY = Tally()
 
 
-def decode(args, jobs, segment=None, insn=False):
-    cmd = [PTPROF, "decode", "--format", "jsonl", "--verbose", "--jobs", str(jobs)]
+FAST = {"fast": 0, "libipt": 0}
+
+
+def decode(args, jobs, segment=None, insn=False, engine="libipt"):
+    cmd = [PTPROF, "decode", "--format", "jsonl", "--verbose", "--jobs", str(jobs), "--engine", engine]
     if segment:
         cmd += ["--psb-segment", str(segment)]
     if insn:
@@ -52,7 +57,37 @@ def first_difference(a, b):
     return f"{len(la)} lines != {len(lb)} lines"
 
 
+def fast_counts(stderr):
+    """How many segments the fast engine and libipt took (decode --verbose)."""
+    fast = libipt = 0
+    for line in stderr.splitlines():
+        if "fast engine: " in line:
+            fast += int(line.split("fast engine: ")[1].split()[0])
+            libipt += int(line.split("libipt: ")[1].split(";")[0])
+    return fast, libipt
+
+
+def compare_engines(name, args, segment):
+    """libipt on one thread against the fast engine on one thread and on two in segments."""
+    rc1, out1, err1 = decode(args, 1)
+    for jobs in (1, 2):
+        rcf, outf, errf = decode(args, jobs, segment if jobs > 1 else None, engine="fast")
+        label = f"{name} fast engine, {jobs} thread{'s' if jobs > 1 else ''}"
+        if rc1 != rcf:
+            TALLY.report(label, f"exit {rc1} libipt, {rcf} fast: {errf.strip()[:200]}")
+            continue
+        if out1 != outf:
+            TALLY.report(label, first_difference(out1, outf))
+            continue
+        fast, libipt = fast_counts(errf)
+        FAST["fast"] += fast
+        FAST["libipt"] += libipt
+        TALLY.report(label, None)
+
+
 def compare(name, args, segment, jobs=2, insn=False, want_parallel=True):
+    if not insn:
+        compare_engines(name, args, segment)
     rc1, out1, err1 = decode(args, 1, insn=insn)
     rcn, outn, errn = decode(args, jobs, segment, insn=insn)
     if rc1 != rcn:
@@ -142,12 +177,14 @@ def main():
                 psbs = f.read().count(bytes([2, 0x82] * 8))
             if psbs >= 3:  # fewer cannot be cut
                 compare(f"libipt {test}", args, 1)
+            else:
+                compare_engines(f"libipt {test}", args, 1)
 
     with tempfile.TemporaryDirectory() as work:
         rng = random.Random(12)
         for archive in ("traces/qemu/gzip.ptar",):
             trace, args = raw_inputs(os.path.join(ROOT, archive), work)
-            for case in range(4):
+            for case in range(8):
                 damaged = bytearray(trace)
                 for _ in range(1 + case * 3):
                     at = rng.randrange(len(damaged))
@@ -158,6 +195,7 @@ def main():
                 with open(file, "wb") as f:
                     f.write(damaged)
                 compare(f"{archive} fuzzed #{case}", ["--pt", file] + args, 1024, want_parallel=False)
+    print(f"fast engine: {FAST['fast']} segments decoded, {FAST['libipt']} handed to libipt")
     TALLY.finish()
 
 

@@ -4,7 +4,7 @@
 // (cold) run and the best of the rest (warm): MB/s, M insn/s and the ratio to libipt's block
 // decoder (warm), and checks that every mode decoded the same number of instructions.
 //
-//   parallel_bench [--repeat N] [--jobs N]... [--psb-segment BYTES]... [--stream NAME] INPUT
+//   parallel_bench [--repeat N] [--jobs N]... [--psb-segment BYTES]... [--engine fast|libipt] [--stream NAME] INPUT
 #include <chrono>
 #include <cstdio>
 #include <functional>
@@ -54,6 +54,7 @@ int main(int argc, char** argv) {
   int repeat = 3;
   std::vector<unsigned> jobs;
   std::vector<uint64_t> segment_sizes;
+  std::string only_engine;  // empty: both
   std::string input, stream_name;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -61,14 +62,15 @@ int main(int argc, char** argv) {
     else if (arg == "--jobs" && i + 1 < argc) jobs.push_back(std::max(1, std::atoi(argv[++i])));
     else if (arg == "--psb-segment" && i + 1 < argc) segment_sizes.push_back(std::strtoull(argv[++i], nullptr, 0));
     else if (arg == "--stream" && i + 1 < argc) stream_name = argv[++i];
+    else if (arg == "--engine" && i + 1 < argc) only_engine = argv[++i];
     else if (input.empty() && !arg.empty() && arg[0] != '-') input = arg;
     else {
-      std::fprintf(stderr, "usage: parallel_bench [--repeat N] [--jobs N]... [--psb-segment BYTES]... [--stream NAME] INPUT\n");
+      std::fprintf(stderr, "usage: parallel_bench [--repeat N] [--jobs N]... [--psb-segment BYTES]... [--engine fast|libipt] [--stream NAME] INPUT\n");
       return 2;
     }
   }
   if (input.empty()) {
-    std::fprintf(stderr, "usage: parallel_bench [--repeat N] [--jobs N]... [--psb-segment BYTES]... [--stream NAME] INPUT\n");
+    std::fprintf(stderr, "usage: parallel_bench [--repeat N] [--jobs N]... [--psb-segment BYTES]... [--engine fast|libipt] [--stream NAME] INPUT\n");
     return 2;
   }
   if (jobs.empty()) jobs = {1, 2};
@@ -122,6 +124,7 @@ int main(int argc, char** argv) {
   results.back().note = note1;
   for (pt::FlowEngine engine : {pt::FlowEngine::kLibipt, pt::FlowEngine::kFast}) {
     const std::string engine_name = engine == pt::FlowEngine::kFast ? "fast" : "libipt";
+    if (!only_engine.empty() && only_engine != engine_name) continue;
     for (unsigned n : jobs) {
       if (n == 1 && engine == pt::FlowEngine::kLibipt) continue;  // measured above
       for (uint64_t segment : segment_sizes) {

@@ -33,7 +33,7 @@ record() {  # record NAME COMMAND...: the recording, made once
 
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-jobs=(--jobs 2)
+jobs=(--jobs 1 --jobs 2)
 [ "$(nproc)" -gt 2 ] && jobs+=(--jobs "$(nproc)")
 
 bench() {  # bench INPUT [EXTRA...]
