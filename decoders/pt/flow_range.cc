@@ -65,7 +65,7 @@ bool FastEngineApplies(const FlowRequest& request, std::string* why) {
 Result<FastRangeResult> DecodeFlowRangeFast(const std::vector<uint8_t>& trace, const ImageSet& images,
                                             const FlowRequest& request, EventSink& sink,
                                             const std::function<void()>& before_finish,
-                                            uint64_t trust_end) {
+                                            uint64_t trust_end, fast::CodeGraphPool* graphs) {
   if (trace.empty()) return Fail("offset 0x0: the trace is empty");
   FlowOptions flow;
   flow.end_on_call = true;
@@ -78,11 +78,16 @@ Result<FastRangeResult> DecodeFlowRangeFast(const std::vector<uint8_t>& trace, c
   if (errata_status < 0)
     result.range.summary.warnings.push_back(std::string("no errata workarounds for this cpu: ") +
                                             pt_errstr(pt_errcode(errata_status)));
-  PtImageCache cache;
-  if (auto st = cache.AddAll(images); !st) return tl::unexpected(st.error());
-  FlowToModel model(sink, cache, FlowModelOptions{request.cpu, request.pid, request.tid});
-  fast::FastFlowDecoder decoder(config, trace, cache);
+  fast::CodeGraphPool own;
+  fast::CodeGraphPool& pool = graphs ? *graphs : own;
+  Status added;
+  std::unique_ptr<fast::CodeGraphPool::Entry> graph =
+      pool.Borrow([&](PtImageCache& cache) { return cache.AddAll(images); }, added);
+  if (!added) return tl::unexpected(added.error());
+  FlowToModel model(sink, graph->images, FlowModelOptions{request.cpu, request.pid, request.tid});
+  fast::FastFlowDecoder decoder(config, trace, graph->code);
   const fast::FastFlowOutcome outcome = decoder.Run(model, trust_end);
+  pool.Return(std::move(graph));
   if (!outcome.handled) {
     result.handled = false;
     char at[32];

@@ -33,10 +33,15 @@ struct FastRangeResult {
   bool handled = true;
   std::string why;  // with the offset, when not handled
 };
+// `graphs` (may be null) lends the images and code graph to decode with, shared by the pieces of
+// one trace.
+namespace fast {
+class CodeGraphPool;
+}
 Result<FastRangeResult> DecodeFlowRangeFast(const std::vector<uint8_t>& bytes, const ImageSet& images,
                                             const FlowRequest& request, EventSink& sink,
                                             const std::function<void()>& before_finish,
-                                            uint64_t trust_end);
+                                            uint64_t trust_end, fast::CodeGraphPool* graphs = nullptr);
 
 // Where the trace ends in the middle of a packet (that packet's offset), if it does.
 std::optional<uint64_t> TruncatedPacketAt(std::span<const uint8_t> trace);

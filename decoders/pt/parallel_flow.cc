@@ -10,6 +10,7 @@
 #include <span>
 #include <thread>
 
+#include "decoders/pt/fast/code_blocks.h"
 #include "decoders/pt/flow_range.h"
 #include "decoders/pt/segment_join.h"
 
@@ -100,7 +101,7 @@ struct SegmentOutcome {
 
 void DecodeSegment(const std::vector<uint8_t>& trace, const ImageSet& images,
                    const FlowRequest& request, const TraceSegment& range, EventChunkPool& pool,
-                   SegmentOutcome& out) {
+                   fast::CodeGraphPool& graphs, SegmentOutcome& out) {
   out.decoded.range = range;
   out.decoded.events = EventChunks(&pool);
   const std::vector<uint8_t> bytes = BytesOf(trace, range.begin, range.end);
@@ -109,7 +110,8 @@ void DecodeSegment(const std::vector<uint8_t>& trace, const ImageSet& images,
   if (request.engine == FlowEngine::kFast) {
     const uint64_t trust_end = range.last() ? UINT64_MAX : range.trust_end - range.begin;
     auto fast = DecodeFlowRangeFast(bytes, images, request, collect,
-                                    [&] { before_finish = out.decoded.events.size(); }, trust_end);
+                                    [&] { before_finish = out.decoded.events.size(); }, trust_end,
+                                    &graphs);
     if (!fast) {
       out.result = tl::unexpected(fast.error());
       return;
@@ -214,6 +216,7 @@ Result<FlowSummary> DecodeFlowParallel(const std::vector<uint8_t>& trace, const 
   ForwardingSink out(sink);
   // Declared first, destroyed last: every segment's events give their chunks back to it.
   EventChunkPool pool(SIZE_MAX);
+  fast::CodeGraphPool graphs;  // the fast engine's images and code graph, warm across segments
   FlowSummary summary;
   summary.segments = segments.size();
   summary.sequential_because = plan.sequential_because;
@@ -232,7 +235,7 @@ Result<FlowSummary> DecodeFlowParallel(const std::vector<uint8_t>& trace, const 
       slot.outcome = std::make_unique<SegmentOutcome>();
       slot.thread = std::thread(DecodeSegment, std::cref(trace), std::cref(images),
                                 std::cref(request), std::cref(segments[launched]),
-                                std::ref(pool), std::ref(*slot.outcome));
+                                std::ref(pool), std::ref(graphs), std::ref(*slot.outcome));
       ++launched;
     }
   };

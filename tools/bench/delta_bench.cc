@@ -1,8 +1,9 @@
-// delta_bench: delta-profiling throughput beside plain decoding of the same trace in the same run.
-// Decodes every stream of INPUT (merged by time, as ptprof decode and delta do) into a counting
-// sink, then into a DeltaProfiler for a rare pair (superCLI,superSTI: no match in user code, the
-// cost of the per-block lookups alone) and a frequent one (call -> ret), and prints M insn/s for
-// each and its ratio to plain decoding (1.00 = no slower).
+// delta_bench: delta-profiling and syscall-analysis throughput beside plain decoding of the same
+// trace in the same run. Decodes every stream of INPUT (merged by time, as ptprof decode and delta
+// do) into a counting sink, then into a DeltaProfiler for a rare pair (superCLI,superSTI: no match
+// in user code, the cost of the per-block lookups alone) and a frequent one (call -> ret), then
+// through the syscall analysis (call stacks and syscall instances, as `ptprof syscalls`), and
+// prints M insn/s for each and its ratio to plain decoding (1.00 = no slower).
 //
 //   delta_bench [--repeat N] INPUT
 #include <chrono>
@@ -13,6 +14,7 @@
 
 #include "src/analyses/delta/delta_profiler.h"
 #include "src/analyses/patterns/pattern_library.h"
+#include "src/analyses/syscalls/syscall_run.h"
 #include "src/pipeline/decode_streams.h"
 #include "src/pipeline/session.h"
 
@@ -92,5 +94,13 @@ int main(int argc, char** argv) {
                 name.c_str(), insns / seconds / 1e6, plain / seconds,
                 static_cast<unsigned long long>(addresses), static_cast<unsigned long long>(disassembled));
   }
+  uint64_t syscall_count = 0;
+  const double syscall_seconds = Best(repeat, [&] {
+    auto run = syscalls::RunSyscalls(*session, *selected, input);
+    syscall_count = run ? run->instances.size() : 0;
+  });
+  std::string name = "syscalls (" + std::to_string(syscall_count) + " instances)";
+  std::printf("  %-34s %8.1f M insn/s  ratio %.2f\n", name.c_str(), insns / syscall_seconds / 1e6,
+              plain / syscall_seconds);
   return 0;
 }

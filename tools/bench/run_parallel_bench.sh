@@ -44,13 +44,16 @@ bench() {  # bench INPUT [EXTRA...]
 perf_script() {  # perf_script NAME: perf's own decode of the recording, exported as perf.data
   command -v perf >/dev/null || { echo "perf script: perf is not installed"; return; }
   local out=$cache/$1.perf
-  [ -d "$out" ] || "$build/ptprof" export --perf-data -o "$out/perf.data" --images-dir "$out/images" \
-    "$cache/$1.ptar" >/dev/null 2>&1 || { echo "perf script: export failed"; return; }
-  local t0 t1
+  if [ ! -f "$out/perf.data" ]; then
+    mkdir -p "$out"
+    "$build/ptprof" export --perf-data "$out/perf.data" --images-dir "$out/images" \
+      "$cache/$1.ptar" >/dev/null 2>&1 || { echo "perf script: export failed"; return; }
+  fi
+  local t0 t1 branches
   t0=$(date +%s.%N)
-  perf script -i "$out/perf.data" --itrace=i0ns -F ip >/dev/null 2>&1 || true
+  branches=$(perf script -i "$out/perf.data" --itrace=b -F ip 2>/dev/null | wc -l) || true
   t1=$(date +%s.%N)
-  python3 -c "print('perf script --itrace=i0ns -F ip: %.2f s' % ($t1 - $t0))"
+  python3 -c "print('perf script --itrace=b -F ip (every branch, counted): %.2f s, %d branches' % ($t1 - $t0, $branches))"
 }
 
 run() {

@@ -68,7 +68,12 @@ const CodeInsn* CodeBlocks::Insn(uint64_t ip, pt_exec_mode mode, std::string& wh
 
 const CodeBlock* CodeBlocks::Block(uint64_t ip, pt_exec_mode mode, std::string& why) {
   const uint64_t key = Key(ip, mode);
-  if (auto it = blocks_.find(key); it != blocks_.end()) return &it->second;
+  Slot& slot = front_[(key ^ (key >> 12) ^ (key >> 24)) & (kFrontSlots - 1)];
+  if (slot.key == key) return slot.block;
+  if (auto it = blocks_.find(key); it != blocks_.end()) {
+    slot = Slot{key, &it->second};
+    return slot.block;
+  }
   CodeBlock block;
   block.first_ip = ip;
   uint64_t at = ip;
@@ -83,7 +88,30 @@ const CodeBlock* CodeBlocks::Block(uint64_t ip, pt_exec_mode mode, std::string& 
     if (insn.insn.kind != X86Kind::kOther) break;
     at += insn.insn.length;
   }
-  return &blocks_.emplace(key, block).first->second;
+  const CodeBlock* added = &blocks_.emplace(key, block).first->second;
+  slot = Slot{key, added};
+  return added;
+}
+
+std::unique_ptr<CodeGraphPool::Entry> CodeGraphPool::Borrow(
+    const std::function<Status(PtImageCache&)>& fill, Status& status) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!free_.empty()) {
+      std::unique_ptr<Entry> entry = std::move(free_.back());
+      free_.pop_back();
+      status = {};
+      return entry;
+    }
+  }
+  auto entry = std::make_unique<Entry>();
+  status = fill(entry->images);
+  return entry;
+}
+
+void CodeGraphPool::Return(std::unique_ptr<Entry> entry) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  free_.push_back(std::move(entry));
 }
 
 }  // namespace ptprof::pt::fast

@@ -6,13 +6,18 @@
 // (a direct call or jump); it records what the engine needs to move on without decoding again.
 // Single instructions are cached too, for walking to an event's address one step at a time.
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include <intel-pt.h>
 
 #include "decoders/pt/image_cache.h"
 #include "sideband/x86_insn.h"
+#include "src/model/result.h"
 
 namespace ptprof::pt::fast {
 
@@ -54,7 +59,32 @@ class CodeBlocks {
   const PtImageCache& images_;
   X86Decoder x86_;
   std::unordered_map<uint64_t, CodeInsn> insns_;
-  std::unordered_map<uint64_t, CodeBlock> blocks_;
+  std::unordered_map<uint64_t, CodeBlock> blocks_;  // node-based: the blocks never move
+  // A direct-mapped cache in front of blocks_: most lookups of a hot loop end here.
+  struct Slot {
+    uint64_t key = UINT64_MAX;
+    const CodeBlock* block = nullptr;
+  };
+  static constexpr size_t kFrontSlots = 4096;
+  std::vector<Slot> front_ = std::vector<Slot>(kFrontSlots);
+};
+
+// The images of one trace with their code graph, made once and lent to the decodes of its pieces
+// (PSB segments on several threads): each borrows one, so the graph a piece built is warm for a
+// later piece. Sections are added when an entry is first made.
+class CodeGraphPool {
+ public:
+  struct Entry {
+    PtImageCache images;
+    CodeBlocks code{images};
+  };
+  // An entry, new or returned by an earlier decode; `fill` adds the sections to a new one.
+  std::unique_ptr<Entry> Borrow(const std::function<Status(PtImageCache&)>& fill, Status& status);
+  void Return(std::unique_ptr<Entry> entry);
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<Entry>> free_;
 };
 
 // Whether the trace decides where execution goes after `kind` (libipt's "requires trace").

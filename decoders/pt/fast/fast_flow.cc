@@ -46,8 +46,8 @@ struct FastFlowDecoder::Walk {
 };
 
 FastFlowDecoder::FastFlowDecoder(const pt_config& config, const std::vector<uint8_t>& trace,
-                                 const PtImageCache& images)
-    : config_(config), code_(images) {
+                                 CodeBlocks& code)
+    : config_(config), code_(code) {
   config_.begin = const_cast<uint8_t*>(trace.data());
   config_.end = const_cast<uint8_t*>(trace.data()) + trace.size();
   // libipt's block decoder runs its query decoder with no flags of its own.

@@ -31,9 +31,10 @@ struct FastFlowOutcome {
 
 class FastFlowDecoder {
  public:
-  // `config` as for libipt's block decoder (FillPtConfig), without a buffer; `trace` and `images`
-  // must outlive Run(); code is read from the first image of `images`.
-  FastFlowDecoder(const pt_config& config, const std::vector<uint8_t>& trace, const PtImageCache& images);
+  // `config` as for libipt's block decoder (FillPtConfig), without a buffer; `trace` and `code`
+  // must outlive Run(). `code` (over the images the trace ran) may be shared by the decodes of
+  // several pieces of one trace, one at a time: what one decoded, the next reuses.
+  FastFlowDecoder(const pt_config& config, const std::vector<uint8_t>& trace, CodeBlocks& code);
   ~FastFlowDecoder();
   FastFlowDecoder(const FastFlowDecoder&) = delete;
   FastFlowDecoder& operator=(const FastFlowDecoder&) = delete;
@@ -43,7 +44,7 @@ class FastFlowDecoder {
   // caller trusts nothing from there on).
   FastFlowOutcome Run(FlowObserver& observer, uint64_t trust_end = UINT64_MAX);
 
-  size_t code_blocks() const { return code_.blocks(); }
+
 
  private:
   struct Walk;  // the block being built
@@ -71,7 +72,7 @@ class FastFlowDecoder {
 
   pt_config config_;
   pt_query_decoder* qry_ = nullptr;
-  CodeBlocks code_;
+  CodeBlocks& code_;
   std::string why_;
 
   // The state libipt's block decoder keeps, with the same meaning.
