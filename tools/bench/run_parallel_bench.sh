@@ -73,7 +73,7 @@ run cc1 /usr/lib/gcc/x86_64-linux-gnu/12/cc1 -quiet -O2 "$cache/fib.c" -o /dev/n
 
 shared=../shared/testdata
 if [ ${#only[@]} -eq 0 ] && [ -d "$shared" ]; then
-  for trace in "$shared/perf_data_converter/perf.data.intel_pt-4.14"; do
+  for trace in "$shared/perf_data_converter/src/quipper/testdata/perf.data.intel_pt-4.14"; do
     [ -f "$trace" ] && bench "$trace"
   done
   snapshot=$shared/opencsd/snapshots/juno-uname-002

@@ -20,7 +20,6 @@ const char* EventTypeName(pt_event_type type) {
     case ptev_async_paging: return "async paging";
     case ptev_vmcs: return "vmcs";
     case ptev_async_vmcs: return "async vmcs";
-    case ptev_tsx: return "tsx";
     case ptev_exstop: return "exstop";
     case ptev_mwait: return "mwait";
     case ptev_ptwrite: return "ptwrite";
@@ -42,6 +41,7 @@ struct FastFlowDecoder::Walk {
   uint64_t ninsn = 0;
   int isid = 0;
   pt_exec_mode mode = ptem_unknown;
+  bool speculative = false;
   const X86Insn* last = nullptr;  // the instruction at end_ip (stable: the caches never move it)
 };
 
@@ -83,13 +83,14 @@ int FastFlowDecoder::SyncForward() {
   status_ = 0;
   enabled_ = false;
   process_event_ = false;
+  speculative_ = false;
   std::memset(&event_, 0, sizeof event_);
   ret_top_ = ret_bottom_ = 0;
   const int status = pt_qry_sync_forward(qry_, &ip_);
   if (status < 0) return status;
   status_ = status;
   if (!(status & pts_ip_suppressed)) enabled_ = true;
-  return ProceedTrailingEvent();
+  return ProceedTrailingEvent(false);
 }
 
 void FastFlowDecoder::LogCall(uint64_t insn_ip, const X86Insn& insn) {
@@ -258,12 +259,19 @@ int FastFlowDecoder::ProceedEvent(Walk& walk) {
         if (ip_ != event_.variant.exec_mode.ip) return 0;
       }
       break;
+    case ptev_tsx:
+      if (event_.ip_suppressed) break;
+      status = ProceedToIp(walk, event_.variant.tsx.ip, last);
+      if (status <= 0) return status;
+      break;
     default: return Unsupported(std::string("a ") + EventTypeName(event_.type) + " event");
   }
   return BlkStatus(pts_event_pending);
 }
 
-int FastFlowDecoder::ProceedTrailingEvent() {
+// `after_block`: called at the end of a block (libipt passes the block), not after an event or
+// a synchronisation.
+int FastFlowDecoder::ProceedTrailingEvent(bool after_block) {
   const int fetched = FetchEvent();
   if (fetched <= 0) return fetched < 0 ? fetched : BlkStatus(0);
   switch (event_.type) {
@@ -286,6 +294,13 @@ int FastFlowDecoder::ProceedTrailingEvent() {
     case ptev_exec_mode:
       if (!event_.ip_suppressed && ip_ != event_.variant.exec_mode.ip) break;
       return BlkStatus(pts_event_pending);
+    case ptev_tsx:
+      if (!event_.ip_suppressed) {
+        if (after_block && config_.errata.bdm64)
+          return Unsupported("a transaction abort under erratum BDM64");
+        if (ip_ != event_.variant.tsx.ip) break;
+      }
+      return BlkStatus(pts_event_pending);
     default: return Unsupported(std::string("a ") + EventTypeName(event_.type) + " event");
   }
   return BlkStatus(0);
@@ -297,13 +312,14 @@ int FastFlowDecoder::Proceed(Walk& walk) {
   if (!enabled_) return (status_ & pts_eos) ? -pte_eos : -pte_no_enable;
   const int status = ProceedNoEvent(walk);
   if (status < 0) return status;
-  return ProceedTrailingEvent();
+  return ProceedTrailingEvent(true);
 }
 
 int FastFlowDecoder::Next(Walk& walk) {
   walk = Walk{};
   walk.ip = ip_;
   walk.mode = mode_;
+  walk.speculative = speculative_;
   return Proceed(walk);
 }
 
@@ -339,6 +355,11 @@ int FastFlowDecoder::Event(pt_event& out) {
         enabled_ = true;
         ip_ = ev.variant.overflow.ip;
       }
+      speculative_ = false;
+      break;
+    case ptev_tsx:
+      if (!ev.ip_suppressed && ip_ != ev.variant.tsx.ip) return -pte_bad_query;
+      speculative_ = ev.variant.tsx.speculative;
       break;
     case ptev_exec_mode:
       if (!ev.ip_suppressed && ip_ != ev.variant.exec_mode.ip) return -pte_bad_query;
@@ -358,7 +379,7 @@ int FastFlowDecoder::Event(pt_event& out) {
   }
   process_event_ = false;
   out = ev;
-  return ProceedTrailingEvent();
+  return ProceedTrailingEvent(false);
 }
 
 void FastFlowDecoder::EmitWalk(FlowObserver& observer, const Walk& walk, uint64_t offset) {
@@ -370,6 +391,7 @@ void FastFlowDecoder::EmitWalk(FlowObserver& observer, const Walk& walk, uint64_
   block.ninsn = static_cast<uint16_t>(walk.ninsn);
   block.mode = walk.mode;
   block.isid = walk.isid;
+  block.speculative = walk.speculative ? 1 : 0;
   FlowStep step;
   step.offset = offset;
   pt_qry_get_offset(qry_, &step.decoder_offset);

@@ -7,8 +7,8 @@
 // once FlowToModel has joined contiguous blocks: the same blocks, counts, times and offsets.
 //
 // It handles the packets and events of ordinary traces (PSB+, TNT, TIP, TIP.PGE/PGD, FUP
-// interrupts and disables, MODE.exec, OVF, timing). For anything else (paging, VMCS, TSX,
-// PTWRITE, power and MWAIT events, errata workarounds, decode errors, code it cannot read) it
+// interrupts and disables, MODE.exec, MODE.TSX, OVF, power, timing). For anything else (paging, VMCS,
+// PTWRITE, MWAIT events, errata workarounds, decode errors, code it cannot read) it
 // stops and says what it met, so that the caller decodes that piece with libipt instead.
 #include <cstdint>
 #include <string>
@@ -58,7 +58,7 @@ class FastFlowDecoder {
   int Event(pt_event& out);
   int Proceed(Walk& walk);
   int ProceedEvent(Walk& walk);
-  int ProceedTrailingEvent();
+  int ProceedTrailingEvent(bool after_block);
   int ProceedNoEvent(Walk& walk);
   int ProceedOneInsn(Walk& walk, const CodeInsn*& insn);
   int ProceedToIp(Walk& walk, uint64_t ip, const CodeInsn*& last);
@@ -81,6 +81,7 @@ class FastFlowDecoder {
   int status_ = 0;
   bool enabled_ = false;
   bool process_event_ = false;
+  bool speculative_ = false;  // inside a transaction (TSX)
   pt_event event_{};
   // The return stack for compressed returns: 64 entries, the oldest overwritten.
   uint64_t retstack_[65] = {};
