@@ -62,7 +62,8 @@ bool FastEngineApplies(const FlowRequest& request, std::string* why) {
   return reason == nullptr;
 }
 
-Result<FastRangeResult> DecodeFlowRangeFast(const std::vector<uint8_t>& trace, const ImageSet& images,
+Result<FastRangeResult> DecodeFlowRangeFast(const std::vector<uint8_t>& trace,
+                                            const ImageSet& images,
                                             const FlowRequest& request, EventSink& sink,
                                             const std::function<void()>& before_finish,
                                             uint64_t trust_end, fast::CodeGraphPool* graphs) {

@@ -38,10 +38,12 @@ struct FastRangeResult {
 namespace fast {
 class CodeGraphPool;
 }
-Result<FastRangeResult> DecodeFlowRangeFast(const std::vector<uint8_t>& bytes, const ImageSet& images,
+Result<FastRangeResult> DecodeFlowRangeFast(const std::vector<uint8_t>& bytes,
+                                            const ImageSet& images,
                                             const FlowRequest& request, EventSink& sink,
                                             const std::function<void()>& before_finish,
-                                            uint64_t trust_end, fast::CodeGraphPool* graphs = nullptr);
+                                            uint64_t trust_end,
+                                            fast::CodeGraphPool* graphs = nullptr);
 
 // Where the trace ends in the middle of a packet (that packet's offset), if it does.
 std::optional<uint64_t> TruncatedPacketAt(std::span<const uint8_t> trace);

@@ -52,7 +52,8 @@ class SkippingSink : public EventSink {
 // The fast engine on one thread: its events go straight to the sink. Where it meets what it does
 // not handle, libipt decodes the trace again from the start and the events the sink already has
 // (the same as libipt's first ones) are skipped.
-Result<FlowSummary> DecodeFlowFastSequential(const std::vector<uint8_t>& trace, const ImageSet& images,
+Result<FlowSummary> DecodeFlowFastSequential(const std::vector<uint8_t>& trace,
+                                             const ImageSet& images,
                                              const FlowRequest& request, EventSink& sink) {
   SkippingSink counted(sink, 0);
   auto fast = DecodeFlowRangeFast(trace, images, request, counted, {}, UINT64_MAX);

@@ -188,7 +188,8 @@ ParallelPlan PlanParallelDecode(const std::vector<uint8_t>& trace, const FlowReq
   if (fast) {
     const uint64_t segment = request.segment_bytes ? request.segment_bytes : DefaultSegmentBytes();
     plan.segments = PlanSegments(FindPsbOffsets(trace), trace.size(), segment);
-    if (plan.segments.empty()) plan.segments.push_back(TraceSegment{0, trace.size(), trace.size(), trace.size()});
+    if (plan.segments.empty())
+      plan.segments.push_back(TraceSegment{0, trace.size(), trace.size(), trace.size()});
     if (plan.jobs >= 2 && plan.segments.size() < 2)
       plan.sequential_because = trace.size() < 2 * segment ? "the trace is smaller than two segments"
                                                             : "too few PSBs to cut the trace at";
@@ -250,7 +251,8 @@ Result<FlowSummary> DecodeFlowParallel(const std::vector<uint8_t>& trace, const 
     if (request.engine == FlowEngine::kFast) {
       (outcome->fast ? summary.fast_segments : summary.libipt_segments) += 1;
       if (!outcome->fast && summary.fallback_because.empty())
-        summary.fallback_because = "segment at " + Hex(outcome->decoded.range.begin) + ": " + outcome->fallback;
+        summary.fallback_because =
+            "segment at " + Hex(outcome->decoded.range.begin) + ": " + outcome->fallback;
     }
     if (index == 0) {
       summary.warnings = result.summary.warnings;

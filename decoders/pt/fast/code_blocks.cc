@@ -18,9 +18,10 @@ std::string Hex(uint64_t value) {
 // mov cr3, r: 0f 22 /r with ModRM.reg == 3, after legacy and REX prefixes.
 bool MovesToCr3(const uint8_t* raw, size_t size) {
   size_t i = 0;
-  while (i < size && (raw[i] == 0x66 || raw[i] == 0x67 || raw[i] == 0xf2 || raw[i] == 0xf3 ||
-                      raw[i] == 0x2e || raw[i] == 0x36 || raw[i] == 0x3e || raw[i] == 0x26 ||
-                      raw[i] == 0x64 || raw[i] == 0x65 || raw[i] == 0xf0 || (raw[i] & 0xf0) == 0x40))
+  while (i < size &&
+         (raw[i] == 0x66 || raw[i] == 0x67 || raw[i] == 0xf2 || raw[i] == 0xf3 || raw[i] == 0x2e ||
+          raw[i] == 0x36 || raw[i] == 0x3e || raw[i] == 0x26 || raw[i] == 0x64 || raw[i] == 0x65 ||
+          raw[i] == 0xf0 || (raw[i] & 0xf0) == 0x40))
     ++i;
   return i + 2 < size && raw[i] == 0x0f && raw[i + 1] == 0x22 && ((raw[i + 2] >> 3) & 7) == 3;
 }
@@ -29,10 +30,13 @@ bool MovesToCr3(const uint8_t* raw, size_t size) {
 
 bool NeedsTrace(const X86Insn& insn) {
   switch (insn.kind) {
-    case X86Kind::kOther: return false;
+    case X86Kind::kOther:
+      return false;
     case X86Kind::kCallNear:
-    case X86Kind::kJumpNear: return !insn.has_branch_disp;
-    default: return true;
+    case X86Kind::kJumpNear:
+      return !insn.has_branch_disp;
+    default:
+      return true;
   }
 }
 
@@ -47,7 +51,7 @@ bool CodeBlocks::DecodeAt(uint64_t ip, pt_exec_mode mode, CodeInsn& out, std::st
   auto decoded = x86_.Decode(raw, static_cast<size_t>(read), ToExecMode(mode));
   if (!decoded) {
     why = (read < static_cast<int>(sizeof raw) ? "an instruction that may cross sections at "
-                                                : "an instruction that does not decode at ") +
+                                               : "an instruction that does not decode at ") +
           Hex(ip);
     return false;
   }

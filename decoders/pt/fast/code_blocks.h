@@ -5,6 +5,8 @@
 // decides (conditional branch, return, indirect or far branch) or that ends a model block anyway
 // (a direct call or jump); it records what the engine needs to move on without decoding again.
 // Single instructions are cached too, for walking to an event's address one step at a time.
+#include <intel-pt.h>
+
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -12,8 +14,6 @@
 #include <string>
 #include <unordered_map>
 #include <vector>
-
-#include <intel-pt.h>
 
 #include "decoders/pt/image_cache.h"
 #include "sideband/x86_insn.h"
@@ -30,7 +30,7 @@ struct CodeInsn {
 
 struct CodeBlock {
   uint64_t first_ip = 0;
-  uint32_t ninsn = 0;       // including the last
+  uint32_t ninsn = 0;  // including the last
   uint64_t last_ip = 0;
   X86Insn last;             // the instruction that ends it
   int last_isid = 0;        // the section the last instruction was read from

@@ -16,21 +16,31 @@ namespace {
 
 const char* EventTypeName(pt_event_type type) {
   switch (type) {
-    case ptev_paging: return "paging";
-    case ptev_async_paging: return "async paging";
-    case ptev_vmcs: return "vmcs";
-    case ptev_async_vmcs: return "async vmcs";
-    case ptev_exstop: return "exstop";
-    case ptev_mwait: return "mwait";
-    case ptev_ptwrite: return "ptwrite";
-    default: return "unexpected";
+    case ptev_paging:
+      return "paging";
+    case ptev_async_paging:
+      return "async paging";
+    case ptev_vmcs:
+      return "vmcs";
+    case ptev_async_vmcs:
+      return "async vmcs";
+    case ptev_exstop:
+      return "exstop";
+    case ptev_mwait:
+      return "mwait";
+    case ptev_ptwrite:
+      return "ptwrite";
+    default:
+      return "unexpected";
   }
 }
 
 constexpr uint8_t kRetStackSize = 64;
 constexpr uint32_t kMaxBlockInsns = 0xffff;  // pt_block's ninsn is 16 bits
 
-bool IsDirect(const X86Insn& insn, X86Kind kind) { return insn.kind == kind && insn.has_branch_disp; }
+bool IsDirect(const X86Insn& insn, X86Kind kind) {
+  return insn.kind == kind && insn.has_branch_disp;
+}
 
 }  // namespace
 
@@ -108,8 +118,12 @@ void FastFlowDecoder::SetDisableResumeIp(uint64_t insn_ip, const X86Insn& insn) 
     case X86Kind::kCallFar:
     case X86Kind::kSyscall:
     case X86Kind::kInterrupt:
-    case X86Kind::kVmCall: ip_ = insn_ip + insn.length; break;
-    default: ip_ = 0; break;
+    case X86Kind::kVmCall:
+      ip_ = insn_ip + insn.length;
+      break;
+    default:
+      ip_ = 0;
+      break;
   }
 }
 
@@ -229,7 +243,8 @@ int FastFlowDecoder::ProceedEvent(Walk& walk) {
     case ptev_pwrx:
     case ptev_tick:
     case ptev_cbr:
-    case ptev_mnt: break;
+    case ptev_mnt:
+      break;
     case ptev_disabled:
       if (event_.ip_suppressed) {
         if (config_.addr_filter.config.addr_cfg && config_.errata.skl014)
@@ -264,7 +279,8 @@ int FastFlowDecoder::ProceedEvent(Walk& walk) {
       status = ProceedToIp(walk, event_.variant.tsx.ip, last);
       if (status <= 0) return status;
       break;
-    default: return Unsupported(std::string("a ") + EventTypeName(event_.type) + " event");
+    default:
+      return Unsupported(std::string("a ") + EventTypeName(event_.type) + " event");
   }
   return BlkStatus(pts_event_pending);
 }
@@ -275,7 +291,8 @@ int FastFlowDecoder::ProceedTrailingEvent(bool after_block) {
   const int fetched = FetchEvent();
   if (fetched <= 0) return fetched < 0 ? fetched : BlkStatus(0);
   switch (event_.type) {
-    case ptev_disabled: break;  // binds to an instruction: processed on the next block
+    case ptev_disabled:
+      break;  // binds to an instruction: processed on the next block
     case ptev_enabled:
     case ptev_overflow:
     case ptev_stop:
@@ -283,7 +300,8 @@ int FastFlowDecoder::ProceedTrailingEvent(bool after_block) {
     case ptev_pwrx:
     case ptev_tick:
     case ptev_cbr:
-    case ptev_mnt: return BlkStatus(pts_event_pending);
+    case ptev_mnt:
+      return BlkStatus(pts_event_pending);
     case ptev_async_disabled:
       if (ip_ != event_.variant.async_disabled.at) break;
       if (config_.errata.skd022) return Unsupported("an async disable under erratum SKD022");
@@ -301,7 +319,8 @@ int FastFlowDecoder::ProceedTrailingEvent(bool after_block) {
         if (ip_ != event_.variant.tsx.ip) break;
       }
       return BlkStatus(pts_event_pending);
-    default: return Unsupported(std::string("a ") + EventTypeName(event_.type) + " event");
+    default:
+      return Unsupported(std::string("a ") + EventTypeName(event_.type) + " event");
   }
   return BlkStatus(0);
 }
@@ -363,7 +382,8 @@ int FastFlowDecoder::Event(pt_event& out) {
       break;
     case ptev_exec_mode:
       if (!ev.ip_suppressed && ip_ != ev.variant.exec_mode.ip) return -pte_bad_query;
-      if (ev.status_update && enabled_ && mode_ != ptem_unknown && mode_ != ev.variant.exec_mode.mode)
+      if (ev.status_update && enabled_ && mode_ != ptem_unknown &&
+          mode_ != ev.variant.exec_mode.mode)
         return -pte_bad_status_update;
       mode_ = ev.variant.exec_mode.mode;
       break;
@@ -374,8 +394,10 @@ int FastFlowDecoder::Event(pt_event& out) {
     case ptev_pwrx:
     case ptev_tick:
     case ptev_cbr:
-    case ptev_mnt: break;
-    default: return Unsupported(std::string("a ") + EventTypeName(ev.type) + " event");
+    case ptev_mnt:
+      break;
+    default:
+      return Unsupported(std::string("a ") + EventTypeName(ev.type) + " event");
   }
   process_event_ = false;
   out = ev;
@@ -421,9 +443,9 @@ FastFlowOutcome FastFlowDecoder::Run(FlowObserver& observer, uint64_t trust_end)
     }
     outcome.handled = false;
     outcome.why_offset = offset;
-    outcome.why = status == kUnsupported ? why_
-                                         : std::string("a decode error (") +
-                                               pt_errstr(pt_errcode(status)) + ")";
+    outcome.why = status == kUnsupported
+                      ? why_
+                      : std::string("a decode error (") + pt_errstr(pt_errcode(status)) + ")";
   };
   int status = SyncForward();
   if (status < 0) {

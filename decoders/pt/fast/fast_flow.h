@@ -7,14 +7,14 @@
 // once FlowToModel has joined contiguous blocks: the same blocks, counts, times and offsets.
 //
 // It handles the packets and events of ordinary traces (PSB+, TNT, TIP, TIP.PGE/PGD, FUP
-// interrupts and disables, MODE.exec, MODE.TSX, OVF, power, timing). For anything else (paging, VMCS,
-// PTWRITE, MWAIT events, errata workarounds, decode errors, code it cannot read) it
-// stops and says what it met, so that the caller decodes that piece with libipt instead.
+// interrupts and disables, MODE.exec, MODE.TSX, OVF, power, timing). For anything else (paging,
+// VMCS, PTWRITE, EXSTOP and MWAIT events, errata workarounds, decode errors, code it cannot read)
+// it stops and says what it met, so that the caller decodes that piece with libipt instead.
+#include <intel-pt.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include <intel-pt.h>
 
 #include "decoders/pt/fast/code_blocks.h"
 #include "decoders/pt/flow_observer.h"
@@ -22,10 +22,10 @@
 namespace ptprof::pt::fast {
 
 struct FastFlowOutcome {
-  bool handled = true;           // false: what was reported must be dropped, `why` says why
+  bool handled = true;  // false: what was reported must be dropped, `why` says why
   std::string why;
-  uint64_t why_offset = 0;       // the trace offset it stopped at
-  bool synced = false;           // found a PSB
+  uint64_t why_offset = 0;         // the trace offset it stopped at
+  bool synced = false;             // found a PSB
   bool stopped_untrusted = false;  // stopped early past `trust_end` (see Run)
 };
 
@@ -43,8 +43,6 @@ class FastFlowDecoder {
   // in `trace`) makes the outcome unhandled; at or after it, the decode just stops there (the
   // caller trusts nothing from there on).
   FastFlowOutcome Run(FlowObserver& observer, uint64_t trust_end = UINT64_MAX);
-
-
 
  private:
   struct Walk;  // the block being built

@@ -116,7 +116,13 @@ TEST_CASE("Handing over to libipt in the middle of a one-piece decode keeps the 
   for (int i = 0; i < 6; ++i) {
     if (i == 3) {
       PacketWriter bad;
-      bad.Psb().Tsc(0x5000).ModeExec(ptem_64bit).PsbEnd().TipPge(0x9000).Tnt(1, 1).TipPgdSuppressed();
+      bad.Psb()
+          .Tsc(0x5000)
+          .ModeExec(ptem_64bit)
+          .PsbEnd()
+          .TipPge(0x9000)
+          .Tnt(1, 1)
+          .TipPgdSuppressed();
       trace.insert(trace.end(), bad.bytes().begin(), bad.bytes().end());
     }
     auto part = SampleTrace(0x1000 + 0x100 * static_cast<uint64_t>(i));
