@@ -48,8 +48,8 @@ int main(void) {
   long total = 0;
   for (int wave = 0; wave < 4; ++wave) {  /* threads are created while tracing is on */
     pthread_t t[3];
-    for (long i = 0; i < 3; ++i) pthread_create(&t[i], 0, work, (void*)(20 + i));
-    total += fib(21);
+    for (long i = 0; i < 3; ++i) pthread_create(&t[i], 0, work, (void*)(24 + i));
+    total += fib(25);  /* long enough for samples to land even on a loaded machine */
     for (int i = 0; i < 3; ++i) { void* r; pthread_join(t[i], &r); total += (long)r; }
   }
   printf("total %ld\n", total);
