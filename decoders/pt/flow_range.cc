@@ -56,7 +56,6 @@ TraceEvent TruncationGap(uint64_t offset, int32_t cpu) {
 bool FastEngineApplies(const FlowRequest& request, std::string* why) {
   const char* reason = request.insns   ? "instructions are asked for (--insn)"
                        : request.ticks ? "tick events are asked for"
-                       : request.tasks ? "the tasks from sideband are followed"
                                        : nullptr;
   if (reason && why) *why = reason;
   return reason == nullptr;
@@ -87,6 +86,35 @@ Result<FastRangeResult> DecodeFlowRangeFast(const std::vector<uint8_t>& trace,
   if (!added) return tl::unexpected(added.error());
   FlowToModel model(sink, graph->images, FlowModelOptions{request.cpu, request.pid, request.tid});
   fast::FastFlowDecoder decoder(config, trace, graph->code);
+  // Following the tasks, as DecodeFlowRange does: one image and code graph per address space.
+  PtImageCache& cache = graph->images;
+  std::map<size_t, size_t> image_of_space;
+  std::map<size_t, std::unique_ptr<fast::CodeBlocks>> code_of_image;
+  std::optional<RunningTask> current;
+  if (request.tasks) {
+    decoder.SetCodeSwitchHook(
+        [&](std::optional<uint64_t> tsc, uint64_t offset) -> fast::CodeBlocks* {
+          const RunningTask task = request.tasks->TaskAt(tsc);
+          if (current && *current == task) return nullptr;
+          if (!current || current->pid != task.pid || current->tid != task.tid)
+            model.SwitchTask(task.pid, task.tid, offset, tsc);
+          const bool same_space = current && current->space == task.space;
+          current = task;
+          if (same_space) return nullptr;
+          auto known = image_of_space.find(task.space);
+          if (known == image_of_space.end()) {
+            const size_t index = cache.AddImage();
+            for (const ImageSection* section : request.tasks->SpaceSections(task.space)) {
+              auto added_section = cache.Add(*section, index);
+              if (!added_section && result.range.summary.warnings.size() < 16)
+                result.range.summary.warnings.push_back(added_section.error().message);
+            }
+            known = image_of_space.emplace(task.space, index).first;
+            code_of_image[index] = std::make_unique<fast::CodeBlocks>(cache, index);
+          }
+          return code_of_image[known->second].get();
+        });
+  }
   const fast::FastFlowOutcome outcome = decoder.Run(model, trust_end);
   pool.Return(std::move(graph));
   if (!outcome.handled) {

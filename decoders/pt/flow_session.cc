@@ -88,7 +88,13 @@ Result<FlowSummary> DecodeFlow(const std::vector<uint8_t>& trace, const ImageSet
                                const FlowRequest& request, EventSink& sink) {
   const bool fast = request.engine == FlowEngine::kFast && FastEngineApplies(request);
   const unsigned jobs = request.jobs ? request.jobs : DefaultDecodeJobs();
-  if (fast && jobs < 2) return DecodeFlowFastSequential(trace, images, request, sink);
+  // With tasks from sideband the trace is followed in order: in one piece.
+  if (fast && (jobs < 2 || request.tasks)) {
+    auto summary = DecodeFlowFastSequential(trace, images, request, sink);
+    if (summary && jobs >= 2)
+      summary->sequential_because = "the tasks from sideband are followed in trace order";
+    return summary;
+  }
   const ParallelPlan plan = PlanParallelDecode(trace, request);
   if (plan.segments.size() < (fast ? 1u : 2u)) {
     auto summary = DecodeFlowSequential(trace, images, request, sink);

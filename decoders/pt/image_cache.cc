@@ -18,6 +18,7 @@ Status PtImageCache::Add(const ImageSection& section) { return Add(section, 0); 
 
 size_t PtImageCache::AddImage() {
   more_.push_back(pt_image_alloc(nullptr));
+  visible_.emplace_back();
   return more_.size();
 }
 
@@ -32,42 +33,46 @@ Status PtImageCache::Add(const ImageSection& section, size_t image_index) {
     std::snprintf(where, sizeof where, "0x%" PRIx64, section.address);
     return Fail(section.file + ": cannot map at " + where + ": " + pt_errstr(pt_errcode(status)));
   }
-  if (image_index == 0 && section.size > 0) {
+  if (section.size > 0) {
     // The new section hides what it overlaps: trim or drop the ranges under it.
+    std::map<uint64_t, Visible>& ranges = visible_[image_index];
     const uint64_t begin = section.address, end = section.address + section.size;
-    auto it = visible_.lower_bound(begin);
-    if (it != visible_.begin()) {
+    auto it = ranges.lower_bound(begin);
+    if (it != ranges.begin()) {
       auto before = std::prev(it);
       if (before->second.end > begin) {
         const Visible tail{before->second.isid, before->second.end};
         before->second.end = begin;
-        if (tail.end > end) visible_[end] = tail;
+        if (tail.end > end) ranges[end] = tail;
       }
     }
-    it = visible_.lower_bound(begin);
-    while (it != visible_.end() && it->first < end) {
+    it = ranges.lower_bound(begin);
+    while (it != ranges.end() && it->first < end) {
       if (it->second.end > end) {
         const Visible rest = it->second;
-        visible_.erase(it);
-        visible_[end] = rest;
+        ranges.erase(it);
+        ranges[end] = rest;
         break;
       }
-      it = visible_.erase(it);
+      it = ranges.erase(it);
     }
-    visible_[begin] = Visible{isid, end};
+    ranges[begin] = Visible{isid, end};
   }
   return {};
 }
 
-const PtImageCache::Visible* PtImageCache::Find(uint64_t ip) const {
-  auto it = visible_.upper_bound(ip);
-  if (it == visible_.begin()) return nullptr;
+const PtImageCache::Visible* PtImageCache::Find(uint64_t ip, size_t image_index) const {
+  if (image_index >= visible_.size()) return nullptr;
+  const std::map<uint64_t, Visible>& visible = visible_[image_index];
+  auto it = visible.upper_bound(ip);
+  if (it == visible.begin()) return nullptr;
   --it;
   return ip < it->second.end ? &it->second : nullptr;
 }
 
-int PtImageCache::ReadVisible(uint64_t ip, uint8_t* out, uint64_t size, int& isid) const {
-  const Visible* visible = Find(ip);
+int PtImageCache::ReadVisible(uint64_t ip, uint8_t* out, uint64_t size, int& isid,
+                              size_t image_index) const {
+  const Visible* visible = Find(ip, image_index);
   if (!visible) return -pte_nomap;
   isid = visible->isid;
   if (size > visible->end - ip) size = visible->end - ip;

@@ -39,22 +39,25 @@ class PtImageCache {
   // Reads up to `size` bytes of section `isid` at `ip`; libipt's error code (< 0) on failure.
   int Read(int isid, uint64_t ip, uint8_t* out, uint64_t size) const;
 
-  // What the first image shows at `ip`: the section and where its visible part ends (a later
-  // section may hide the rest), as libipt's own lookup would find it. Null when nothing is mapped.
+  // What image `image_index` shows at `ip`: the section and where its visible part ends (a
+  // later section may hide the rest), as libipt's own lookup would find it. Null when nothing is
+  // mapped.
   struct Visible {
     int isid = 0;
     uint64_t end = 0;  // one past the last visible byte
   };
-  const Visible* Find(uint64_t ip) const;
-  // Reads up to `size` bytes the first image shows at `ip`, from one section only; returns how
-  // many (libipt's error code when none) and the section in `isid`.
-  int ReadVisible(uint64_t ip, uint8_t* out, uint64_t size, int& isid) const;
+  const Visible* Find(uint64_t ip, size_t image_index = 0) const;
+  // Reads up to `size` bytes image `image_index` shows at `ip`, from one section only; returns
+  // how many (libipt's error code when none) and the section in `isid`.
+  int ReadVisible(uint64_t ip, uint8_t* out, uint64_t size, int& isid,
+                  size_t image_index = 0) const;
 
  private:
   pt_image_section_cache* iscache_ = nullptr;
   pt_image* image_ = nullptr;
   std::vector<pt_image*> more_;  // images 1, 2, ...
-  std::map<uint64_t, Visible> visible_;  // the first image's visible ranges, by start address
+  // Each image's visible ranges, by start address (index 0: the first image).
+  std::vector<std::map<uint64_t, Visible>> visible_ = std::vector<std::map<uint64_t, Visible>>(1);
 };
 
 }  // namespace ptprof::pt

@@ -43,7 +43,7 @@ bool NeedsTrace(const X86Insn& insn) {
 bool CodeBlocks::DecodeAt(uint64_t ip, pt_exec_mode mode, CodeInsn& out, std::string& why) const {
   uint8_t raw[pt_max_insn_size];
   int isid = 0;
-  const int read = images_.ReadVisible(ip, raw, sizeof raw, isid);
+  const int read = images_.ReadVisible(ip, raw, sizeof raw, isid, image_index_);
   if (read <= 0) {
     why = "no code mapped at " + Hex(ip);
     return false;

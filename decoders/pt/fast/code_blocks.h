@@ -39,8 +39,9 @@ struct CodeBlock {
 
 class CodeBlocks {
  public:
-  // `images` must outlive this; the blocks are only valid for its first image.
-  explicit CodeBlocks(const PtImageCache& images) : images_(images) {}
+  // `images` must outlive this; the blocks are only valid for its image `image_index`.
+  explicit CodeBlocks(const PtImageCache& images, size_t image_index = 0)
+      : images_(images), image_index_(image_index) {}
 
   // The instruction at `ip`, or null when it cannot be read in one piece from one section or
   // does not decode; `why` then says which.
@@ -57,6 +58,7 @@ class CodeBlocks {
   bool DecodeAt(uint64_t ip, pt_exec_mode mode, CodeInsn& out, std::string& why) const;
 
   const PtImageCache& images_;
+  size_t image_index_;
   X86Decoder x86_;
   std::unordered_map<uint64_t, CodeInsn> insns_;
   std::unordered_map<uint64_t, CodeBlock> blocks_;  // node-based: the blocks never move

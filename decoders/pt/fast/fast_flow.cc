@@ -18,8 +18,6 @@ const char* EventTypeName(pt_event_type type) {
   switch (type) {
     case ptev_paging:
       return "paging";
-    case ptev_async_paging:
-      return "async paging";
     case ptev_vmcs:
       return "vmcs";
     case ptev_async_vmcs:
@@ -57,7 +55,7 @@ struct FastFlowDecoder::Walk {
 
 FastFlowDecoder::FastFlowDecoder(const pt_config& config, const std::vector<uint8_t>& trace,
                                  CodeBlocks& code)
-    : config_(config), code_(code) {
+    : config_(config), code_(&code) {
   config_.begin = const_cast<uint8_t*>(trace.data());
   config_.end = const_cast<uint8_t*>(trace.data()) + trace.size();
   // libipt's block decoder runs its query decoder with no flags of its own.
@@ -171,7 +169,7 @@ int FastFlowDecoder::ProceedWithTrace(uint64_t insn_ip, const X86Insn& insn) {
 
 int FastFlowDecoder::ProceedOneInsn(Walk& walk, const CodeInsn*& insn) {
   if (walk.ninsn >= kMaxBlockInsns) return Unsupported("a block of more than 65535 instructions");
-  insn = code_.Insn(ip_, mode_, why_);
+  insn = code_->Insn(ip_, mode_, why_);
   if (!insn) return kUnsupported;
   LogCall(insn->ip, insn->insn);
   walk.ninsn += 1;
@@ -214,7 +212,7 @@ int FastFlowDecoder::ProceedToIpWithTrace(Walk& walk, uint64_t ip) {
 
 // The common case, from the memoised graph: one code block, then the branch that ends it.
 int FastFlowDecoder::ProceedNoEvent(Walk& walk) {
-  const CodeBlock* block = code_.Block(ip_, mode_, why_);
+  const CodeBlock* block = code_->Block(ip_, mode_, why_);
   if (!block) return kUnsupported;
   if (walk.ninsn + block->ninsn > kMaxBlockInsns)
     return Unsupported("a block of more than 65535 instructions");
@@ -279,6 +277,19 @@ int FastFlowDecoder::ProceedEvent(Walk& walk) {
       status = ProceedToIp(walk, event_.variant.tsx.ip, last);
       if (status <= 0) return status;
       break;
+    case ptev_async_paging:
+      // A CR3 change where the trace says (PIP in PSB+ or with a FUP): walk to its IP, if any.
+      if (!event_.ip_suppressed) {
+        status = ProceedToIpWithTrace(walk, event_.variant.async_paging.ip);
+        if (status < 0) return status;
+        if (ip_ != event_.variant.async_paging.ip) return 0;
+      }
+      break;
+    case ptev_paging:
+      // While tracing is off it applies at once; otherwise it binds to the instruction that
+      // writes CR3 and libipt postpones that instruction, which this engine does not do.
+      if (enabled_) return Unsupported("a paging event while tracing");
+      break;
     default:
       return Unsupported(std::string("a ") + EventTypeName(event_.type) + " event");
   }
@@ -319,6 +330,12 @@ int FastFlowDecoder::ProceedTrailingEvent(bool after_block) {
         if (ip_ != event_.variant.tsx.ip) break;
       }
       return BlkStatus(pts_event_pending);
+    case ptev_async_paging:
+      if (!event_.ip_suppressed && ip_ != event_.variant.async_paging.ip) break;
+      return BlkStatus(pts_event_pending);
+    case ptev_paging:
+      if (!enabled_) return BlkStatus(pts_event_pending);
+      break;  // binds to an instruction: the next block's event (see ProceedEvent)
     default:
       return Unsupported(std::string("a ") + EventTypeName(event_.type) + " event");
   }
@@ -379,6 +396,11 @@ int FastFlowDecoder::Event(pt_event& out) {
     case ptev_tsx:
       if (!ev.ip_suppressed && ip_ != ev.variant.tsx.ip) return -pte_bad_query;
       speculative_ = ev.variant.tsx.speculative;
+      break;
+    case ptev_async_paging:
+      if (!ev.ip_suppressed && ip_ != ev.variant.async_paging.ip) return -pte_bad_query;
+      break;  // the CR3 only selects sections loaded for one address space; ptprof loads none
+    case ptev_paging:
       break;
     case ptev_exec_mode:
       if (!ev.ip_suppressed && ip_ != ev.variant.exec_mode.ip) return -pte_bad_query;
@@ -453,12 +475,30 @@ FastFlowOutcome FastFlowDecoder::Run(FlowObserver& observer, uint64_t trust_end)
     return outcome;
   }
   outcome.synced = true;
+  // The decoder's time now (libipt's pt_blk_time), when it has one.
+  auto now = [&]() -> std::optional<uint64_t> {
+    uint64_t tsc = 0;
+    uint32_t lost_mtc = 0, lost_cyc = 0;
+    if (pt_qry_time(qry_, &tsc, &lost_mtc, &lost_cyc) < 0) return std::nullopt;
+    return tsc;
+  };
   for (;;) {
+    if (code_switch_) {
+      uint64_t offset = 0;
+      pt_qry_get_offset(qry_, &offset);
+      if (CodeBlocks* code = code_switch_(now(), offset)) code_ = code;
+    }
     while (status >= 0 && (status & pts_event_pending)) {
       uint64_t offset = 0;
       pt_qry_get_offset(qry_, &offset);
       pt_event event;
       status = Event(event);
+      if (status >= 0 && code_switch_) {
+        // An event with its own time may be the first of another task.
+        const std::optional<uint64_t> tsc =
+            event.has_tsc ? std::optional<uint64_t>(event.tsc) : now();
+        if (CodeBlocks* code = code_switch_(tsc, offset)) code_ = code;
+      }
       if (status >= 0) {
         observer.OnEvent(event, offset);
         if (observer.ImageAfterEvent()) {

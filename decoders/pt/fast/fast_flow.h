@@ -13,6 +13,8 @@
 #include <intel-pt.h>
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +40,13 @@ class FastFlowDecoder {
   ~FastFlowDecoder();
   FastFlowDecoder(const FastFlowDecoder&) = delete;
   FastFlowDecoder& operator=(const FastFlowDecoder&) = delete;
+
+  // Asked where FlowDecoder asks its ImageSwitchHook (before each block, and after each event is
+  // read, with the event's time when it has one): the code to read from now on (the code graph
+  // of another address space), or null to keep the current one. Set it before Run().
+  using CodeSwitchHook =
+      std::function<CodeBlocks*(std::optional<uint64_t> tsc, uint64_t offset)>;
+  void SetCodeSwitchHook(CodeSwitchHook hook) { code_switch_ = std::move(hook); }
 
   // Decodes to the end of the trace. Something it does not handle before `trust_end` (an offset
   // in `trace`) makes the outcome unhandled; at or after it, the decode just stops there (the
@@ -70,7 +79,8 @@ class FastFlowDecoder {
 
   pt_config config_;
   pt_query_decoder* qry_ = nullptr;
-  CodeBlocks& code_;
+  CodeBlocks* code_;
+  CodeSwitchHook code_switch_;
   std::string why_;
 
   // The state libipt's block decoder keeps, with the same meaning.

@@ -135,6 +135,64 @@ TEST_CASE("Handing over to libipt in the middle of a one-piece decode keeps the 
   CHECK(libipt.summary.gaps > 0);
 }
 
+namespace {
+
+// Two tasks, each in its own address space holding the sample program: the first until TSC
+// 0x1800, the second after.
+class TwoTasks : public TaskTimeline {
+ public:
+  TwoTasks(const ImageSet& first, const ImageSet& second) : spaces_{&first, &second} {}
+  RunningTask TaskAt(std::optional<uint64_t> tsc) override {
+    if (!tsc || *tsc < 0x1800) return RunningTask{10, 11, 0};
+    return RunningTask{20, 21, 1};
+  }
+  std::vector<const ImageSection*> SpaceSections(size_t space) const override {
+    std::vector<const ImageSection*> sections;
+    for (const ImageSection& section : spaces_[space]->sections()) sections.push_back(&section);
+    return sections;
+  }
+
+ private:
+  const ImageSet* spaces_[2];
+};
+
+}  // namespace
+
+TEST_CASE("The fast engine follows tasks from sideband as libipt's decode does", "[fast_flow]") {
+  TempFile code(SampleProgram());
+  TempFile other(SampleProgram());
+  ImageSet first, second;
+  REQUIRE(first.AddRaw(RawImageSpec{code.path(), 0, UINT64_MAX, kSampleBase}));
+  REQUIRE(second.AddRaw(RawImageSpec{other.path(), 0, UINT64_MAX, kSampleBase}));
+  std::vector<uint8_t> trace;
+  for (uint64_t tsc : {0x1000, 0x1400, 0x2000, 0x2400}) {
+    auto part = SampleTrace(tsc);
+    trace.insert(trace.end(), part.begin(), part.end());
+  }
+  auto decode = [&](FlowEngine engine) {
+    TwoTasks tasks(first, second);
+    FlowRequest request;
+    request.engine = engine;
+    request.tasks = &tasks;
+    request.jobs = 2;  // tasks keep the decode in one piece anyway
+    Decoded out;
+    auto summary = DecodeFlow(trace, first, request, out.events);
+    REQUIRE(summary);
+    out.summary = *summary;
+    return out;
+  };
+  const Decoded libipt = decode(FlowEngine::kLibipt);
+  const Decoded fast = decode(FlowEngine::kFast);
+  RequireSame(libipt, fast);
+  CHECK(fast.summary.fast_segments == 1);
+  CHECK(fast.summary.sequential_because == "the tasks from sideband are followed in trace order");
+  size_t switches = 0;
+  for (const TraceEvent& event : fast.events.events)
+    if (std::holds_alternative<ContextSwitch>(event.body)) ++switches;
+  CHECK(switches == 2);  // to the first task at the start, to the second at TSC 0x2000
+  CHECK(fast.events.events.back().header.pid == 20);
+}
+
 TEST_CASE("The fast engine does not take instruction decodes", "[fast_flow]") {
   FlowRequest request;
   request.insns = true;
