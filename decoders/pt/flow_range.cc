@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "decoders/pt/flow_config.h"
 #include "decoders/pt/flow_decoder.h"
@@ -53,6 +57,49 @@ TraceEvent TruncationGap(uint64_t offset, int32_t cpu) {
   return event;
 }
 
+namespace {
+
+// Follows the tasks sideband names, for either engine: at each point the decoder asks, which
+// task runs (a ContextSwitch event for the model where it changes) and which image of `cache`
+// holds its address space's code (made when first needed). Returns that image's index when the
+// decoder must switch to it, nullopt to keep the current one.
+class TaskFollower {
+ public:
+  TaskFollower(TaskTimeline& tasks, PtImageCache& cache, FlowToModel& model,
+               std::vector<std::string>& warnings)
+      : tasks_(tasks), cache_(cache), model_(model), warnings_(warnings) {}
+
+  std::optional<size_t> At(std::optional<uint64_t> tsc, uint64_t offset) {
+    const RunningTask task = tasks_.TaskAt(tsc);
+    if (current_ && *current_ == task) return std::nullopt;
+    if (!current_ || current_->pid != task.pid || current_->tid != task.tid)
+      model_.SwitchTask(task.pid, task.tid, offset, tsc);
+    const bool same_space = current_ && current_->space == task.space;
+    current_ = task;
+    if (same_space) return std::nullopt;
+    auto known = image_of_space_.find(task.space);
+    if (known == image_of_space_.end()) {
+      const size_t index = cache_.AddImage();
+      for (const ImageSection* section : tasks_.SpaceSections(task.space)) {
+        auto added = cache_.Add(*section, index);
+        if (!added && warnings_.size() < 16) warnings_.push_back(added.error().message);
+      }
+      known = image_of_space_.emplace(task.space, index).first;
+    }
+    return known->second;
+  }
+
+ private:
+  TaskTimeline& tasks_;
+  PtImageCache& cache_;
+  FlowToModel& model_;
+  std::vector<std::string>& warnings_;
+  std::map<size_t, size_t> image_of_space_;
+  std::optional<RunningTask> current_;
+};
+
+}  // namespace
+
 bool FastEngineApplies(const FlowRequest& request, std::string* why) {
   const char* reason = request.insns   ? "instructions are asked for (--insn)"
                        : request.ticks ? "tick events are asked for"
@@ -86,33 +133,18 @@ Result<FastRangeResult> DecodeFlowRangeFast(const std::vector<uint8_t>& trace,
   if (!added) return tl::unexpected(added.error());
   FlowToModel model(sink, graph->images, FlowModelOptions{request.cpu, request.pid, request.tid});
   fast::FastFlowDecoder decoder(config, trace, graph->code);
-  // Following the tasks, as DecodeFlowRange does: one image and code graph per address space.
-  PtImageCache& cache = graph->images;
-  std::map<size_t, size_t> image_of_space;
+  // Following the tasks: one image and code graph per address space.
+  std::optional<TaskFollower> follower;
   std::map<size_t, std::unique_ptr<fast::CodeBlocks>> code_of_image;
-  std::optional<RunningTask> current;
   if (request.tasks) {
+    follower.emplace(*request.tasks, graph->images, model, result.range.summary.warnings);
     decoder.SetCodeSwitchHook(
         [&](std::optional<uint64_t> tsc, uint64_t offset) -> fast::CodeBlocks* {
-          const RunningTask task = request.tasks->TaskAt(tsc);
-          if (current && *current == task) return nullptr;
-          if (!current || current->pid != task.pid || current->tid != task.tid)
-            model.SwitchTask(task.pid, task.tid, offset, tsc);
-          const bool same_space = current && current->space == task.space;
-          current = task;
-          if (same_space) return nullptr;
-          auto known = image_of_space.find(task.space);
-          if (known == image_of_space.end()) {
-            const size_t index = cache.AddImage();
-            for (const ImageSection* section : request.tasks->SpaceSections(task.space)) {
-              auto added_section = cache.Add(*section, index);
-              if (!added_section && result.range.summary.warnings.size() < 16)
-                result.range.summary.warnings.push_back(added_section.error().message);
-            }
-            known = image_of_space.emplace(task.space, index).first;
-            code_of_image[index] = std::make_unique<fast::CodeBlocks>(cache, index);
-          }
-          return code_of_image[known->second].get();
+          const std::optional<size_t> image = follower->At(tsc, offset);
+          if (!image) return nullptr;
+          std::unique_ptr<fast::CodeBlocks>& code = code_of_image[*image];
+          if (!code) code = std::make_unique<fast::CodeBlocks>(graph->images, *image);
+          return code.get();
         });
   }
   const fast::FastFlowOutcome outcome = decoder.Run(model, trust_end);
@@ -158,27 +190,12 @@ Result<FlowRangeResult> DecodeFlowRange(const std::vector<uint8_t>& trace, const
   FlowToModel model(sink, cache, FlowModelOptions{request.cpu, request.pid, request.tid});
   FlowDecoder decoder(config, flow, trace, cache);
   // Following the tasks: one libipt image per address space, made when first needed.
-  std::map<size_t, size_t> image_of_space;
-  std::optional<RunningTask> current;
+  std::optional<TaskFollower> follower;
   if (request.tasks) {
+    follower.emplace(*request.tasks, cache, model, summary.warnings);
     decoder.SetImageSwitchHook([&](std::optional<uint64_t> tsc, uint64_t offset) -> pt_image* {
-      const RunningTask task = request.tasks->TaskAt(tsc);
-      if (current && *current == task) return nullptr;
-      if (!current || current->pid != task.pid || current->tid != task.tid)
-        model.SwitchTask(task.pid, task.tid, offset, tsc);
-      const bool same_space = current && current->space == task.space;
-      current = task;
-      if (same_space) return nullptr;
-      auto known = image_of_space.find(task.space);
-      if (known == image_of_space.end()) {
-        const size_t index = cache.AddImage();
-        for (const ImageSection* section : request.tasks->SpaceSections(task.space)) {
-          auto added = cache.Add(*section, index);
-          if (!added && summary.warnings.size() < 16) summary.warnings.push_back(added.error().message);
-        }
-        known = image_of_space.emplace(task.space, index).first;
-      }
-      return cache.image(known->second);
+      const std::optional<size_t> image = follower->At(tsc, offset);
+      return image ? cache.image(*image) : nullptr;
     });
   }
   if (auto st = decoder.Run(model); !st) return tl::unexpected(st.error());
