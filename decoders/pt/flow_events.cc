@@ -166,7 +166,7 @@ FlowToModel::FlowToModel(EventSink& sink, const PtImageCache& images, FlowModelO
 
 EventHeader FlowToModel::Header(uint64_t offset) const {
   EventHeader h;
-  h.offset = offset;
+  h.offset = options_.offset_base + offset;
   h.cpu = options_.cpu;
   h.pid = options_.pid;
   h.tid = options_.tid;

@@ -27,6 +27,8 @@ struct FlowModelOptions {
   int32_t cpu = kUnknownId;  // written into every event header
   int32_t pid = kUnknownId;  // written into every event header until SwitchTask changes them
   int32_t tid = kUnknownId;
+  // Added to every event's offset: where the decoded bytes begin in the whole trace.
+  uint64_t offset_base = 0;
 };
 
 struct FlowCounts {

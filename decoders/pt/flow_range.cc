@@ -112,7 +112,8 @@ Result<FastRangeResult> DecodeFlowRangeFast(const std::vector<uint8_t>& trace,
                                             const ImageSet& images,
                                             const FlowRequest& request, EventSink& sink,
                                             const std::function<void()>& before_finish,
-                                            uint64_t trust_end, fast::CodeGraphPool* graphs) {
+                                            uint64_t trust_end, fast::CodeGraphPool* graphs,
+                                            uint64_t offset_base) {
   if (trace.empty()) return Fail("offset 0x0: the trace is empty");
   FlowOptions flow;
   flow.end_on_call = true;
@@ -131,7 +132,8 @@ Result<FastRangeResult> DecodeFlowRangeFast(const std::vector<uint8_t>& trace,
   std::unique_ptr<fast::CodeGraphPool::Entry> graph =
       pool.Borrow([&](PtImageCache& cache) { return cache.AddAll(images); }, added);
   if (!added) return tl::unexpected(added.error());
-  FlowToModel model(sink, graph->images, FlowModelOptions{request.cpu, request.pid, request.tid});
+  FlowToModel model(sink, graph->images,
+                    FlowModelOptions{request.cpu, request.pid, request.tid, offset_base});
   fast::FastFlowDecoder decoder(config, trace, graph->code);
   // Following the tasks: one image and code graph per address space.
   std::optional<TaskFollower> follower;
@@ -152,7 +154,7 @@ Result<FastRangeResult> DecodeFlowRangeFast(const std::vector<uint8_t>& trace,
   if (!outcome.handled) {
     result.handled = false;
     char at[32];
-    std::snprintf(at, sizeof at, "%#llx", static_cast<unsigned long long>(outcome.why_offset));
+    std::snprintf(at, sizeof at, "%#llx", static_cast<unsigned long long>(offset_base + outcome.why_offset));
     result.why = outcome.why + " at offset " + at;
     return result;
   }
@@ -168,7 +170,8 @@ Result<FastRangeResult> DecodeFlowRangeFast(const std::vector<uint8_t>& trace,
 
 Result<FlowRangeResult> DecodeFlowRange(const std::vector<uint8_t>& trace, const ImageSet& images,
                                         const FlowRequest& request, EventSink& sink,
-                                        const std::function<void()>& before_finish) {
+                                        const std::function<void()>& before_finish,
+                                        uint64_t offset_base) {
   if (trace.empty()) return Fail("offset 0x0: the trace is empty");
   FlowOptions flow;
   flow.insn_decoder = request.insns;
@@ -187,7 +190,8 @@ Result<FlowRangeResult> DecodeFlowRange(const std::vector<uint8_t>& trace, const
                                pt_errstr(pt_errcode(errata_status)));
   PtImageCache cache;
   if (auto st = cache.AddAll(images); !st) return tl::unexpected(st.error());
-  FlowToModel model(sink, cache, FlowModelOptions{request.cpu, request.pid, request.tid});
+  FlowToModel model(sink, cache,
+                    FlowModelOptions{request.cpu, request.pid, request.tid, offset_base});
   FlowDecoder decoder(config, flow, trace, cache);
   // Following the tasks: one libipt image per address space, made when first needed.
   std::optional<TaskFollower> follower;

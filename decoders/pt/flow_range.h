@@ -21,9 +21,11 @@ struct FlowRangeResult {
 // Decodes `bytes` like DecodeFlow (offsets relative to bytes[0]) but neither reports a truncated
 // last packet nor ends the sink. `before_finish` (may be empty) is called when the decoder has met
 // the end of `bytes`, before the events it held back are flushed.
+// Events' offsets are moved by `offset_base` (where `bytes` begin in the whole trace).
 Result<FlowRangeResult> DecodeFlowRange(const std::vector<uint8_t>& bytes, const ImageSet& images,
                                         const FlowRequest& request, EventSink& sink,
-                                        const std::function<void()>& before_finish);
+                                        const std::function<void()>& before_finish,
+                                        uint64_t offset_base = 0);
 
 // DecodeFlowRange with the fast engine. When it meets what it does not handle before `trust_end`
 // (an offset in `bytes`), it returns `handled` false with the reason, and what it already sent
@@ -43,7 +45,8 @@ Result<FastRangeResult> DecodeFlowRangeFast(const std::vector<uint8_t>& bytes,
                                             const FlowRequest& request, EventSink& sink,
                                             const std::function<void()>& before_finish,
                                             uint64_t trust_end,
-                                            fast::CodeGraphPool* graphs = nullptr);
+                                            fast::CodeGraphPool* graphs = nullptr,
+                                            uint64_t offset_base = 0);
 
 // Where the trace ends in the middle of a packet (that packet's offset), if it does.
 std::optional<uint64_t> TruncatedPacketAt(std::span<const uint8_t> trace);
