@@ -4,15 +4,17 @@
 #include <atomic>
 #include <cinttypes>
 #include <cstdio>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <span>
-#include <thread>
 
 #include "decoders/pt/fast/code_blocks.h"
 #include "decoders/pt/flow_range.h"
+#include "decoders/pt/segment_decode.h"
 #include "decoders/pt/segment_join.h"
+#include "decoders/pt/segment_workers.h"
+#include "decoders/pt/stitched_stream.h"
+#include "decoders/pt/streamed_segment.h"
 
 namespace ptprof::pt {
 
@@ -21,148 +23,19 @@ namespace {
 std::atomic<unsigned> default_jobs{0};  // 0: one
 std::atomic<uint64_t> default_segment_bytes{256u << 10};
 
-// Keeps a segment's events, moved to offsets in the whole trace, and notes the first that lies
-// at or past the cut and the first at or past where trust ends (no scan afterwards).
-class CollectingSink : public EventSink {
- public:
-  CollectingSink(EventChunks& events, uint64_t base, uint64_t cut, uint64_t trust_end)
-      : events_(events), base_(base), cut_(cut), trust_end_(trust_end) {}
-  void OnEvent(const TraceEvent& event) override {
-    const uint64_t offset = event.header.offset + base_;
-    if (at_cut == SIZE_MAX && offset >= cut_) at_cut = events_.size();
-    if (untrusted == SIZE_MAX && offset >= trust_end_) untrusted = events_.size();
-    events_.push_back(event);
-    events_.back().header.offset = offset;
-  }
-  void Reset() {
-    events_.Clear();
-    at_cut = untrusted = SIZE_MAX;
-  }
-  size_t at_cut = SIZE_MAX;
-  size_t untrusted = SIZE_MAX;
-
- private:
-  EventChunks& events_;
-  uint64_t base_, cut_, trust_end_;
-};
-
-// Passes events on to the real sink and counts them the way FlowSummary does; `skip` events are
-// dropped first and offsets are moved by `base` (for a sequential decode from inside the trace).
-class ForwardingSink : public EventSink {
- public:
-  explicit ForwardingSink(EventSink& next) : next_(next) {}
-  void Restart(uint64_t base, size_t skip) {
-    base_ = base;
-    skip_ = skip;
-  }
-  void OnEvent(const TraceEvent& event) override {
-    if (skip_) {
-      --skip_;
-      return;
-    }
-    if (base_ == 0) {
-      Pass(event);
-      return;
-    }
-    TraceEvent moved = event;
-    moved.header.offset += base_;
-    Pass(moved);
-  }
-  void Pass(const TraceEvent& event) {
-    if (const auto* block = std::get_if<ExecBlock>(&event.body)) {
-      blocks += 1;
-      insns += block->insns;
-    } else if (std::holds_alternative<Instruction>(event.body)) {
-      insns += 1;
-    } else if (std::holds_alternative<TraceGap>(event.body)) {
-      gaps += 1;
-    }
-    next_.OnEvent(event);
-  }
-  uint64_t blocks = 0, insns = 0, gaps = 0;
-
- private:
-  EventSink& next_;
-  uint64_t base_ = 0;
-  size_t skip_ = 0;
-};
-
-std::vector<uint8_t> BytesOf(const std::vector<uint8_t>& trace, uint64_t begin, uint64_t end) {
-  return std::vector<uint8_t>(trace.begin() + static_cast<std::ptrdiff_t>(begin),
-                              trace.begin() + static_cast<std::ptrdiff_t>(end));
-}
-
-struct SegmentOutcome {
-  DecodedSegment decoded;
-  std::optional<Result<FlowRangeResult>> result;
-  bool fast = false;     // the fast engine decoded it
-  std::string fallback;  // why the fast engine handed it to libipt
-};
-
-void DecodeSegment(const std::vector<uint8_t>& trace, const ImageSet& images,
-                   const FlowRequest& request, const TraceSegment& range, EventChunkPool& pool,
-                   fast::CodeGraphPool& graphs, SegmentOutcome& out) {
-  out.decoded.range = range;
-  out.decoded.events = EventChunks(&pool);
-  const std::vector<uint8_t> bytes = BytesOf(trace, range.begin, range.end);
-  CollectingSink collect(out.decoded.events, range.begin, range.cut, range.trust_end);
-  size_t before_finish = 0;
-  if (request.engine == FlowEngine::kFast) {
-    const uint64_t trust_end = range.last() ? UINT64_MAX : range.trust_end - range.begin;
-    auto fast = DecodeFlowRangeFast(bytes, images, request, collect,
-                                    [&] { before_finish = out.decoded.events.size(); }, trust_end,
-                                    &graphs);
-    if (!fast) {
-      out.result = tl::unexpected(fast.error());
-      return;
-    }
-    if (fast->handled) {
-      out.fast = true;
-      out.result = std::move(fast->range);
-    } else {
-      out.fallback = fast->why;
-      collect.Reset();
-      before_finish = 0;
-    }
-  }
-  if (!out.fast)
-    out.result = DecodeFlowRange(bytes, images, request, collect,
-                                 [&] { before_finish = out.decoded.events.size(); });
-  if (!*out.result) return;
-  out.decoded.at_cut = collect.at_cut;
-  if (range.last()) {
-    out.decoded.trusted = out.decoded.events.size();
-    return;
-  }
-  out.decoded.trusted = std::min(before_finish, collect.untrusted);
-}
-
 std::string Hex(uint64_t value) {
   char text[24];
   std::snprintf(text, sizeof text, "0x%" PRIx64, value);
   return text;
 }
 
-// A segment being decoded on its own thread.
-struct InFlight {
-  std::unique_ptr<SegmentOutcome> outcome;
-  std::thread thread;
-};
-
-// Waits for every thread still running (on every way out of the decode).
-struct JoinAll {
-  std::deque<InFlight>& window;
-  void Now() {
-    for (InFlight& slot : window)
-      if (slot.thread.joinable()) slot.thread.join();
-    window.clear();
-  }
-  ~JoinAll() { Now(); }
-};
-
-void Emit(ForwardingSink& out, const EventChunks& events, size_t from, size_t to) {
+void Emit(StitchedStream& out, const EventChunks& events, size_t from, size_t to) {
   for (size_t i = from; i < to; ++i) out.Pass(events[i]);
 }
+
+// Whether the stitching thread decodes segment `index` itself (streamed) rather than taking a
+// worker's: every `jobs`-th one, the first included.
+bool Streamed(size_t index, unsigned jobs) { return index % jobs == 0; }
 
 }  // namespace
 
@@ -214,7 +87,8 @@ Result<FlowSummary> DecodeFlowParallel(const std::vector<uint8_t>& trace, const 
                                        const FlowRequest& request, const ParallelPlan& plan,
                                        EventSink& sink) {
   const std::vector<TraceSegment>& segments = plan.segments;
-  ForwardingSink out(sink);
+  const unsigned jobs = std::max(plan.jobs, 1u);
+  StitchedStream out(sink);
   // Declared first, destroyed last: every segment's events give their chunks back to it.
   EventChunkPool pool(SIZE_MAX);
   fast::CodeGraphPool graphs;  // the fast engine's images and code graph, warm across segments
@@ -222,65 +96,78 @@ Result<FlowSummary> DecodeFlowParallel(const std::vector<uint8_t>& trace, const 
   summary.segments = segments.size();
   summary.sequential_because = plan.sequential_because;
   bool synced = false;
-  std::optional<DecodedSegment> current;  // decoded, not yet joined to its successor
-  size_t current_from = 0;
+  // The segment decoded last and not yet joined to its successor; its events[i] is event number
+  // current_base + i of its decode, and the stream has them up to current_from.
+  std::optional<DecodedSegment> current;
+  size_t current_from = 0, current_base = 0;
   std::string fallback;
-  // A window of `jobs` segments decodes on their own threads while this one stitches and passes
-  // on the oldest: the sink's work overlaps the decoding.
-  std::deque<InFlight> window;
-  JoinAll join_all{window};
-  size_t launched = 0;
-  auto launch = [&] {
-    while (launched < segments.size() && window.size() < plan.jobs) {
-      InFlight& slot = window.emplace_back();
-      slot.outcome = std::make_unique<SegmentOutcome>();
-      slot.thread = std::thread(DecodeSegment, std::cref(trace), std::cref(images),
-                                std::cref(request), std::cref(segments[launched]),
-                                std::ref(pool), std::ref(graphs), std::ref(*slot.outcome));
-      ++launched;
-    }
+  auto count = [&](const SegmentRun& run, const TraceSegment& range) {
+    synced = synced || (*run.result)->synced;
+    if (request.engine != FlowEngine::kFast) return;
+    (run.fast ? summary.fast_segments : summary.libipt_segments) += 1;
+    if (!run.fast && summary.fallback_because.empty())
+      summary.fallback_because = "segment at " + Hex(range.begin) + ": " + run.fallback;
   };
+  // This thread decodes every jobs-th segment straight into the stream while jobs - 1 workers
+  // decode the others into memory, at most two each ahead of the stitching.
+  std::vector<size_t> collected;
+  for (size_t index = 0; index < segments.size(); ++index)
+    if (!Streamed(index, jobs)) collected.push_back(index);
+  SegmentWorkers workers(std::move(collected), jobs - 1, 2 * (jobs - 1),
+                         [&](size_t index, SegmentOutcome& outcome) {
+                           DecodeCollectedSegment(trace, images, request, segments[index], pool,
+                                                  graphs, outcome);
+                         });
   for (size_t index = 0; index < segments.size(); ++index) {
-    launch();
-    window.front().thread.join();
-    std::unique_ptr<SegmentOutcome> outcome = std::move(window.front().outcome);
-    window.pop_front();
-    if (!*outcome->result) return tl::unexpected(outcome->result->error());
-    FlowRangeResult& result = **outcome->result;
-    synced = synced || result.synced;
-    if (request.engine == FlowEngine::kFast) {
-      (outcome->fast ? summary.fast_segments : summary.libipt_segments) += 1;
-      if (!outcome->fast && summary.fallback_because.empty())
-        summary.fallback_because =
-            "segment at " + Hex(outcome->decoded.range.begin) + ": " + outcome->fallback;
-    }
-    if (index == 0) {
-      summary.warnings = result.summary.warnings;
-      current = std::move(outcome->decoded);
+    const TraceSegment& range = segments[index];
+    if (Streamed(index, jobs)) {
+      StreamedSegment streamed(out, pool, range, current ? &*current : nullptr, current_from);
+      const SegmentRun run = RunSegment(
+          trace, images, request, range, graphs, streamed, [&] { streamed.BeforeFinish(); },
+          [&] { streamed.Redo(); });
+      if (!*run.result) return tl::unexpected(run.result->error());
+      count(run, range);
+      if (index == 0) summary.warnings = (*run.result)->summary.warnings;
+      if (!streamed.Finish()) {
+        fallback = "the decodes before and after the PSB at " + Hex(range.begin) + " do not agree";
+        break;
+      }
+      if (range.last()) {
+        current.reset();
+        break;
+      }
+      current = streamed.TakeTail();
+      current_from = 0;
+      current_base = streamed.tail_base();
       continue;
     }
+    std::unique_ptr<SegmentOutcome> outcome = workers.Take(index);
+    if (!*outcome->run.result) return tl::unexpected(outcome->run.result->error());
+    count(outcome->run, range);
     auto join = FindJoin(*current, current_from, outcome->decoded);
     if (!join) {
-      fallback = "the decodes before and after the PSB at " + Hex(outcome->decoded.range.begin) +
-                 " do not agree";
+      fallback = "the decodes before and after the PSB at " + Hex(range.begin) + " do not agree";
       break;
     }
     Emit(out, current->events, current_from, join->prev_end);
     current = std::move(outcome->decoded);
     current_from = join->next_begin;
+    current_base = 0;
   }
-  join_all.Now();
+  workers.Stop();
   if (!fallback.empty()) {
-    // The rest sequentially, from where the unjoined segment began (its first events were
-    // already passed on, or were the startup of a decode the stream does not take).
+    // The rest sequentially, from where the unjoined segment's predecessor began: of that decode,
+    // the stream already has (or does not take) the first current_base + current_from events.
     summary.sequential_because = fallback;
-    const std::vector<uint8_t> rest = BytesOf(trace, current->range.begin, trace.size());
-    out.Restart(current->range.begin, current_from);
+    const std::vector<uint8_t> rest(trace.begin() + static_cast<std::ptrdiff_t>(current->range.begin),
+                                    trace.end());
+    const uint64_t begin = current->range.begin;
+    out.Restart(current_base + current_from);
     current.reset();
-    auto range = DecodeFlowRange(rest, images, request, out, {});
+    auto range = DecodeFlowRange(rest, images, request, out, {}, begin);
     if (!range) return tl::unexpected(range.error());
     synced = synced || range->synced;
-  } else {
+  } else if (current) {
     Emit(out, current->events, current_from, current->events.size());
   }
   if (auto at = TruncatedPacketAt(std::span<const uint8_t>(trace.data(), trace.size())))

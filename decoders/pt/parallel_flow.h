@@ -1,11 +1,12 @@
 #pragma once
 // DecodeFlowParallel answers DecodeFlow's question on several threads: it cuts the trace at PSBs
-// (PlanSegments), decodes the segments at once with libipt, each a little past its cut, and
-// stitches their event streams where the overlapping decodes agree (FindJoin), so that the sink
-// sees exactly the events of the sequential decode. Where two segments do not agree (e.g. cycle-
-// accurate timing whose calibration a fresh decoder lacks) it decodes the rest sequentially and
-// says why in the summary. Memory: the events of a window of `jobs` segments (plus the one being
-// stitched), whatever the trace's length.
+// (PlanSegments) and stitches the segments' event streams where the overlapping decodes agree
+// (FindJoin), so that the sink sees exactly the events of the sequential decode. The calling
+// thread decodes every jobs-th segment itself, straight into the stream (StreamedSegment), while
+// jobs - 1 workers decode the others into memory (SegmentWorkers); it passes their events on
+// between its own. Where two segments do not agree (e.g. cycle-accurate timing whose calibration a
+// fresh decoder lacks) it decodes the rest sequentially and says why in the summary. Memory: the
+// events of at most two segments per worker, whatever the trace's length.
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -56,19 +56,28 @@ TEST_CASE("The parallel decode equals the sequential one", "[parallel_flow]") {
     REQUIRE(one);
     CHECK(one->segments == 1);
 
-    FlowRequest parallel;
-    parallel.jobs = 2;
-    parallel.segment_bytes = 100;
-    Collect got;
-    auto two = DecodeFlow(trace, images, parallel, got);
-    REQUIRE(two);
-    CHECK(two->segments > 4);
-    CHECK(two->sequential_because.empty());
-    RequireSameStreams(expected, got);
-    CHECK(two->blocks == one->blocks);
-    CHECK(two->insns == one->insns);
-    CHECK(two->gaps == one->gaps);
-    CHECK(two->has_psb);
+    // Every thread count (the stitching thread streams every jobs-th segment itself), both
+    // engines, segments short and long.
+    for (FlowEngine engine : {FlowEngine::kFast, FlowEngine::kLibipt})
+      for (unsigned jobs : {2u, 3u, 4u})
+        for (uint64_t bytes : {100u, 300u}) {
+          INFO("engine " << (engine == FlowEngine::kFast ? "fast" : "libipt") << ", " << jobs
+                         << " jobs, segments of " << bytes);
+          FlowRequest parallel;
+          parallel.engine = engine;
+          parallel.jobs = jobs;
+          parallel.segment_bytes = bytes;
+          Collect got;
+          auto two = DecodeFlow(trace, images, parallel, got);
+          REQUIRE(two);
+          CHECK(two->segments >= 4);
+          CHECK(two->sequential_because.empty());
+          RequireSameStreams(expected, got);
+          CHECK(two->blocks == one->blocks);
+          CHECK(two->insns == one->insns);
+          CHECK(two->gaps == one->gaps);
+          CHECK(two->has_psb);
+        }
   }
 }
 

@@ -23,22 +23,31 @@ bool TailsAgree(const DecodedSegment& prev, size_t k, const DecodedSegment& next
   return true;
 }
 
+// The candidates FindJoin tries in prev: [first, last).
+struct Candidates {
+  size_t first = 0, last = 0;
+};
+
+Candidates CandidatesOf(const DecodedSegment& prev, size_t prev_from, uint64_t next_begin) {
+  // The first event from prev_from on at or past the next segment's start; where prev's decode
+  // noted its first event past its cut (the same place), that saves the scan.
+  size_t at_cut = prev_from;
+  if (prev.at_cut != SIZE_MAX && prev.range.cut == next_begin && prev.at_cut >= prev_from)
+    at_cut = std::min(prev.at_cut, prev.trusted);
+  else
+    while (at_cut < prev.trusted && prev.events[at_cut].header.offset < next_begin) ++at_cut;
+  return Candidates{std::max(prev_from, at_cut >= kBeforeCut ? at_cut - kBeforeCut : 0),
+                    std::min(prev.trusted, at_cut + kAfterCut)};
+}
+
 }  // namespace
 
 std::optional<SegmentJoin> FindJoin(const DecodedSegment& prev, size_t prev_from,
                                     const DecodedSegment& next) {
   if (prev.trusted > prev.events.size() || next.trusted > next.events.size()) return std::nullopt;
-  // The first event from prev_from on at or past the next segment's start; where prev's decode
-  // noted its first event past its cut (the same place), that saves the scan.
-  size_t at_cut = prev_from;
-  if (prev.at_cut != SIZE_MAX && prev.range.cut == next.range.begin && prev.at_cut >= prev_from)
-    at_cut = std::min(prev.at_cut, prev.trusted);
-  else
-    while (at_cut < prev.trusted && prev.events[at_cut].header.offset < next.range.begin) ++at_cut;
-  const size_t first = std::max(prev_from, at_cut >= kBeforeCut ? at_cut - kBeforeCut : 0);
-  const size_t last = std::min(prev.trusted, at_cut + kAfterCut);
+  const Candidates candidates = CandidatesOf(prev, prev_from, next.range.begin);
   const size_t startup = std::min(next.trusted, kNextStartup);
-  for (size_t k = first; k < last; ++k) {
+  for (size_t k = candidates.first; k < candidates.last; ++k) {
     std::optional<size_t> found;
     for (size_t j = 0; j < startup; ++j) {
       if (!SameEvent(prev.events[k], next.events[j]) || !TailsAgree(prev, k, next, j)) continue;
@@ -48,6 +57,15 @@ std::optional<SegmentJoin> FindJoin(const DecodedSegment& prev, size_t prev_from
     if (found) return SegmentJoin{k, *found};
   }
   return std::nullopt;
+}
+
+size_t NextEventsFindJoinReads(const DecodedSegment& prev, size_t prev_from, uint64_t next_begin) {
+  if (prev.trusted > prev.events.size()) return 0;
+  const Candidates candidates = CandidatesOf(prev, prev_from, next_begin);
+  if (candidates.first >= candidates.last) return kNextStartup;
+  // The longest comparison: from the first candidate to prev's trusted end, starting at the last
+  // startup event of next.
+  return kNextStartup + (prev.trusted - candidates.first);
 }
 
 }  // namespace ptprof::pt

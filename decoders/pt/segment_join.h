@@ -34,4 +34,9 @@ struct SegmentJoin {
 std::optional<SegmentJoin> FindJoin(const DecodedSegment& prev, size_t prev_from,
                                     const DecodedSegment& next);
 
+// How many of next's first events FindJoin(prev, prev_from, next) can read at most, next beginning
+// at `next_begin`: a decode that streams its events on can hold back only these, and FindJoin on
+// them answers as on all of next's (so long as none of them is untrusted for another reason).
+size_t NextEventsFindJoinReads(const DecodedSegment& prev, size_t prev_from, uint64_t next_begin);
+
 }  // namespace ptprof::pt

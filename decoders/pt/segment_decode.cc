@@ -1,0 +1,87 @@
+#include "decoders/pt/segment_decode.h"
+
+#include <algorithm>
+
+namespace ptprof::pt {
+
+namespace {
+
+// Keeps a segment's events and notes the first that lies at or past the cut and the first at or
+// past where trust ends (no scan afterwards).
+class CollectingSink : public EventSink {
+ public:
+  CollectingSink(EventChunks& events, uint64_t cut, uint64_t trust_end)
+      : events_(events), cut_(cut), trust_end_(trust_end) {}
+  void OnEvent(const TraceEvent& event) override {
+    const uint64_t offset = event.header.offset;
+    if (at_cut == SIZE_MAX && offset >= cut_) at_cut = events_.size();
+    if (untrusted == SIZE_MAX && offset >= trust_end_) untrusted = events_.size();
+    events_.push_back(event);
+  }
+  void Reset() {
+    events_.Clear();
+    at_cut = untrusted = SIZE_MAX;
+  }
+  size_t at_cut = SIZE_MAX;
+  size_t untrusted = SIZE_MAX;
+
+ private:
+  EventChunks& events_;
+  uint64_t cut_, trust_end_;
+};
+
+}  // namespace
+
+SegmentRun RunSegment(const std::vector<uint8_t>& trace, const ImageSet& images,
+                      const FlowRequest& request, const TraceSegment& range,
+                      fast::CodeGraphPool& graphs, EventSink& sink,
+                      const std::function<void()>& before_finish,
+                      const std::function<void()>& handed_over) {
+  SegmentRun run;
+  const std::vector<uint8_t> bytes(trace.begin() + static_cast<std::ptrdiff_t>(range.begin),
+                                   trace.begin() + static_cast<std::ptrdiff_t>(range.end));
+  if (request.engine == FlowEngine::kFast) {
+    const uint64_t trust_end = range.last() ? UINT64_MAX : range.trust_end - range.begin;
+    auto fast = DecodeFlowRangeFast(bytes, images, request, sink, before_finish, trust_end, &graphs,
+                                    range.begin);
+    if (!fast) {
+      run.result = tl::unexpected(fast.error());
+      return run;
+    }
+    if (fast->handled) {
+      run.fast = true;
+      run.result = std::move(fast->range);
+      return run;
+    }
+    run.fallback = fast->why;
+    handed_over();
+  }
+  run.result = DecodeFlowRange(bytes, images, request, sink, before_finish, range.begin);
+  return run;
+}
+
+void DecodeCollectedSegment(const std::vector<uint8_t>& trace, const ImageSet& images,
+                            const FlowRequest& request, const TraceSegment& range,
+                            EventChunkPool& pool, fast::CodeGraphPool& graphs,
+                            SegmentOutcome& out) {
+  out.decoded.range = range;
+  out.decoded.events = EventChunks(&pool);
+  CollectingSink collect(out.decoded.events, range.cut, range.trust_end);
+  size_t before_finish = 0;
+  out.run = RunSegment(
+      trace, images, request, range, graphs, collect,
+      [&] { before_finish = out.decoded.events.size(); },
+      [&] {
+        collect.Reset();
+        before_finish = 0;
+      });
+  if (!*out.run.result) return;
+  out.decoded.at_cut = collect.at_cut;
+  if (range.last()) {
+    out.decoded.trusted = out.decoded.events.size();
+    return;
+  }
+  out.decoded.trusted = std::min(before_finish, collect.untrusted);
+}
+
+}  // namespace ptprof::pt
