@@ -22,9 +22,12 @@ using namespace ptprof;
 class CountingSink : public EventSink {
  public:
   void OnEvent(const TraceEvent& event) override {
-    if (const auto* b = std::get_if<ExecBlock>(&event.body)) insns += b->insns;
+    if (const auto* b = std::get_if<ExecBlock>(&event.body)) {
+      insns += b->insns;
+      blocks += 1;
+    }
   }
-  uint64_t insns = 0;
+  uint64_t insns = 0, blocks = 0;
 };
 
 struct Measurement {
@@ -32,10 +35,12 @@ struct Measurement {
   double cold = 0;  // seconds of the first run
   double warm = 1e30;  // the best of the others
   uint64_t insns = 0;
+  uint64_t blocks = 0;  // model blocks, for ptprof's rows (its one-piece decode on libipt is the reference)
   std::string note;
 };
 
-Measurement Measure(const std::string& name, int repeat, const std::function<uint64_t()>& run) {
+Measurement Measure(const std::string& name, int repeat, const std::function<uint64_t()>& run,
+                    const uint64_t* blocks = nullptr) {
   Measurement m;
   m.name = name;
   for (int i = 0; i <= repeat; ++i) {
@@ -45,6 +50,7 @@ Measurement Measure(const std::string& name, int repeat, const std::function<uin
     if (i == 0) m.cold = s;
     else if (s < m.warm) m.warm = s;
   }
+  if (blocks) m.blocks = *blocks;
   return m;
 }
 
@@ -99,6 +105,7 @@ int main(int argc, char** argv) {
     auto count = pt::RunLibiptDirectly(trace, session->images, params, false);
     return count ? count->insns : 0;
   }));
+  uint64_t last_blocks = 0;
   auto ptprof = [&](unsigned n, uint64_t segment, std::string& note,
                     pt::FlowEngine engine = pt::FlowEngine::kLibipt) {
     return [&, n, segment, engine]() -> uint64_t {
@@ -116,11 +123,13 @@ int main(int argc, char** argv) {
         note += "; fast " + std::to_string(summary->fast_segments) + ", libipt " +
                 std::to_string(summary->libipt_segments) +
                 (summary->fallback_because.empty() ? "" : " (" + summary->fallback_because + ")");
+      last_blocks = sink.blocks;
       return sink.insns;
     };
   };
   std::string note1;
-  results.push_back(Measure("ptprof libipt, 1 thread", repeat, ptprof(1, 0, note1)));
+  results.push_back(Measure("ptprof libipt, 1 thread", repeat, ptprof(1, 0, note1), &last_blocks));
+  const uint64_t reference_blocks = last_blocks;
   results.back().note = note1;
   for (pt::FlowEngine engine : {pt::FlowEngine::kLibipt, pt::FlowEngine::kFast}) {
     const std::string engine_name = engine == pt::FlowEngine::kFast ? "fast" : "libipt";
@@ -131,7 +140,7 @@ int main(int argc, char** argv) {
         std::string note;
         std::string name = "ptprof " + engine_name + ", " + std::to_string(n) + " thread" + (n == 1 ? "" : "s");
         if (segment) name += ", " + std::to_string(segment >> 10) + " KiB";
-        results.push_back(Measure(name, repeat, ptprof(n, segment, note, engine)));
+        results.push_back(Measure(name, repeat, ptprof(n, segment, note, engine), &last_blocks));
         results.back().note = note;
       }
     }
@@ -151,6 +160,10 @@ int main(int argc, char** argv) {
     if (m.insns != ref.insns)
       std::printf("  warning: %s decoded %llu instructions, libipt %llu\n", m.name.c_str(),
                   static_cast<unsigned long long>(m.insns), static_cast<unsigned long long>(ref.insns));
+    if (m.blocks && m.blocks != reference_blocks)
+      std::printf("  warning: %s gave %llu blocks, ptprof libipt on 1 thread %llu\n", m.name.c_str(),
+                  static_cast<unsigned long long>(m.blocks),
+                  static_cast<unsigned long long>(reference_blocks));
   }
   return 0;
 }
