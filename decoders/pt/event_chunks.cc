@@ -48,8 +48,18 @@ void EventChunks::push_back(const TraceEvent& event) {
     chunks_.push_back(pool_ ? pool_->Take()
                             : std::make_unique<EventChunk>(EventChunkPool::kChunkEvents));
   }
-  (*chunks_.back())[size_ % EventChunkPool::kChunkEvents] = event;
+  TraceEvent& slot = (*chunks_.back())[size_ % EventChunkPool::kChunkEvents];
   ++size_;
+  // Most events are blocks, and a reused slot mostly holds one: assign the struct itself rather
+  // than through the variant's general copy.
+  const auto* block = std::get_if<ExecBlock>(&event.body);
+  auto* slot_block = std::get_if<ExecBlock>(&slot.body);
+  if (block && slot_block) {
+    slot.header = event.header;
+    *slot_block = *block;
+    return;
+  }
+  slot = event;
 }
 
 void EventChunks::Clear() {
