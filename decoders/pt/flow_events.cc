@@ -304,27 +304,29 @@ void FlowToModel::TakeBlock(const pt_block& block, const FlowStep& step, const X
   if (block.ninsn != 0 && MergeIntoHeld(block, step, known)) return;
   Resolve(Next::kFlowAt, block.ip);
   if (block.ninsn == 0) return;
-  ExecBlock b;
-  b.first_ip = block.ip;
-  b.last_ip = block.end_ip;
-  b.insns = block.ninsn;
-  b.mode = ToExecMode(block.mode);
-  b.speculative = block.speculative;
-  b.truncated = block.truncated;
   X86Insn decoded;
   if (!known && LastInsn(block, decoded)) known = &decoded;
-  held_kind_ = X86Kind::kOther;
-  if (known) {
-    b.last_insn_size = known->length;
-    held_kind_ = known->kind;
-  }
-  held_block_.header = Header(step.offset);
-  if (step.tsc) held_block_.header.tsc = *step.tsc;
-  if (auto* reuse = std::get_if<ExecBlock>(&held_block_.body)) {
-    *reuse = b;
-  } else {
-    held_block_.body = b;
-  }
+  // Written field by field into the held event: a block built on the stack and copied in whole
+  // stalls on loading what was just stored in narrower pieces (the largest cost of a block here).
+  ExecBlock* b = std::get_if<ExecBlock>(&held_block_.body);
+  if (!b) b = &held_block_.body.emplace<ExecBlock>();
+  b->first_ip = block.ip;
+  b->last_ip = block.end_ip;
+  b->insns = block.ninsn;
+  b->last_insn_size = known ? known->length : 0;
+  b->end = BlockEnd::kUnknown;
+  b->mode = ToExecMode(block.mode);
+  b->speculative = block.speculative;
+  b->truncated = block.truncated;
+  b->end_time_ns = kUnknownTime;
+  held_kind_ = known ? known->kind : X86Kind::kOther;
+  EventHeader& h = held_block_.header;
+  h.time_ns = kUnknownTime;
+  h.tsc = step.tsc ? *step.tsc : kUnknownTime;
+  h.offset = options_.offset_base + step.offset;
+  h.cpu = options_.cpu;
+  h.pid = options_.pid;
+  h.tid = options_.tid;
   holding_ = true;
   counts_.blocks += 1;
   counts_.insns += block.ninsn;
