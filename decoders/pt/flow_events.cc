@@ -175,6 +175,7 @@ EventHeader FlowToModel::Header(uint64_t offset) const {
 
 void FlowToModel::Emit(TraceEvent event) {
   if (!holding_) {
+    counts_.passed += 1;
     sink_.OnEvent(event);
   } else {
     held_after_.push_back(std::move(event));
@@ -204,6 +205,7 @@ void FlowToModel::Resolve(Next next, uint64_t ip) {
     default: block.end = X86KindToBlockEnd(held_kind_); break;
   }
   holding_ = false;
+  counts_.passed += 1 + held_after_.size();
   sink_.OnEvent(held_block_);
   for (const TraceEvent& e : held_after_) sink_.OnEvent(e);
   held_after_.clear();

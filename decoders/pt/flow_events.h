@@ -35,6 +35,7 @@ struct FlowCounts {
   uint64_t blocks = 0;
   uint64_t insns = 0;
   uint64_t gaps = 0;
+  uint64_t passed = 0;  // events passed to the sink so far (blocks are counted when taken)
 };
 
 class FlowToModel : public FlowObserver {

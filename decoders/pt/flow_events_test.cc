@@ -256,11 +256,14 @@ TEST_CASE("a block split in straight-line code is joined with its continuation")
     ev.type = ptev_cbr;
     ev.variant.cbr.ratio = 9;
     model.OnEvent(ev, 0x44);
+    CHECK(model.counts().passed == 0);  // the block waits to learn how it ends, the cbr with it
     model.OnBlock(Block(0x1004, 0x1005, 2, isid), FlowStep{0x48, 0x49, 200});
+    CHECK(model.counts().passed == 2);
     model.Finish();
     auto blocks = sink.Blocks();
     REQUIRE(blocks.size() == 2);
     CHECK(blocks[0].end == BlockEnd::kFallThrough);
+    CHECK(model.counts().passed == sink.events.size());
   }
   SECTION("a block that does not continue the held one is not joined") {
     Collect sink;

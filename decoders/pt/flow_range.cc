@@ -156,6 +156,7 @@ Result<FastRangeResult> DecodeFlowRangeFast(const std::vector<uint8_t>& trace,
     char at[32];
     std::snprintf(at, sizeof at, "%#llx", static_cast<unsigned long long>(offset_base + outcome.why_offset));
     result.why = outcome.why + " at offset " + at;
+    result.passed = model.counts().passed;
     return result;
   }
   if (before_finish) before_finish();

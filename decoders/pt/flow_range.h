@@ -34,6 +34,7 @@ struct FastRangeResult {
   FlowRangeResult range;
   bool handled = true;
   std::string why;  // with the offset, when not handled
+  uint64_t passed = 0;  // when not handled: how many events `sink` already has
 };
 // `graphs` (may be null) lends the images and code graph to decode with, shared by the pieces of
 // one trace.

@@ -30,7 +30,7 @@ Result<FlowSummary> DecodeFlowSequential(const std::vector<uint8_t>& trace, cons
 
 namespace {
 
-// Passes events on after dropping the first `skip` of them, and counts what it passed.
+// Passes events on after dropping the first `skip` of them.
 class SkippingSink : public EventSink {
  public:
   SkippingSink(EventSink& next, uint64_t skip) : next_(next), skip_(skip) {}
@@ -39,10 +39,8 @@ class SkippingSink : public EventSink {
       --skip_;
       return;
     }
-    ++passed;
     next_.OnEvent(event);
   }
-  uint64_t passed = 0;
 
  private:
   EventSink& next_;
@@ -55,8 +53,7 @@ class SkippingSink : public EventSink {
 Result<FlowSummary> DecodeFlowFastSequential(const std::vector<uint8_t>& trace,
                                              const ImageSet& images,
                                              const FlowRequest& request, EventSink& sink) {
-  SkippingSink counted(sink, 0);
-  auto fast = DecodeFlowRangeFast(trace, images, request, counted, {}, UINT64_MAX);
+  auto fast = DecodeFlowRangeFast(trace, images, request, sink, {}, UINT64_MAX);
   if (!fast) return tl::unexpected(fast.error());
   FlowSummary summary;
   bool synced = false;
@@ -65,7 +62,7 @@ Result<FlowSummary> DecodeFlowFastSequential(const std::vector<uint8_t>& trace,
     synced = fast->range.synced;
     summary.fast_segments = 1;
   } else {
-    SkippingSink rest(sink, counted.passed);
+    SkippingSink rest(sink, fast->passed);
     auto range = DecodeFlowRange(trace, images, request, rest, {});
     if (!range) return tl::unexpected(range.error());
     summary = std::move(range->summary);
