@@ -43,8 +43,9 @@ void SetDefaultDecodeJobs(unsigned jobs) { default_jobs = jobs; }
 
 unsigned DefaultDecodeJobs() {
   const unsigned jobs = default_jobs;
-  // One thread until segments of real traces are shown to join (docs/performance.md): a decode
-  // whose segments do not join does the work of its first segments twice.
+  // One thread unless asked: each worker holds up to two segments' events (about 100 MB each on a
+  // dense trace), and where segments do not join (a fresh decoder lacking earlier timing state)
+  // the decode does the work of its first segments twice (docs/performance.md).
   return jobs ? jobs : 1u;
 }
 
