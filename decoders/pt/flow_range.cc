@@ -172,7 +172,7 @@ Result<FastRangeResult> DecodeFlowRangeFast(const std::vector<uint8_t>& trace,
 Result<FlowRangeResult> DecodeFlowRange(const std::vector<uint8_t>& trace, const ImageSet& images,
                                         const FlowRequest& request, EventSink& sink,
                                         const std::function<void()>& before_finish,
-                                        uint64_t offset_base) {
+                                        uint64_t offset_base, fast::CodeGraphPool* pool) {
   if (trace.empty()) return Fail("offset 0x0: the trace is empty");
   FlowOptions flow;
   flow.insn_decoder = request.insns;
@@ -189,8 +189,15 @@ Result<FlowRangeResult> DecodeFlowRange(const std::vector<uint8_t>& trace, const
   if (errata_status < 0)
     summary.warnings.push_back(std::string("no errata workarounds for this cpu: ") +
                                pt_errstr(pt_errcode(errata_status)));
-  PtImageCache cache;
-  if (auto st = cache.AddAll(images); !st) return tl::unexpected(st.error());
+  // libipt's images of the sections, made once per trace when a pool lends them: for a large
+  // program that is a large part of decoding a short piece.
+  fast::CodeGraphPool own;
+  fast::CodeGraphPool& lender = pool ? *pool : own;
+  Status added;
+  std::unique_ptr<fast::CodeGraphPool::Entry> entry =
+      lender.Borrow([&](PtImageCache& fresh) { return fresh.AddAll(images); }, added);
+  if (!added) return tl::unexpected(added.error());
+  PtImageCache& cache = entry->images;
   FlowToModel model(sink, cache,
                     FlowModelOptions{request.cpu, request.pid, request.tid, offset_base});
   FlowDecoder decoder(config, flow, trace, cache);
@@ -206,6 +213,7 @@ Result<FlowRangeResult> DecodeFlowRange(const std::vector<uint8_t>& trace, const
   if (auto st = decoder.Run(model); !st) return tl::unexpected(st.error());
   if (before_finish) before_finish();
   model.Finish();
+  lender.Return(std::move(entry));
   summary.blocks = model.counts().blocks;
   summary.insns = model.counts().insns;
   summary.gaps = model.counts().gaps;

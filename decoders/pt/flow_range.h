@@ -21,11 +21,16 @@ struct FlowRangeResult {
 // Decodes `bytes` like DecodeFlow (offsets relative to bytes[0]) but neither reports a truncated
 // last packet nor ends the sink. `before_finish` (may be empty) is called when the decoder has met
 // the end of `bytes`, before the events it held back are flushed.
-// Events' offsets are moved by `offset_base` (where `bytes` begin in the whole trace).
+// Events' offsets are moved by `offset_base` (where `bytes` begin in the whole trace). `pool`
+// (may be null) lends the images, already loaded, to the pieces of one trace.
+namespace fast {
+class CodeGraphPool;
+}
 Result<FlowRangeResult> DecodeFlowRange(const std::vector<uint8_t>& bytes, const ImageSet& images,
                                         const FlowRequest& request, EventSink& sink,
                                         const std::function<void()>& before_finish,
-                                        uint64_t offset_base = 0);
+                                        uint64_t offset_base = 0,
+                                        fast::CodeGraphPool* pool = nullptr);
 
 // DecodeFlowRange with the fast engine. When it meets what it does not handle before `trust_end`
 // (an offset in `bytes`), it returns `handled` false with the reason, and what it already sent

@@ -56,7 +56,7 @@ SegmentRun RunSegment(const std::vector<uint8_t>& trace, const ImageSet& images,
     run.fallback = fast->why;
     handed_over();
   }
-  run.result = DecodeFlowRange(bytes, images, request, sink, before_finish, range.begin);
+  run.result = DecodeFlowRange(bytes, images, request, sink, before_finish, range.begin, &graphs);
   return run;
 }
 
