@@ -43,9 +43,6 @@ struct FastRangeResult {
 };
 // `graphs` (may be null) lends the images and code graph to decode with, shared by the pieces of
 // one trace.
-namespace fast {
-class CodeGraphPool;
-}
 Result<FastRangeResult> DecodeFlowRangeFast(const std::vector<uint8_t>& bytes,
                                             const ImageSet& images,
                                             const FlowRequest& request, EventSink& sink,
