@@ -5,7 +5,7 @@
 namespace ptprof::pt {
 
 FlowDecoder::FlowDecoder(const pt_config& config, const FlowOptions& options,
-                         const std::vector<uint8_t>& trace, const PtImageCache& images)
+                         std::span<const uint8_t> trace, const PtImageCache& images)
     : config_(config), options_(options), images_(images) {
   config_.begin = const_cast<uint8_t*>(trace.data());
   config_.end = const_cast<uint8_t*>(trace.data()) + trace.size();

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include <intel-pt.h>
@@ -21,7 +22,7 @@ namespace ptprof::pt {
 class FlowDecoder {
  public:
   // `config` is a filled pt_config without a buffer; `trace` must outlive Run().
-  FlowDecoder(const pt_config& config, const FlowOptions& options, const std::vector<uint8_t>& trace,
+  FlowDecoder(const pt_config& config, const FlowOptions& options, std::span<const uint8_t> trace,
               const PtImageCache& images);
   ~FlowDecoder();
   FlowDecoder(const FlowDecoder&) = delete;

@@ -108,7 +108,7 @@ bool FastEngineApplies(const FlowRequest& request, std::string* why) {
   return reason == nullptr;
 }
 
-Result<FastRangeResult> DecodeFlowRangeFast(const std::vector<uint8_t>& trace,
+Result<FastRangeResult> DecodeFlowRangeFast(std::span<const uint8_t> trace,
                                             const ImageSet& images,
                                             const FlowRequest& request, EventSink& sink,
                                             const std::function<void()>& before_finish,
@@ -169,7 +169,7 @@ Result<FastRangeResult> DecodeFlowRangeFast(const std::vector<uint8_t>& trace,
   return result;
 }
 
-Result<FlowRangeResult> DecodeFlowRange(const std::vector<uint8_t>& trace, const ImageSet& images,
+Result<FlowRangeResult> DecodeFlowRange(std::span<const uint8_t> trace, const ImageSet& images,
                                         const FlowRequest& request, EventSink& sink,
                                         const std::function<void()>& before_finish,
                                         uint64_t offset_base, fast::CodeGraphPool* pool) {

@@ -26,7 +26,7 @@ struct FlowRangeResult {
 namespace fast {
 class CodeGraphPool;
 }
-Result<FlowRangeResult> DecodeFlowRange(const std::vector<uint8_t>& bytes, const ImageSet& images,
+Result<FlowRangeResult> DecodeFlowRange(std::span<const uint8_t> bytes, const ImageSet& images,
                                         const FlowRequest& request, EventSink& sink,
                                         const std::function<void()>& before_finish,
                                         uint64_t offset_base = 0,
@@ -43,7 +43,7 @@ struct FastRangeResult {
 };
 // `graphs` (may be null) lends the images and code graph to decode with, shared by the pieces of
 // one trace.
-Result<FastRangeResult> DecodeFlowRangeFast(const std::vector<uint8_t>& bytes,
+Result<FastRangeResult> DecodeFlowRangeFast(std::span<const uint8_t> bytes,
                                             const ImageSet& images,
                                             const FlowRequest& request, EventSink& sink,
                                             const std::function<void()>& before_finish,

@@ -14,7 +14,7 @@ std::atomic<FlowEngine> default_engine{FlowEngine::kFast};
 void SetDefaultFlowEngine(FlowEngine engine) { default_engine = engine; }
 FlowEngine DefaultFlowEngine() { return default_engine; }
 
-Result<FlowSummary> DecodeFlowSequential(const std::vector<uint8_t>& trace, const ImageSet& images,
+Result<FlowSummary> DecodeFlowSequential(std::span<const uint8_t> trace, const ImageSet& images,
                                          const FlowRequest& request, EventSink& sink) {
   auto range = DecodeFlowRange(trace, images, request, sink, {});
   if (!range) return tl::unexpected(range.error());
@@ -50,7 +50,7 @@ class SkippingSink : public EventSink {
 // The fast engine on one thread: its events go straight to the sink. Where it meets what it does
 // not handle, libipt decodes the trace again from the start and the events the sink already has
 // (the same as libipt's first ones) are skipped.
-Result<FlowSummary> DecodeFlowFastSequential(const std::vector<uint8_t>& trace,
+Result<FlowSummary> DecodeFlowFastSequential(std::span<const uint8_t> trace,
                                              const ImageSet& images,
                                              const FlowRequest& request, EventSink& sink) {
   auto fast = DecodeFlowRangeFast(trace, images, request, sink, {}, UINT64_MAX);
@@ -81,7 +81,7 @@ Result<FlowSummary> DecodeFlowFastSequential(const std::vector<uint8_t>& trace,
 
 }  // namespace
 
-Result<FlowSummary> DecodeFlow(const std::vector<uint8_t>& trace, const ImageSet& images,
+Result<FlowSummary> DecodeFlow(std::span<const uint8_t> trace, const ImageSet& images,
                                const FlowRequest& request, EventSink& sink) {
   const bool fast = request.engine == FlowEngine::kFast && FastEngineApplies(request);
   const unsigned jobs = request.jobs ? request.jobs : DefaultDecodeJobs();

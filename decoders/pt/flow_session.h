@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <span>
 #include <vector>
 
 #include "decoders/pt/flow_options.h"
@@ -84,7 +85,7 @@ bool FastEngineApplies(const FlowRequest& request, std::string* why = nullptr);
 // Decodes `trace` (one PT buffer) against `images` (or the images `request.tasks` names). Fails only when the decode cannot start (an
 // empty trace, an image libipt cannot map, "--cpu auto" on a non-Intel host); bad trace data
 // becomes TraceGap events and counts.
-Result<FlowSummary> DecodeFlow(const std::vector<uint8_t>& trace, const ImageSet& images,
+Result<FlowSummary> DecodeFlow(std::span<const uint8_t> trace, const ImageSet& images,
                                const FlowRequest& request, EventSink& sink);
 
 }  // namespace ptprof::pt

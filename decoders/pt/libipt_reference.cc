@@ -42,7 +42,7 @@ void DecodeAll(Decoder* decoder, const Api<Decoder, Unit>& api, ReferenceCount& 
 
 }  // namespace
 
-Result<ReferenceCount> RunLibiptDirectly(const std::vector<uint8_t>& trace, const ImageSet& images,
+Result<ReferenceCount> RunLibiptDirectly(std::span<const uint8_t> trace, const ImageSet& images,
                                          const PtParams& params, bool insn_decoder) {
   if (trace.empty()) return Fail("offset 0x0: the trace is empty");
   FlowOptions flow;

@@ -4,6 +4,7 @@
 // drain pending events, next, resynchronise after an error) and only counts. Benchmarks time it as
 // the reference for ptprof's own decode, and tests use its counts as an independent check.
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "decoders/pt/pt_params.h"
@@ -18,7 +19,7 @@ struct ReferenceCount {
   uint64_t errors = 0;   // decode errors after which the decoder resynchronised
 };
 
-Result<ReferenceCount> RunLibiptDirectly(const std::vector<uint8_t>& trace, const ImageSet& images,
+Result<ReferenceCount> RunLibiptDirectly(std::span<const uint8_t> trace, const ImageSet& images,
                                          const PtParams& params, bool insn_decoder);
 
 }  // namespace ptprof::pt

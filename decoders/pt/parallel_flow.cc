@@ -53,7 +53,7 @@ void SetDefaultSegmentBytes(uint64_t bytes) { default_segment_bytes = std::max<u
 
 uint64_t DefaultSegmentBytes() { return default_segment_bytes; }
 
-ParallelPlan PlanParallelDecode(const std::vector<uint8_t>& trace, const FlowRequest& request) {
+ParallelPlan PlanParallelDecode(std::span<const uint8_t> trace, const FlowRequest& request) {
   ParallelPlan plan;
   plan.jobs = request.jobs ? request.jobs : DefaultDecodeJobs();
   // The fast engine always decodes in segments (one thread or more): a segment it does not handle
@@ -84,7 +84,7 @@ ParallelPlan PlanParallelDecode(const std::vector<uint8_t>& trace, const FlowReq
   return plan;
 }
 
-Result<FlowSummary> DecodeFlowParallel(const std::vector<uint8_t>& trace, const ImageSet& images,
+Result<FlowSummary> DecodeFlowParallel(std::span<const uint8_t> trace, const ImageSet& images,
                                        const FlowRequest& request, const ParallelPlan& plan,
                                        EventSink& sink) {
   const std::vector<TraceSegment>& segments = plan.segments;
@@ -160,8 +160,7 @@ Result<FlowSummary> DecodeFlowParallel(const std::vector<uint8_t>& trace, const 
     // The rest sequentially, from where the unjoined segment's predecessor began: of that decode,
     // the stream already has (or does not take) the first current_base + current_from events.
     summary.sequential_because = fallback;
-    const std::vector<uint8_t> rest(trace.begin() + static_cast<std::ptrdiff_t>(current->range.begin),
-                                    trace.end());
+    const std::span<const uint8_t> rest = trace.subspan(current->range.begin);
     const uint64_t begin = current->range.begin;
     out.Restart(current_base + current_from);
     current.reset();
@@ -171,7 +170,7 @@ Result<FlowSummary> DecodeFlowParallel(const std::vector<uint8_t>& trace, const 
   } else if (current) {
     Emit(out, current->events, current_from, current->events.size());
   }
-  if (auto at = TruncatedPacketAt(std::span<const uint8_t>(trace.data(), trace.size())))
+  if (auto at = TruncatedPacketAt(trace))
     out.Pass(TruncationGap(*at, request.cpu));
   sink.OnEnd();
   summary.blocks = out.blocks;

@@ -9,6 +9,7 @@
 // events of at most two segments per worker, whatever the trace's length.
 #include <cstdint>
 #include <string>
+#include <span>
 #include <vector>
 
 #include "decoders/pt/flow_session.h"
@@ -29,15 +30,15 @@ struct ParallelPlan {
   std::string sequential_because;      // why, when more than one job was asked for
 };
 
-ParallelPlan PlanParallelDecode(const std::vector<uint8_t>& trace, const FlowRequest& request);
+ParallelPlan PlanParallelDecode(std::span<const uint8_t> trace, const FlowRequest& request);
 
 // Decodes `trace` along `plan` (two segments or more), as DecodeFlow does.
-Result<FlowSummary> DecodeFlowParallel(const std::vector<uint8_t>& trace, const ImageSet& images,
+Result<FlowSummary> DecodeFlowParallel(std::span<const uint8_t> trace, const ImageSet& images,
                                        const FlowRequest& request, const ParallelPlan& plan,
                                        EventSink& sink);
 
 // DecodeFlow without the parallel path.
-Result<FlowSummary> DecodeFlowSequential(const std::vector<uint8_t>& trace, const ImageSet& images,
+Result<FlowSummary> DecodeFlowSequential(std::span<const uint8_t> trace, const ImageSet& images,
                                          const FlowRequest& request, EventSink& sink);
 
 }  // namespace ptprof::pt

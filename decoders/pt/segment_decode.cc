@@ -32,14 +32,13 @@ class CollectingSink : public EventSink {
 
 }  // namespace
 
-SegmentRun RunSegment(const std::vector<uint8_t>& trace, const ImageSet& images,
+SegmentRun RunSegment(std::span<const uint8_t> trace, const ImageSet& images,
                       const FlowRequest& request, const TraceSegment& range,
                       fast::CodeGraphPool& graphs, EventSink& sink,
                       const std::function<void()>& before_finish,
                       const std::function<void()>& handed_over) {
   SegmentRun run;
-  const std::vector<uint8_t> bytes(trace.begin() + static_cast<std::ptrdiff_t>(range.begin),
-                                   trace.begin() + static_cast<std::ptrdiff_t>(range.end));
+  const std::span<const uint8_t> bytes = trace.subspan(range.begin, range.end - range.begin);
   if (request.engine == FlowEngine::kFast) {
     const uint64_t trust_end = range.last() ? UINT64_MAX : range.trust_end - range.begin;
     auto fast = DecodeFlowRangeFast(bytes, images, request, sink, before_finish, trust_end, &graphs,
@@ -60,7 +59,7 @@ SegmentRun RunSegment(const std::vector<uint8_t>& trace, const ImageSet& images,
   return run;
 }
 
-void DecodeCollectedSegment(const std::vector<uint8_t>& trace, const ImageSet& images,
+void DecodeCollectedSegment(std::span<const uint8_t> trace, const ImageSet& images,
                             const FlowRequest& request, const TraceSegment& range,
                             EventChunkPool& pool, fast::CodeGraphPool& graphs,
                             SegmentOutcome& out) {

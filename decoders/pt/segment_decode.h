@@ -5,6 +5,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <span>
 #include <vector>
 
 #include "decoders/pt/event_chunks.h"
@@ -23,7 +24,7 @@ struct SegmentRun {
 // Decodes trace[range.begin, range.end) into `sink` (offsets in the whole trace).
 // `before_finish` is DecodeFlowRange's; `handed_over` is called when the fast engine stops and
 // libipt decodes the same bytes again into the same sink, from the start.
-SegmentRun RunSegment(const std::vector<uint8_t>& trace, const ImageSet& images,
+SegmentRun RunSegment(std::span<const uint8_t> trace, const ImageSet& images,
                       const FlowRequest& request, const TraceSegment& range,
                       fast::CodeGraphPool& graphs, EventSink& sink,
                       const std::function<void()>& before_finish,
@@ -35,7 +36,7 @@ struct SegmentOutcome {
 };
 
 // Decodes `range` keeping every event in chunks from `pool`.
-void DecodeCollectedSegment(const std::vector<uint8_t>& trace, const ImageSet& images,
+void DecodeCollectedSegment(std::span<const uint8_t> trace, const ImageSet& images,
                             const FlowRequest& request, const TraceSegment& range,
                             EventChunkPool& pool, fast::CodeGraphPool& graphs,
                             SegmentOutcome& out);

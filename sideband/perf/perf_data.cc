@@ -262,13 +262,16 @@ const PerfAttr* PerfData::AuxAttr() const {
   return nullptr;
 }
 
-std::vector<uint8_t> PerfData::StreamBytes(const AuxStream& stream) const {
+SharedBytes PerfData::StreamBytes(const AuxStream& stream) const {
+  // the tokenizer checked every payload lies inside `bytes`
+  if (stream.buffers.size() == 1)
+    return bytes.Slice(stream.buffers[0].data_offset, stream.buffers[0].size);
   std::vector<uint8_t> out;
   out.reserve(stream.bytes);
   for (const auto& b : stream.buffers)  // the tokenizer checked every payload lies inside `bytes`
     out.insert(out.end(), bytes.begin() + static_cast<std::ptrdiff_t>(b.data_offset),
                bytes.begin() + static_cast<std::ptrdiff_t>(b.data_offset + b.size));
-  return out;
+  return SharedBytes(std::move(out));
 }
 
 const AuxStream* PerfData::FindStream(const std::string& stream_name) const {
@@ -284,7 +287,7 @@ const PerfAttr* PerfData::AttrOf(const SampleId& id) const {
   return nullptr;
 }
 
-Result<PerfData> ParsePerfData(std::vector<uint8_t> bytes, const std::string& name, const PerfDataOptions& options) {
+Result<PerfData> ParsePerfData(SharedBytes bytes, const std::string& name, const PerfDataOptions& options) {
   PerfData d;
   d.name = name;
   d.bytes = std::move(bytes);
@@ -311,7 +314,7 @@ Result<PerfData> ParsePerfData(std::vector<uint8_t> bytes, const std::string& na
 }
 
 Result<PerfData> ReadPerfData(const std::string& path, const PerfDataOptions& options) {
-  auto bytes = ReadFileBytes(path);
+  auto bytes = SharedBytes::MapFile(path);
   if (!bytes) return tl::unexpected(bytes.error());
   return ParsePerfData(std::move(*bytes), path, options);
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "sideband/perf/perf_attr.h"
+#include "sideband/shared_bytes.h"
 #include "sideband/perf/perf_auxtrace_info.h"
 #include "sideband/perf/perf_clock.h"
 #include "sideband/perf/perf_features.h"
@@ -90,7 +91,7 @@ struct PerfData {
 
   std::optional<uint64_t> first_time, last_time;  // perf clock ns over all records with a time
 
-  std::vector<uint8_t> bytes;  // the whole input (AUX payloads are read from here)
+  SharedBytes bytes;  // the whole input, mapped (AUX payloads are read from here)
 
   // The TSC conversion from TIME_CONV, else from intel_pt's AUXTRACE_INFO.
   std::optional<PerfClock> clock() const;
@@ -98,8 +99,9 @@ struct PerfData {
   std::string PmuName(const PerfEventAttr& attr) const;
   // The attr of the AUX-area event (the one whose PMU is intel_pt/cs_etm/...), if any.
   const PerfAttr* AuxAttr() const;
-  // The stream's bytes: its buffers concatenated in file order.
-  std::vector<uint8_t> StreamBytes(const AuxStream& stream) const;
+  // The stream's bytes: its buffers concatenated in file order (a slice of `bytes`, no copy,
+  // when the stream is one buffer).
+  SharedBytes StreamBytes(const AuxStream& stream) const;
   const AuxStream* FindStream(const std::string& stream_name) const;
   // The event a sample or sample_id names by its id (IDENTIFIER/ID); null when it names none.
   // With a single event and no ids in the records, that event.
@@ -107,9 +109,13 @@ struct PerfData {
 };
 
 // Parses a perf.data held in memory (file or pipe mode). `name` names it in errors.
-Result<PerfData> ParsePerfData(std::vector<uint8_t> bytes, const std::string& name,
+Result<PerfData> ParsePerfData(SharedBytes bytes, const std::string& name,
                                const PerfDataOptions& options = {});
-// Reads and parses a perf.data file.
+inline Result<PerfData> ParsePerfData(std::vector<uint8_t> bytes, const std::string& name,
+                                      const PerfDataOptions& options = {}) {
+  return ParsePerfData(SharedBytes(std::move(bytes)), name, options);
+}
+// Maps (or, for a pipe, reads) and parses a perf.data file.
 Result<PerfData> ReadPerfData(const std::string& path, const PerfDataOptions& options = {});
 
 }  // namespace ptprof::perf

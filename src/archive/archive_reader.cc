@@ -1,13 +1,16 @@
 #include "src/archive/archive_reader.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
 #include <set>
 
 #include <zstd.h>
 
 #include <fmt/format.h>
 
-#include "sideband/file_bytes.h"
 
 namespace ptprof::archive {
 
@@ -25,53 +28,58 @@ bool GetU64(const nlohmann::ordered_json& object, const char* key, uint64_t& out
 
 }  // namespace
 
-Result<std::vector<uint8_t>> DecompressFrame(std::span<const uint8_t> frame, uint64_t limit) {
+Status DecompressFrameTo(std::span<const uint8_t> frame, uint64_t limit,
+                        const std::function<Status(std::span<const uint8_t>)>& consume) {
   const unsigned long long declared = ZSTD_getFrameContentSize(frame.data(), frame.size());
   if (declared == ZSTD_CONTENTSIZE_ERROR) return Fail("not a zstd frame");
   if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared > limit)
     return Fail(fmt::format("the frame says {} bytes, {} expected", declared, limit));
-  ZSTD_DCtx* dctx = ZSTD_createDCtx();
+  std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> dctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
   if (!dctx) return Fail("out of memory for the zstd decompressor");
-  std::vector<uint8_t> out;
+  // One chunk at a time: the output grows with what the frame really produces, never with what a
+  // size field claims, and a large member never has to fit in memory.
+  std::vector<uint8_t> chunk(kChunk);
   ZSTD_inBuffer in{frame.data(), frame.size(), 0};
+  uint64_t produced = 0;
   size_t status = 1;
-  std::string error;
-  // The output grows with what the frame really produces, never with what a size field claims.
   while (status != 0) {
-    // One byte more than the limit allows tells an overlong frame from an exact one.
-    const uint64_t left = limit - out.size();
-    const size_t room = left >= kChunk ? kChunk : static_cast<size_t>(left) + 1;
-    const size_t before = out.size();
-    out.resize(before + room);
-    ZSTD_outBuffer outbuf{out.data() + before, room, 0};
-    status = ZSTD_decompressStream(dctx, &outbuf, &in);
-    out.resize(before + outbuf.pos);
-    if (ZSTD_isError(status)) {
-      error = std::string("zstd: ") + ZSTD_getErrorName(status);
-      break;
+    ZSTD_outBuffer out{chunk.data(), chunk.size(), 0};
+    status = ZSTD_decompressStream(dctx.get(), &out, &in);
+    if (ZSTD_isError(status)) return Fail(std::string("zstd: ") + ZSTD_getErrorName(status));
+    produced += out.pos;
+    if (produced > limit)
+      return Fail(fmt::format("the frame holds more than the {} bytes expected", limit));
+    if (out.pos != 0) {
+      if (auto st = consume(std::span<const uint8_t>(chunk.data(), out.pos)); !st) return st;
     }
-    if (out.size() > limit) {
-      error = fmt::format("the frame holds more than the {} bytes expected", limit);
-      break;
-    }
-    if (status != 0 && in.pos == in.size && outbuf.pos < room) {
-      error = "the frame is cut short";
-      break;
-    }
+    if (status != 0 && in.pos == in.size && out.pos < out.size)
+      return Fail("the frame is cut short");
   }
-  ZSTD_freeDCtx(dctx);
-  if (!error.empty()) return Fail(error);
   if (in.pos != in.size) return Fail("bytes after the end of the frame");
+  return {};
+}
+
+Result<std::vector<uint8_t>> DecompressFrame(std::span<const uint8_t> frame, uint64_t limit) {
+  std::vector<uint8_t> out;
+  auto status = DecompressFrameTo(frame, limit, [&](std::span<const uint8_t> piece) -> Status {
+    out.insert(out.end(), piece.begin(), piece.end());
+    return {};
+  });
+  if (!status) return tl::unexpected(status.error());
   return out;
 }
 
 Result<ArchiveReader> ArchiveReader::Open(const std::string& path) {
-  auto bytes = ReadFileBytes(path);
+  auto bytes = SharedBytes::MapFile(path);
   if (!bytes) return tl::unexpected(bytes.error());
   return FromBytes(path, std::move(*bytes));
 }
 
 Result<ArchiveReader> ArchiveReader::FromBytes(std::string label, std::vector<uint8_t> bytes) {
+  return FromBytes(std::move(label), SharedBytes(std::move(bytes)));
+}
+
+Result<ArchiveReader> ArchiveReader::FromBytes(std::string label, SharedBytes bytes) {
   ArchiveReader reader;
   reader.label_ = std::move(label);
   reader.bytes_ = std::move(bytes);
@@ -185,6 +193,34 @@ Result<std::vector<uint8_t>> ArchiveReader::Read(const MemberInfo& member) const
   if (Sha256::Of(*bytes) != member.sha256)
     return Fail(Where(member.offset, member.name) + ": checksum mismatch (the member is damaged)");
   return bytes;
+}
+
+Status ArchiveReader::ReadToFile(const MemberInfo& member, const std::string& path) const {
+  std::unique_ptr<FILE, int (*)(FILE*)> file(std::fopen(path.c_str(), "wb"), std::fclose);
+  if (!file) return Fail(path + ": cannot create: " + std::strerror(errno));
+  Sha256 digest;
+  uint64_t written = 0;
+  auto status = DecompressFrameTo(
+      std::span<const uint8_t>(bytes_.data() + member.offset, member.packed_size), member.size,
+      [&](std::span<const uint8_t> piece) -> Status {
+        digest.Update(piece);
+        if (std::fwrite(piece.data(), 1, piece.size(), file.get()) != piece.size())
+          return Fail(path + ": write error at offset " + std::to_string(written) + ": " +
+                      std::strerror(errno));
+        written += piece.size();
+        return {};
+      });
+  if (!status) {
+    if (status.error().message.rfind(path, 0) == 0) return status;  // the file's own error
+    return Fail(Where(member.offset, member.name) + ": damaged: " + status.error().message);
+  }
+  if (std::fflush(file.get()) != 0) return Fail(path + ": write error: " + std::strerror(errno));
+  if (written != member.size)
+    return Fail(fmt::format("{}: damaged: {} bytes, the manifest says {}",
+                            Where(member.offset, member.name), written, member.size));
+  if (digest.Finish() != member.sha256)
+    return Fail(Where(member.offset, member.name) + ": checksum mismatch (the member is damaged)");
+  return {};
 }
 
 Status ArchiveReader::VerifyAll() const {

@@ -6,6 +6,7 @@
 // headers claim) and checks its SHA-256. Every error is one line naming the archive, the file
 // offset and the member.
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -13,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sideband/shared_bytes.h"
 #include "src/archive/ptar_format.h"
 #include "src/model/result.h"
 
@@ -23,6 +25,7 @@ class ArchiveReader {
   static Result<ArchiveReader> Open(const std::string& path);
   // The same over bytes already in memory; `label` names them in errors.
   static Result<ArchiveReader> FromBytes(std::string label, std::vector<uint8_t> bytes);
+  static Result<ArchiveReader> FromBytes(std::string label, SharedBytes bytes);
 
   const std::string& label() const { return label_; }
   uint64_t file_size() const { return bytes_.size(); }
@@ -35,6 +38,9 @@ class ArchiveReader {
   // The member's bytes, checked against its size and SHA-256.
   Result<std::vector<uint8_t>> Read(std::string_view name) const;
   Result<std::vector<uint8_t>> Read(const MemberInfo& member) const;
+  // The member's bytes written to the file `path` (created or truncated) a chunk at a time, with
+  // the same checks as Read: for members too large to hold in memory.
+  Status ReadToFile(const MemberInfo& member, const std::string& path) const;
   // Reads every member (the first damaged one is the error).
   Status VerifyAll() const;
 
@@ -45,7 +51,7 @@ class ArchiveReader {
   std::string Where(uint64_t offset, std::string_view member) const;
 
   std::string label_;
-  std::vector<uint8_t> bytes_;
+  SharedBytes bytes_;  // the archive file, mapped
   PtarHeader header_;
   nlohmann::ordered_json manifest_;
   std::vector<MemberInfo> members_;
@@ -54,5 +60,9 @@ class ArchiveReader {
 // Decompresses the zstd frame `frame` (exactly one frame) into at most `limit` bytes. The error
 // says what went wrong without naming anything (the caller knows what the frame is).
 Result<std::vector<uint8_t>> DecompressFrame(std::span<const uint8_t> frame, uint64_t limit);
+// The same, handing the bytes to `consume` a chunk at a time; an error `consume` returns is
+// returned as it is.
+Status DecompressFrameTo(std::span<const uint8_t> frame, uint64_t limit,
+                         const std::function<Status(std::span<const uint8_t>)>& consume);
 
 }  // namespace ptprof::archive

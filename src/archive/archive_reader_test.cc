@@ -111,7 +111,7 @@ TEST_CASE("a damaged member is named with its offset") {
 }
 
 TEST_CASE("not an archive: empty, not zstd, zstd without the header, trailing bytes") {
-  CHECK(ArchiveReader::FromBytes("e", {}).error().message == "e: offset 0x0: empty file");
+  CHECK(ArchiveReader::FromBytes("e", std::vector<uint8_t>{}).error().message == "e: offset 0x0: empty file");
   CHECK(ArchiveReader::FromBytes("t", Bytes("hello world")).error().message.find(
             "not a zstd frame") != std::string::npos);
   auto plain = CompressFrame(Bytes("just some text compressed with zstd"));
@@ -138,4 +138,35 @@ TEST_CASE("decompression never produces more than the recorded size") {
   CHECK(exact->size() == (1u << 20));
   auto cut = DecompressFrame(std::span<const uint8_t>(frame->data(), frame->size() - 1), 1 << 20);
   CHECK_FALSE(cut);
+}
+
+TEST_CASE("a member read to a file is the member read to memory, with the same checks") {
+  TempDir dir;
+  const std::string path = dir / "big.ptar";
+  // Larger than one decompression chunk, so that it is written in several pieces.
+  std::vector<uint8_t> trace(400000);
+  for (size_t i = 0; i < trace.size(); ++i) trace[i] = static_cast<uint8_t>((i * 2654435761u) >> 13);
+  {
+    auto writer = ArchiveWriter::Create(path, true);
+    REQUIRE(writer);
+    REQUIRE(writer->Add("streams/cpu0.pt", trace));
+    REQUIRE(writer->Finish({{"tool", "test"}}));
+  }
+  auto reader = ArchiveReader::Open(path);
+  REQUIRE(reader);
+  const MemberInfo member = reader->members()[0];
+  REQUIRE(reader->ReadToFile(member, dir / "cpu0.pt"));
+  CHECK(ReadAll(dir / "cpu0.pt") == trace);
+
+  auto bytes = ReadAll(path);
+  bytes[member.offset + member.packed_size - 6] ^= 0x40;
+  auto damaged = ArchiveReader::FromBytes("d.ptar", bytes);
+  REQUIRE(damaged);
+  auto status = damaged->ReadToFile(member, dir / "cpu0-damaged.pt");
+  REQUIRE_FALSE(status);
+  CHECK(status.error().message.rfind(
+            fmt::format("d.ptar: offset {:#x}: member 'streams/cpu0.pt': ", member.offset), 0) == 0);
+  auto unwritable = reader->ReadToFile(member, dir / "missing/cpu0.pt");
+  REQUIRE_FALSE(unwritable);
+  CHECK(unwritable.error().message == dir / "missing/cpu0.pt" + ": cannot create: No such file or directory");
 }

@@ -30,15 +30,17 @@ PerfEtmInput InputWithBuffers(const std::vector<std::pair<uint64_t, uint64_t>>& 
   perf::AuxStream stream;
   stream.name = "cpu7";
   stream.cpu = 7;
+  std::vector<uint8_t> bytes;
   for (const auto& [aux_offset, size] : pieces) {
     perf::AuxBuffer b;
-    b.data_offset = input.data.bytes.size();
+    b.data_offset = bytes.size();
     b.size = size;
     b.aux_offset = aux_offset;
-    for (uint64_t i = 0; i < size; ++i) input.data.bytes.push_back(static_cast<uint8_t>(b.data_offset + i));
+    for (uint64_t i = 0; i < size; ++i) bytes.push_back(static_cast<uint8_t>(b.data_offset + i));
     stream.buffers.push_back(b);
     stream.bytes += size;
   }
+  input.data.bytes = SharedBytes(std::move(bytes));
   input.data.aux_streams.push_back(stream);
   input.streams.push_back(&input.data.aux_streams.back());
   return input;

@@ -25,13 +25,13 @@ Result<FakeAuxReplay> LoadFakeAuxReplay(const std::string& path) {
     auto source = OpenArchiveSession(path);
     if (!source) return tl::unexpected(source.error());
     if (source->stream_bytes.empty()) return Fail(path + ": no stream to replay");
-    replay.trace = std::move(source->stream_bytes[0]);
+    replay.trace = source->stream_bytes[0].ToVector();
     return replay;
   }
   auto data = perf::ReadPerfData(path);
   if (!data) return tl::unexpected(data.error());
   if (data->aux_streams.empty()) return Fail(path + ": no AUX stream to replay");
-  replay.trace = data->StreamBytes(data->aux_streams[0]);
+  replay.trace = data->StreamBytes(data->aux_streams[0]).ToVector();
   for (const perf::PerfRecord& r : data->sideband)
     if (const auto* m = std::get_if<perf::MmapRecord>(&r.body))
       if (m->executable && !m->filename.empty() && m->filename[0] == '/')

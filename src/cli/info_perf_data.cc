@@ -277,7 +277,7 @@ Status ExtractAux(const PerfData& d, const std::string& dir) {
   if (ec) return Fail(dir + ": cannot create directory: " + ec.message());
   for (const auto& s : d.aux_streams) {
     std::string path = (std::filesystem::path(dir) / (s.name + ".bin")).string();
-    std::vector<uint8_t> bytes = d.StreamBytes(s);
+    const SharedBytes bytes = d.StreamBytes(s);
     std::ofstream out(path, std::ios::binary);
     out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
     if (!out) return Fail(path + ": cannot write");

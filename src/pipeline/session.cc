@@ -88,7 +88,7 @@ Result<Session> OpenRawSession(const std::string& trace_file, const RawInputOpti
   Session session;
   session.input = trace_file;
   session.kind = InputKind::kRawPt;
-  auto bytes = ReadFileBytes(trace_file);
+  auto bytes = SharedBytes::MapFile(trace_file);
   if (!bytes) return tl::unexpected(bytes.error());
   if (bytes->empty()) return Fail(trace_file + ": offset 0x0: empty file");
   session.stream_bytes.push_back(std::move(*bytes));

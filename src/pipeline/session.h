@@ -15,6 +15,7 @@
 #include "decoders/pt/pt_params.h"
 #include "sideband/image_set.h"
 #include "sideband/image_spec.h"
+#include "sideband/shared_bytes.h"
 #include "src/archive/manifest.h"
 #include "src/model/result.h"
 #include "src/pipeline/input_kind.h"
@@ -60,7 +61,8 @@ struct Session {
   std::string input;  // the path that was opened
   InputKind kind = InputKind::kUnknown;
   archive::Manifest manifest;                      // streams, images, sideband, parameters
-  std::vector<std::vector<uint8_t>> stream_bytes;  // parallel to manifest.streams
+  // Parallel to manifest.streams: a raw trace or a perf.data is mapped, not read (SharedBytes).
+  std::vector<SharedBytes> stream_bytes;
   std::vector<ImageSource> image_sources;          // parallel to manifest.images
   std::vector<std::vector<uint8_t>> sideband_bytes;  // parallel to manifest.sideband
   ImageSet images;                                 // every image, loaded in manifest order

@@ -1,5 +1,6 @@
 #include "src/pipeline/session_archive.h"
 
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -26,6 +27,18 @@ std::string SafeBaseName(const std::string& path) {
   }
   if (base.empty() || base == "." || base == "..") base = "image";
   return base.substr(0, 200);
+}
+
+// Trace streams from this size on are decompressed to a file and mapped instead of held in the
+// heap: a multi-GB trace then costs disk in the session's private directory (TMPDIR), not memory.
+// PTPROF_MAP_STREAMS_FROM=BYTES changes the size (the tests use it on small archives).
+uint64_t MapStreamsFrom() {
+  constexpr uint64_t kDefault = 16ull << 20;
+  const char* text = std::getenv("PTPROF_MAP_STREAMS_FROM");
+  if (!text || !*text) return kDefault;
+  char* end = nullptr;
+  const unsigned long long value = std::strtoull(text, &end, 0);
+  return *end == '\0' ? value : kDefault;
 }
 
 std::string UtcNow() {
@@ -102,15 +115,45 @@ Result<Session> OpenArchiveSession(const std::string& path) {
   if (!manifest) return Fail(path + ": offset 0x0: manifest: " + manifest.error().message);
   if (auto st = archive::CheckMembersExist(*manifest, reader->members()); !st)
     return Fail(path + ": offset 0x0: manifest: " + st.error().message);
+  Session session;
+  // The private directory for images and large streams, made when first needed.
+  auto private_dir = [&]() -> Result<std::string> {
+    if (!session.extracted) {
+      auto extracted = ExtractedFiles::Create();
+      if (!extracted) return tl::unexpected(extracted.error());
+      session.extracted = *extracted;
+    }
+    return session.extracted->dir();
+  };
+  // Large members that only streams use are decompressed to files and mapped.
+  std::map<std::string, bool> only_streams;
+  for (const auto& stream : manifest->streams) only_streams.emplace(stream.member, true);
+  for (const auto& sideband : manifest->sideband) only_streams[sideband.member] = false;
+  for (const auto& image : manifest->images) only_streams[image.member] = false;
+  const uint64_t map_from = MapStreamsFrom();
+  std::map<std::string, SharedBytes> mapped;
   // Every member is checked, also those this version of ptprof does not use.
   std::map<std::string, std::vector<uint8_t>> contents;
   for (const archive::MemberInfo& member : reader->members()) {
+    if (auto it = only_streams.find(member.name);
+        it != only_streams.end() && it->second && member.size >= map_from && member.size > 0) {
+      auto dir = private_dir();
+      if (!dir) return tl::unexpected(dir.error());
+      const std::string file =
+          fmt::format("{}/stream{}-{}", *dir, mapped.size(), SafeBaseName(member.name));
+      if (auto st = reader->ReadToFile(member, file); !st) return tl::unexpected(st.error());
+      auto bytes = SharedBytes::MapFile(file);
+      if (!bytes) return tl::unexpected(bytes.error());
+      // The mapping keeps the data; the name can go (nothing else reads the file).
+      std::filesystem::remove(file);
+      mapped[member.name] = std::move(*bytes);
+      continue;
+    }
     auto bytes = reader->Read(member);
     if (!bytes) return tl::unexpected(bytes.error());
     contents[member.name] = std::move(*bytes);
   }
 
-  Session session;
   session.input = path;
   session.kind = InputKind::kPtar;
   session.manifest = std::move(*manifest);
@@ -122,8 +165,12 @@ Result<Session> OpenArchiveSession(const std::string& path) {
   auto take = [&](const std::string& member) {
     return --uses[member] == 0 ? std::move(contents[member]) : contents[member];
   };
-  for (const archive::StreamEntry& stream : session.manifest.streams)
-    session.stream_bytes.push_back(take(stream.member));
+  for (const archive::StreamEntry& stream : session.manifest.streams) {
+    if (auto it = mapped.find(stream.member); it != mapped.end())
+      session.stream_bytes.push_back(it->second);
+    else
+      session.stream_bytes.push_back(SharedBytes(take(stream.member)));
+  }
   for (const archive::SidebandEntry& sideband : session.manifest.sideband)
     session.sideband_bytes.push_back(take(sideband.member));
   // A copy of /proc/kallsyms symbolises kernel addresses (a recording of a whole system).
@@ -142,15 +189,14 @@ Result<Session> OpenArchiveSession(const std::string& path) {
   }
   if (session.manifest.images.empty()) return session;
 
-  auto extracted = ExtractedFiles::Create();
-  if (!extracted) return tl::unexpected(extracted.error());
-  session.extracted = *extracted;
+  auto dir = private_dir();
+  if (!dir) return tl::unexpected(dir.error());
   std::map<std::string, std::string> file_of_member;
   for (size_t i = 0; i < session.manifest.images.size(); ++i) {
     const archive::ImageEntry& image = session.manifest.images[i];
     std::string& file = file_of_member[image.member];
     if (file.empty()) {
-      file = fmt::format("{}/{}-{}", session.extracted->dir(), file_of_member.size(),
+      file = fmt::format("{}/{}-{}", *dir, file_of_member.size(),
                          SafeBaseName(image.member));
       if (auto st = WriteFile(file, contents[image.member]); !st) return tl::unexpected(st.error());
     }

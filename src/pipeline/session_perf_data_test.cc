@@ -117,7 +117,7 @@ TEST_CASE("binaries are found under --symfs, in a build-id cache, or at their pa
 
 TEST_CASE("a perf.data session: a stream per AUX stream, images found, missing ones once each") {
   perf::PerfData data = SkylakeData();
-  data.bytes = {0x02, 0x82, 0x02, 0x82, 0xaa, 0xbb};
+  data.bytes = SharedBytes(std::vector<uint8_t>{0x02, 0x82, 0x02, 0x82, 0xaa, 0xbb});
   perf::AuxStream cpu0{"cpu0", 0, 0u, std::nullopt, false, {{0, 0, 4, 0, 0}}, 4};
   perf::AuxStream cpu3{"cpu3", 3, 3u, std::nullopt, false, {{0, 4, 2, 0, 0}}, 2};
   data.aux_streams = {cpu0, cpu3};

@@ -72,10 +72,25 @@ TEST_CASE("archive round trip: same streams, images, symbols and parameters with
   REQUIRE(WriteSessionArchive(*session, out, {false, "ptprof test"}));
   std::filesystem::remove(copy);
 
+  CHECK(session->stream_bytes[0].mapped());  // a raw trace is mapped, not read
+
   auto back = OpenArchiveSession(out);
   REQUIRE(back);
   CHECK(back->kind == InputKind::kPtar);
   CHECK(back->stream_bytes == session->stream_bytes);
+  CHECK(!back->stream_bytes[0].mapped());  // a small stream is held in memory
+  {
+    // A large stream is decompressed to a file in the private directory and mapped.
+    setenv("PTPROF_MAP_STREAMS_FROM", "1", 1);
+    auto mapped = OpenArchiveSession(out);
+    unsetenv("PTPROF_MAP_STREAMS_FROM");
+    REQUIRE(mapped);
+    CHECK(mapped->stream_bytes[0].mapped());
+    CHECK(mapped->stream_bytes == session->stream_bytes);
+    // Nothing is left behind in the private directory but the images.
+    for (const auto& entry : std::filesystem::directory_iterator(mapped->extracted->dir()))
+      CHECK(entry.path().filename().string().rfind("stream", 0) != 0);
+  }
   CHECK(back->manifest.tool == "ptprof test");
   REQUIRE(back->params().cpu);
   CHECK(back->params().cpu->model == 85);

@@ -97,7 +97,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "parallel_bench: %s: no trace stream\n", input.c_str());
     return 1;
   }
-  const std::vector<uint8_t>& trace = session->stream_bytes[stream];
+  const std::span<const uint8_t> trace = session->stream_bytes[stream];
   const pt::PtParams params = session->params();
 
   std::vector<Measurement> results;

@@ -53,7 +53,7 @@ struct FastFlowDecoder::Walk {
   const X86Insn* last = nullptr;  // the instruction at end_ip (stable: the caches never move it)
 };
 
-FastFlowDecoder::FastFlowDecoder(const pt_config& config, const std::vector<uint8_t>& trace,
+FastFlowDecoder::FastFlowDecoder(const pt_config& config, std::span<const uint8_t> trace,
                                  CodeBlocks& code)
     : config_(config), code_(&code) {
   config_.begin = const_cast<uint8_t*>(trace.data());

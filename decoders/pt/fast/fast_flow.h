@@ -16,6 +16,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <span>
 #include <vector>
 
 #include "decoders/pt/fast/code_blocks.h"
@@ -36,7 +37,7 @@ class FastFlowDecoder {
   // `config` as for libipt's block decoder (FillPtConfig), without a buffer; `trace` and `code`
   // must outlive Run(). `code` (over the images the trace ran) may be shared by the decodes of
   // several pieces of one trace, one at a time: what one decoded, the next reuses.
-  FastFlowDecoder(const pt_config& config, const std::vector<uint8_t>& trace, CodeBlocks& code);
+  FastFlowDecoder(const pt_config& config, std::span<const uint8_t> trace, CodeBlocks& code);
   ~FastFlowDecoder();
   FastFlowDecoder(const FastFlowDecoder&) = delete;
   FastFlowDecoder& operator=(const FastFlowDecoder&) = delete;

@@ -1,0 +1,85 @@
+#include "sideband/shared_bytes.h"
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+using namespace ptprof;
+
+namespace {
+
+std::string TempFile(const std::string& contents) {
+  char name[] = "/tmp/ptprof_shared_bytes_XXXXXX";
+  const int fd = mkstemp(name);
+  REQUIRE(fd >= 0);
+  close(fd);
+  { std::ofstream(name, std::ios::binary) << contents; }
+  return name;
+}
+
+}  // namespace
+
+TEST_CASE("a regular file is mapped, not read, and its slices share the mapping") {
+  const std::string path = TempFile("0123456789");
+  auto bytes = SharedBytes::MapFile(path);
+  REQUIRE(bytes);
+  CHECK(bytes->mapped());
+  CHECK(bytes->size() == 10);
+  CHECK(std::string(bytes->begin(), bytes->end()) == "0123456789");
+  SharedBytes middle = bytes->Slice(3, 4);
+  CHECK(std::string(middle.begin(), middle.end()) == "3456");
+  CHECK(middle.mapped());
+  // The slice keeps the mapping alive after the whole is gone.
+  bytes = SharedBytes();
+  std::remove(path.c_str());
+  CHECK(middle.ToVector() == std::vector<uint8_t>{'3', '4', '5', '6'});
+  CHECK(middle == std::vector<uint8_t>{'3', '4', '5', '6'});
+  CHECK(middle.span().size() == 4);
+}
+
+TEST_CASE("owned bytes, empty files, pipes and errors") {
+  SharedBytes owned(std::vector<uint8_t>{1, 2, 3});
+  CHECK(!owned.mapped());
+  CHECK(owned.Slice(1, 2) == std::vector<uint8_t>{2, 3});
+  CHECK(owned == SharedBytes(std::vector<uint8_t>{1, 2, 3}));
+  CHECK(!(owned == SharedBytes(std::vector<uint8_t>{1, 2})));
+  CHECK(SharedBytes().empty());
+
+  const std::string empty = TempFile("");
+  auto none = SharedBytes::MapFile(empty);
+  REQUIRE(none);
+  CHECK(none->empty());
+  std::remove(empty.c_str());
+
+  char fifo[] = "/tmp/ptprof_shared_bytes_fifoXXXXXX";
+  REQUIRE(mkdtemp(fifo));
+  const std::string pipe = std::string(fifo) + "/p";
+  REQUIRE(mkfifo(pipe.c_str(), 0600) == 0);
+  // A writer on the other end, so that opening the FIFO for reading does not block forever.
+  FILE* writer = nullptr;
+  std::thread feed([&] {
+    writer = std::fopen(pipe.c_str(), "wb");
+    std::fputs("piped", writer);
+    std::fclose(writer);
+  });
+  auto piped = SharedBytes::MapFile(pipe);
+  feed.join();
+  std::remove(pipe.c_str());
+  rmdir(fifo);
+  REQUIRE(piped);
+  CHECK(!piped->mapped());
+  CHECK(std::string(piped->begin(), piped->end()) == "piped");
+
+  auto missing = SharedBytes::MapFile("/nonexistent/ptprof/trace.pt");
+  REQUIRE(!missing);
+  CHECK(missing.error().message == "/nonexistent/ptprof/trace.pt: cannot open: No such file or directory");
+  auto directory = SharedBytes::MapFile("/tmp");
+  REQUIRE(!directory);
+  CHECK(directory.error().message == "/tmp: is a directory, expected a file");
+}
