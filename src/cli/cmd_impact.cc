@@ -10,6 +10,7 @@
 #include "src/analyses/impact/tracer_impact.h"
 #include "src/analyses/syscalls/syscall_run.h"
 #include "src/cli/command.h"
+#include "src/cli/input_options.h"
 
 namespace ptprof::cli {
 
@@ -60,6 +61,7 @@ Command AddImpactCommand(CLI::App& parent) {
   app->add_option("--format", options->format, "text or json")
       ->check(CLI::IsMember({"text", "json"}));
   app->add_option("--top", options->top, "tracer-only paths and functions to list (default 8)");
+  AddFlowDecodeOptions(*app);
   return {app, [options] { return RunImpactCommand(*options); }};
 }
 

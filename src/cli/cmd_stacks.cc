@@ -328,6 +328,7 @@ Command AddStacksCommand(CLI::App& parent) {
       ->expected(2);
   AddImageOptions(*app, options->in);
   AddPtOptions(*app, options->in);
+  AddAddrFilterOption(*app, options->in);
   AddStreamOption(*app, options->in);
   AddBinarySearchOptions(*app, options->in);
   app->add_option("--symbol", options->symbol,

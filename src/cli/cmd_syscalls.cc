@@ -144,6 +144,7 @@ Command AddSyscallsCommand(CLI::App& parent) {
   app->add_option("input", options->input, "raw Intel PT trace, perf.data or .ptar")->required();
   AddImageOptions(*app, options->in);
   AddPtOptions(*app, options->in);
+  AddAddrFilterOption(*app, options->in);
   AddStreamOption(*app, options->in);
   AddBinarySearchOptions(*app, options->in);
   app->add_option("--syscall", options->syscalls,

@@ -12,6 +12,7 @@
 #include "src/analyses/crossval/flow_branches.h"
 #include "src/analyses/crossval/validate_report.h"
 #include "src/cli/command.h"
+#include "src/cli/input_options.h"
 #include "src/pipeline/decode_streams.h"
 
 namespace ptprof::cli {
@@ -92,6 +93,7 @@ Command AddValidateCommand(CLI::App& parent) {
   app->add_option("--buildid-dir", options->buildid_dir, "perf.data inputs: perf's build-id cache");
   app->add_option("--examples", options->examples, "counterexamples to list (default 5)");
   app->add_option("--top", options->top, "functions in the per-function table (default 10)");
+  AddFlowDecodeOptions(*app);
   app->add_option("--format", options->format, "text or json")->check(CLI::IsMember({"text", "json"}));
   return {app, [options] { return RunValidate(*options); }};
 }

@@ -81,7 +81,10 @@ void AddAddrFilterOption(CLI::App& app, InputOptions& options) {
   app.add_option("--addr-filter", options.addr_filters,
                  "address filter N:CFG:FROM-TO as configured when recording (repeatable)")
       ->allow_extra_args(false);
-  // Every command that decodes the flow takes the parallel-decode options too.
+  AddFlowDecodeOptions(app);
+}
+
+void AddFlowDecodeOptions(CLI::App& app) {
   app.add_option_function<unsigned>(
          "--jobs", [](unsigned jobs) { pt::SetDefaultDecodeJobs(jobs); },
          "decode a PT stream on N threads, in segments cut at PSBs (default 1)")

@@ -45,9 +45,12 @@ struct InputOptions {
 void AddImageOptions(CLI::App& app, InputOptions& options);
 // --cpu, --mtc-freq, --nom-freq, --cpuid-0x15.eax and --cpuid-0x15.ebx.
 void AddPtOptions(CLI::App& app, InputOptions& options);
-// --addr-filter N:CFG:FROM-TO (repeatable), for commands that decode the flow; with it --jobs N and
-// --psb-segment BYTES, the parallel decode over PSB segments (decoders/pt/parallel_flow.h).
+// --addr-filter N:CFG:FROM-TO (repeatable), for commands that decode the flow; with it the
+// options of AddFlowDecodeOptions.
 void AddAddrFilterOption(CLI::App& app, InputOptions& options);
+// --jobs N, --psb-segment BYTES (the parallel decode over PSB segments,
+// decoders/pt/parallel_flow.h) and --engine fast|libipt: every command that decodes a PT flow.
+void AddFlowDecodeOptions(CLI::App& app);
 // --stream NAME (repeatable): which trace streams of a multi-stream input to read.
 void AddStreamOption(CLI::App& app, InputOptions& options);
 // --symfs DIR, --buildid-dir DIR: where a perf.data's binaries are; --kallsyms FILE, --kcore DIR:

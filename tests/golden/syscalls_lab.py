@@ -96,6 +96,11 @@ def main():
             t.report(name + " syscalls", err.strip())
             continue
         report = json.loads(out)
+        # The parallel decode over PSB segments gives the analysis the same stream.
+        status, parallel, err = run(["syscalls", "--instances", "--format", "json", "--jobs", "2",
+                                     "--psb-segment", "16384", trace])
+        t.check(f"{name}: syscalls --jobs 2 --psb-segment 16384 reports exactly what one thread does",
+                status == 0 and parallel == out, err.strip())
         got = [(s["name"], s["kernel_insns"]) for s in report["instances"]]
         differ = [(i, a, b) for i, (a, b) in enumerate(zip(got, expected)) if a != b]
         t.check(f"{name}: {len(got)} syscalls in the decoded flow's order and names",
