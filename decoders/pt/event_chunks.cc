@@ -2,6 +2,16 @@
 
 namespace ptprof::pt {
 
+namespace {
+
+constexpr uint8_t kWhole = 1;
+constexpr uint8_t kSpeculative = 2;
+constexpr uint8_t kTruncated = 4;
+// Past this many distinct (cpu, pid, tid) triples in one segment, blocks are kept whole.
+constexpr size_t kMaxContexts = 255;
+
+}  // namespace
+
 std::unique_ptr<EventChunk> EventChunkPool::Take() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -15,7 +25,6 @@ std::unique_ptr<EventChunk> EventChunkPool::Take() {
 }
 
 void EventChunkPool::Give(std::unique_ptr<EventChunk> chunk) {
-  // The events stay: the next user assigns over them (cheaper than destroying them here).
   std::lock_guard<std::mutex> lock(mutex_);
   if (spare_.size() < keep_) spare_.push_back(std::move(chunk));
 }
@@ -26,9 +35,15 @@ size_t EventChunkPool::spare() const {
 }
 
 EventChunks::EventChunks(EventChunks&& other) noexcept
-    : pool_(other.pool_), chunks_(std::move(other.chunks_)), size_(other.size_) {
+    : pool_(other.pool_),
+      chunks_(std::move(other.chunks_)),
+      size_(other.size_),
+      whole_(std::move(other.whole_)),
+      contexts_(std::move(other.contexts_)) {
   other.chunks_.clear();
   other.size_ = 0;
+  other.whole_.clear();
+  other.contexts_.clear();
 }
 
 EventChunks& EventChunks::operator=(EventChunks&& other) noexcept {
@@ -37,10 +52,46 @@ EventChunks& EventChunks::operator=(EventChunks&& other) noexcept {
     pool_ = other.pool_;
     chunks_ = std::move(other.chunks_);
     size_ = other.size_;
+    whole_ = std::move(other.whole_);
+    contexts_ = std::move(other.contexts_);
     other.chunks_.clear();
     other.size_ = 0;
+    other.whole_.clear();
+    other.contexts_.clear();
   }
   return *this;
+}
+
+bool EventChunks::Pack(const TraceEvent& event, PackedEvent& out) {
+  const auto* block = std::get_if<ExecBlock>(&event.body);
+  if (!block || event.header.time_ns != kUnknownTime || block->end_time_ns != kUnknownTime ||
+      block->last_ip < block->first_ip || block->last_ip - block->first_ip > UINT32_MAX)
+    return false;
+  const EventHeader& h = event.header;
+  size_t context = contexts_.size();
+  // Nearly always the last one (a segment is one CPU or thread until a task switch).
+  for (size_t i = contexts_.size(); i-- > 0;) {
+    const Context& c = contexts_[i];
+    if (c.cpu == h.cpu && c.pid == h.pid && c.tid == h.tid) {
+      context = i;
+      break;
+    }
+  }
+  if (context == contexts_.size()) {
+    if (contexts_.size() == kMaxContexts) return false;
+    contexts_.push_back({h.cpu, h.pid, h.tid});
+  }
+  out.first_ip_or_index = block->first_ip;
+  out.tsc = h.tsc;
+  out.offset = h.offset;
+  out.span = static_cast<uint32_t>(block->last_ip - block->first_ip);
+  out.insns = block->insns;
+  out.last_insn_size = block->last_insn_size;
+  out.end = static_cast<uint8_t>(block->end);
+  out.mode = static_cast<uint8_t>(block->mode);
+  out.flags = (block->speculative ? kSpeculative : 0) | (block->truncated ? kTruncated : 0);
+  out.context = static_cast<uint8_t>(context);
+  return true;
 }
 
 void EventChunks::push_back(const TraceEvent& event) {
@@ -48,18 +99,38 @@ void EventChunks::push_back(const TraceEvent& event) {
     chunks_.push_back(pool_ ? pool_->Take()
                             : std::make_unique<EventChunk>(EventChunkPool::kChunkEvents));
   }
-  TraceEvent& slot = (*chunks_.back())[size_ % EventChunkPool::kChunkEvents];
+  PackedEvent& slot = (*chunks_.back())[size_ % EventChunkPool::kChunkEvents];
   ++size_;
-  // Most events are blocks, and a reused slot mostly holds one: assign the struct itself rather
-  // than through the variant's general copy.
-  const auto* block = std::get_if<ExecBlock>(&event.body);
-  auto* slot_block = std::get_if<ExecBlock>(&slot.body);
-  if (block && slot_block) {
-    slot.header = event.header;
-    *slot_block = *block;
-    return;
-  }
-  slot = event;
+  if (Pack(event, slot)) return;
+  slot.flags = kWhole;
+  slot.first_ip_or_index = whole_.size();
+  whole_.push_back(event);
+}
+
+const TraceEvent& EventChunks::operator[](size_t i) const {
+  const PackedEvent& p =
+      (*chunks_[i / EventChunkPool::kChunkEvents])[i % EventChunkPool::kChunkEvents];
+  if (p.flags & kWhole) return whole_[p.first_ip_or_index];
+  auto* block = std::get_if<ExecBlock>(&unpacked_.body);
+  if (!block) block = &unpacked_.body.emplace<ExecBlock>();
+  block->first_ip = p.first_ip_or_index;
+  block->last_ip = p.first_ip_or_index + p.span;
+  block->insns = p.insns;
+  block->last_insn_size = p.last_insn_size;
+  block->end = static_cast<BlockEnd>(p.end);
+  block->mode = static_cast<ExecMode>(p.mode);
+  block->speculative = (p.flags & kSpeculative) != 0;
+  block->truncated = (p.flags & kTruncated) != 0;
+  block->end_time_ns = kUnknownTime;
+  EventHeader& h = unpacked_.header;
+  const Context& c = contexts_[p.context];
+  h.time_ns = kUnknownTime;
+  h.tsc = p.tsc;
+  h.offset = p.offset;
+  h.cpu = c.cpu;
+  h.pid = c.pid;
+  h.tid = c.tid;
+  return unpacked_;
 }
 
 void EventChunks::Clear() {
@@ -68,6 +139,8 @@ void EventChunks::Clear() {
   }
   chunks_.clear();
   size_ = 0;
+  whole_.clear();
+  contexts_.clear();
 }
 
 }  // namespace ptprof::pt

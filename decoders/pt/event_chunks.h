@@ -1,10 +1,13 @@
 #pragma once
 // EventChunks holds the events a segment's decode produced until the stitching thread passes them
-// on. A std::vector of TraceEvents that grows to hundreds of MB per segment spends most of a
-// parallel decode in the kernel (fresh pages for every reallocation, copies of every event); here
-// events live in fixed chunks, and a chunk freed by one segment is reused by the next one from a
-// shared pool, so memory stays warm and nothing is copied twice.
+// on. A segment of a dense trace decodes to millions of blocks, so how they are held decides a
+// parallel decode's memory: a TraceEvent is 112 bytes, most of them unused by a plain block. Here a
+// block whose time and context are the usual ones (no ns time yet, a CPU/pid/tid that recurs) is
+// packed into 40 bytes, any other event is kept whole beside them, and the packed records live in
+// fixed chunks that a shared pool hands from one segment to the next, so memory stays warm and
+// nothing is copied twice.
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -13,8 +16,22 @@
 
 namespace ptprof::pt {
 
-// A chunk always holds kChunkEvents events; EventChunks knows how many of them are its own.
-using EventChunk = std::vector<TraceEvent>;
+// One event as EventChunks keeps it: a packed block, or the index of an event kept whole.
+struct PackedEvent {
+  uint64_t first_ip_or_index = 0;
+  uint64_t tsc = 0;
+  uint64_t offset = 0;
+  uint32_t span = 0;  // last_ip - first_ip
+  uint32_t insns = 0;
+  uint8_t last_insn_size = 0;
+  uint8_t end = 0;
+  uint8_t mode = 0;
+  uint8_t flags = 0;    // kWhole, kSpeculative, kTruncated
+  uint8_t context = 0;  // index into the container's (cpu, pid, tid) triples
+};
+
+// A chunk always holds kChunkEvents records; EventChunks knows how many of them are its own.
+using EventChunk = std::vector<PackedEvent>;
 
 // Spare chunks, shared by the threads of one decode. Keeps at most `keep` of them.
 class EventChunkPool {
@@ -41,22 +58,28 @@ class EventChunks {
   EventChunks& operator=(const EventChunks&) = delete;
 
   void push_back(const TraceEvent& event);
-  TraceEvent& back() { return (*this)[size_ - 1]; }
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
-  const TraceEvent& operator[](size_t i) const {
-    return (*chunks_[i / EventChunkPool::kChunkEvents])[i % EventChunkPool::kChunkEvents];
-  }
-  TraceEvent& operator[](size_t i) {
-    return (*chunks_[i / EventChunkPool::kChunkEvents])[i % EventChunkPool::kChunkEvents];
-  }
+  // Event i, equal to what was pushed. A packed block is unpacked into one event the container
+  // owns: the reference is good until the next call of operator[] on the same container.
+  const TraceEvent& operator[](size_t i) const;
   // Drops every event; the chunks go back to the pool.
   void Clear();
+  // Events kept whole (not packed), for tests and benchmarks.
+  size_t whole() const { return whole_.size(); }
 
  private:
+  struct Context {
+    int32_t cpu, pid, tid;
+  };
+  bool Pack(const TraceEvent& event, PackedEvent& out);
+
   EventChunkPool* pool_;
   std::vector<std::unique_ptr<EventChunk>> chunks_;
   size_t size_ = 0;
+  std::vector<TraceEvent> whole_;
+  std::vector<Context> contexts_;
+  mutable TraceEvent unpacked_{EventHeader{}, ExecBlock{}};
 };
 
 }  // namespace ptprof::pt

@@ -10,6 +10,7 @@ namespace {
 TraceEvent BlockAt(uint64_t offset) {
   ExecBlock block;
   block.first_ip = 0x1000 + offset;
+  block.last_ip = block.first_ip;
   block.insns = 1;
   TraceEvent event{EventHeader{}, block};
   event.header.offset = offset;
@@ -26,8 +27,74 @@ TEST_CASE("EventChunks keeps events in order across chunk borders", "[event_chun
   REQUIRE(events.size() == count);
   for (size_t i = 0; i < count; i += 997) CHECK(events[i].header.offset == i);
   CHECK(events[count - 1].header.offset == count - 1);
-  events.back().header.offset = 7;
-  CHECK(events[count - 1].header.offset == 7);
+  CHECK(events.whole() == 0);  // plain blocks are all packed
+}
+
+TEST_CASE("EventChunks gives back every event as it was pushed, packed or kept whole",
+          "[event_chunks]") {
+  std::vector<TraceEvent> pushed;
+  ExecBlock block;
+  block.first_ip = 0xffffffff81000000;
+  block.last_ip = 0xffffffff81000040;
+  block.insns = 17;
+  block.last_insn_size = 5;
+  block.end = BlockEnd::kCondTaken;
+  block.mode = ExecMode::k64Bit;
+  block.speculative = true;
+  TraceEvent plain{EventHeader{kUnknownTime, 0x1234, 0x40, 3, 100, 101}, block};
+  pushed.push_back(plain);
+  TraceEvent other_task = plain;  // a second (cpu, pid, tid): still packed
+  other_task.header.pid = 200;
+  other_task.header.tid = 201;
+  std::get<ExecBlock>(other_task.body).truncated = true;
+  pushed.push_back(other_task);
+  TraceEvent timed = plain;  // stamped with ns already: kept whole
+  timed.header.time_ns = 5000;
+  pushed.push_back(timed);
+  TraceEvent ended = plain;  // an end time: kept whole
+  std::get<ExecBlock>(ended.body).end_time_ns = 7000;
+  pushed.push_back(ended);
+  TraceEvent wide = plain;  // last_ip more than 4 GiB after first_ip: kept whole
+  std::get<ExecBlock>(wide.body).last_ip = block.first_ip + (uint64_t{1} << 33);
+  pushed.push_back(wide);
+  TraceGap gap;
+  gap.reason = GapReason::kOverflow;
+  gap.detail = "trace overflow";
+  pushed.push_back(TraceEvent{EventHeader{kUnknownTime, 9, 0x80, 3, 100, 101}, gap});
+  pushed.push_back(plain);
+
+  EventChunkPool pool;
+  EventChunks events(&pool);
+  for (const TraceEvent& e : pushed) events.push_back(e);
+  REQUIRE(events.size() == pushed.size());
+  CHECK(events.whole() == 4);
+  for (size_t i = 0; i < pushed.size(); ++i) {
+    INFO("event " << i);
+    const TraceEvent& got = events[i];
+    CHECK(got.header.time_ns == pushed[i].header.time_ns);
+    CHECK(got.header.tsc == pushed[i].header.tsc);
+    CHECK(got.header.offset == pushed[i].header.offset);
+    CHECK(got.header.cpu == pushed[i].header.cpu);
+    CHECK(got.header.pid == pushed[i].header.pid);
+    CHECK(got.header.tid == pushed[i].header.tid);
+    REQUIRE(got.body.index() == pushed[i].body.index());
+    if (const auto* b = std::get_if<ExecBlock>(&pushed[i].body)) {
+      const ExecBlock& g = std::get<ExecBlock>(got.body);
+      CHECK(g.first_ip == b->first_ip);
+      CHECK(g.last_ip == b->last_ip);
+      CHECK(g.insns == b->insns);
+      CHECK(g.last_insn_size == b->last_insn_size);
+      CHECK(g.end == b->end);
+      CHECK(g.mode == b->mode);
+      CHECK(g.speculative == b->speculative);
+      CHECK(g.truncated == b->truncated);
+      CHECK(g.end_time_ns == b->end_time_ns);
+    } else {
+      CHECK(std::get<TraceGap>(got.body).detail == "trace overflow");
+    }
+  }
+  events.Clear();
+  CHECK(events.whole() == 0);
 }
 
 TEST_CASE("EventChunks gives its chunks back to the pool, which reuses them", "[event_chunks]") {
