@@ -1,9 +1,13 @@
 #include "sideband/shared_bytes.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cassert>
 #include <cerrno>
+#include <csignal>
+#include <cstdio>
 #include <cstring>
+#include <mutex>
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -15,11 +19,79 @@ namespace ptprof {
 
 namespace {
 
+// A file that shrinks while it is mapped (perf still writing it, a trace overwritten) makes a read
+// past its new end raise SIGBUS. The mapped files are registered here so that the handler can say
+// which file it was and where, in one line, and exit 1 like any other bad input instead of
+// crashing. Fixed slots, no allocation: the handler only reads them.
+struct MappedSlot {
+  std::atomic<bool> used{false};
+  const uint8_t* begin = nullptr;
+  const uint8_t* end = nullptr;
+  char path[512] = {};
+};
+constexpr size_t kSlots = 64;
+MappedSlot slots[kSlots];
+
+void WriteAll(const char* text, size_t size) {
+  while (size > 0) {
+    const ssize_t n = write(STDERR_FILENO, text, size);
+    if (n <= 0) return;
+    text += n;
+    size -= static_cast<size_t>(n);
+  }
+}
+
+void OnBusError(int signal, siginfo_t* info, void*) {
+  const auto* at = static_cast<const uint8_t*>(info->si_addr);
+  for (MappedSlot& slot : slots) {
+    if (!slot.used.load(std::memory_order_acquire) || at < slot.begin || at >= slot.end) continue;
+    char hex[19] = "0x";
+    const uint64_t offset = static_cast<uint64_t>(at - slot.begin);
+    int digits = 1;
+    while (digits < 16 && (offset >> (4 * digits)) != 0) ++digits;
+    for (int i = 0; i < digits; ++i)
+      hex[2 + i] = "0123456789abcdef"[(offset >> (4 * (digits - 1 - i))) & 0xf];
+    hex[2 + digits] = '\0';
+    const char* parts[] = {"ptprof: ", slot.path, ": offset ", hex,
+                           ": the file was truncated while it was being read\n"};
+    for (const char* part : parts) WriteAll(part, std::strlen(part));
+    _exit(1);
+  }
+  // Not one of ours: what the signal would have done without this handler.
+  std::signal(signal, SIG_DFL);
+  raise(signal);
+}
+
+MappedSlot* RegisterMapping(const void* address, size_t length, const std::string& path) {
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  // (Again) when someone else's handler took SIGBUS since: a test framework's, for one.
+  struct sigaction current {};
+  if (sigaction(SIGBUS, nullptr, &current) == 0 && current.sa_sigaction != OnBusError) {
+    struct sigaction action {};
+    action.sa_sigaction = OnBusError;
+    action.sa_flags = SA_SIGINFO;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGBUS, &action, nullptr);
+  }
+  for (MappedSlot& slot : slots) {
+    if (slot.used.load(std::memory_order_relaxed)) continue;
+    slot.begin = static_cast<const uint8_t*>(address);
+    slot.end = slot.begin + length;
+    std::snprintf(slot.path, sizeof slot.path, "%s", path.c_str());
+    slot.used.store(true, std::memory_order_release);
+    return &slot;
+  }
+  return nullptr;  // more files mapped at once than slots: a truncation then crashes plainly
+}
+
 // Unmaps on destruction; shared by every slice of the mapping.
 struct Mapping {
   void* address = nullptr;
   size_t length = 0;
+  MappedSlot* slot = nullptr;
   ~Mapping() {
+    if (slot) slot->used.store(false, std::memory_order_release);
     if (address) munmap(address, length);
   }
 };
@@ -81,6 +153,7 @@ Result<SharedBytes> SharedBytes::MapFile(const std::string& path) {
   close(fd);  // the mapping keeps the file
   // Decoders read a trace front to back: let the kernel read ahead and drop pages behind.
   madvise(mapping->address, mapping->length, MADV_SEQUENTIAL);
+  mapping->slot = RegisterMapping(mapping->address, mapping->length, path);
   SharedBytes out;
   out.data_ = static_cast<const uint8_t*>(mapping->address);
   out.size_ = mapping->length;

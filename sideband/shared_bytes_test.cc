@@ -6,6 +6,7 @@
 #include <thread>
 
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -82,4 +83,33 @@ TEST_CASE("owned bytes, empty files, pipes and errors") {
   auto directory = SharedBytes::MapFile("/tmp");
   REQUIRE(!directory);
   CHECK(directory.error().message == "/tmp: is a directory, expected a file");
+}
+
+TEST_CASE("a mapped file that shrinks under the reader is one line naming it, exit 1") {
+  const std::string path = TempFile(std::string(3 * 4096, 'x'));
+  auto bytes = SharedBytes::MapFile(path);
+  REQUIRE(bytes);
+  REQUIRE(bytes->mapped());
+  int err[2];
+  REQUIRE(pipe(err) == 0);
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    dup2(err[1], STDERR_FILENO);
+    if (truncate(path.c_str(), 100) != 0) _exit(9);
+    volatile uint8_t sink = (*bytes)[2 * 4096 + 5];  // past the new end: SIGBUS
+    (void)sink;
+    _exit(0);
+  }
+  close(err[1]);
+  std::string message;
+  char buffer[512];
+  for (ssize_t n; (n = read(err[0], buffer, sizeof buffer)) > 0;) message.append(buffer, n);
+  close(err[0]);
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  std::remove(path.c_str());
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 1);
+  CHECK(message == "ptprof: " + path + ": offset 0x2005: the file was truncated while it was being read\n");
 }
