@@ -265,6 +265,11 @@ int RunRecordSwbtBackend(const RecordOptions& options) {
 }
 
 int RunRecord(const RecordOptions& options) {
+  if (options.full && options.backend != "intel_pt" && options.backend != "cs_etm") {
+    std::fprintf(stderr, "ptprof: record: --full is for --backend intel_pt and cs_etm (backend %s "
+                         "records the whole run without it)\n", options.backend.c_str());
+    return kExitUsage;
+  }
   if (options.backend == "swbt") return RunRecordSwbtBackend(options);
   if (options.backend == "qemu-system") return RunRecordQemuSystem(options);
   if (options.backend == "intel_pt" || options.backend == "cs_etm") return RunRecordHardware(options);
@@ -448,6 +453,9 @@ Command AddRecordCommand(CLI::App& parent) {
                 "intel_pt, cs_etm: do not trace user space (with --trace-kernel: the kernel only)");
   app->add_flag("--no-branch", options->no_branch,
                 "intel_pt: no branch packets (BranchEn off): timing and PSB+ only");
+  app->add_flag("--full", options->full,
+                "intel_pt, cs_etm: record the whole run (the AUX area in the kernel's normal mode, "
+                "drained as it fills) instead of snapshots; no --snapshot-on");
   app->add_option("--sink", options->sink,
                   "cs_etm: the CoreSight sink (a name under .../cs_etm/sinks, e.g. tmc_etr0); "
                   "default: an ETR, else the first sink");

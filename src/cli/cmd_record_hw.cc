@@ -166,7 +166,7 @@ Status DescribeIntelPt(const RecordOptions& options, const Backend& backend,
   info.mtc_bit = uint64_t{1} << Bits::kMtc;
   info.mtc_freq_bits = uint64_t{0xf} << Bits::kMtcPeriod;
   info.cyc_bit = uint64_t{1} << Bits::kCyc;
-  info.snapshot_mode = true;
+  info.snapshot_mode = !options.full;
   info.per_cpu_mmaps = !options.per_thread;
   info.filter = backend.attr.filter;
   d.cpuid = fmt::format("{},{},{},{}", rec.cpu.vendor, rec.cpu.family, rec.cpu.model,
@@ -179,7 +179,8 @@ Status DescribeIntelPt(const RecordOptions& options, const Backend& backend,
 
 Status DescribeCsEtm(const Backend& backend, const record::hw::HwRecording& rec,
                      const hw::SidebandFacts& sideband, perf::PerfDataDescription& d) {
-  auto info = hw::BuildCsEtmInfo(*backend.etm, backend.attr.attr.config, true, sideband.trace_ids);
+  auto info = hw::BuildCsEtmInfo(*backend.etm, backend.attr.attr.config, !rec.full,
+                                 sideband.trace_ids);
   if (!info) return tl::unexpected(info.error());
   d.auxtrace_type = perf::kAuxtraceCsEtm;
   d.etm_info = std::move(*info);
@@ -292,6 +293,12 @@ int RunRecordHardware(const RecordOptions& options) {
   if (options.command.empty()) return ReportBadInput("record: no command given (-- CMD ARGS)");
   if (!options.force && access(options.output.c_str(), F_OK) == 0)
     return ReportBadInput(options.output + ": exists (use --force to replace it)");
+  if (options.full && (!options.snapshot_on.empty() || !options.pre.empty() ||
+                       !options.post.empty() || options.max_snapshots || !options.min_interval.empty())) {
+    std::fprintf(stderr, "ptprof: record: --full records the whole run: it takes no --snapshot-on, "
+                         "--pre, --post, --max-snapshots or --min-interval\n");
+    return kExitUsage;
+  }
   auto policy = ParseNativeSnapshotPolicy(options);
   if (!policy) {
     std::fprintf(stderr, "ptprof: record: %s\n", policy.error().message.c_str());
@@ -321,6 +328,10 @@ int RunRecordHardware(const RecordOptions& options) {
   request.per_cpu = !options.per_thread;
   request.aux_bytes = std::max<uint64_t>(options.buffer_size, policy->pre_bytes);
   request.pre_bytes = policy->pre_bytes;
+  request.full = options.full;
+  // Drained every few ms, the area must hold what the hardware writes in between (perf's default
+  // AUX area for an unprivileged user is 4 MiB too).
+  if (options.full) request.aux_bytes = std::max<uint64_t>(options.buffer_size, uint64_t{4} << 20);
   request.policy = *policy;
   std::unique_ptr<hw::FakeAuxKernel> fake_kernel;
   if (faked) {
@@ -362,17 +373,19 @@ int RunRecordHardware(const RecordOptions& options) {
   if (!options.quiet) {
     uint64_t bytes = 0;
     for (const auto& s : recording->snapshots) bytes += s.bytes.size();
-    std::fprintf(stderr,
-                 "ptprof: record: %s%zu snapshot(s), %llu bytes of %s; %llu trigger(s) fired, %llu "
-                 "dropped by --min-interval/--max-snapshots, %llu trigger event(s) lost; program "
-                 "%s %d; wrote %s\n",
-                 faked ? "(replaying PTPROF_FAKE_AUX, not hardware) " : "",
-                 recording->snapshots.size(), static_cast<unsigned long long>(bytes),
-                 options.backend == "cs_etm" ? "ETM" : "PT",
-                 static_cast<unsigned long long>(recording->fired),
-                 static_cast<unsigned long long>(recording->suppressed),
-                 static_cast<unsigned long long>(recording->lost),
-                 recording->signal ? "killed by signal" : "exit status",
+    const std::string what =
+        recording->full
+            ? fmt::format("the whole run: {} stream(s)", recording->snapshots.size())
+            : fmt::format("{} snapshot(s)", recording->snapshots.size());
+    const std::string triggers =
+        recording->full ? ""
+                        : fmt::format("{} trigger(s) fired, {} dropped by --min-interval/"
+                                      "--max-snapshots, {} trigger event(s) lost; ",
+                                      recording->fired, recording->suppressed, recording->lost);
+    std::fprintf(stderr, "ptprof: record: %s%s, %llu bytes of %s; %sprogram %s %d; wrote %s\n",
+                 faked ? "(replaying PTPROF_FAKE_AUX, not hardware) " : "", what.c_str(),
+                 static_cast<unsigned long long>(bytes), options.backend == "cs_etm" ? "ETM" : "PT",
+                 triggers.c_str(), recording->signal ? "killed by signal" : "exit status",
                  recording->signal ? recording->signal : recording->exit_status,
                  options.output.c_str());
   }

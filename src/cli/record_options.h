@@ -51,6 +51,7 @@ struct RecordOptions {
   bool no_user = false;              // do not trace ring 3 (with trace_kernel: the kernel only)
   bool no_branch = false;            // intel_pt: BranchEn off (timing and PSB+ packets only)
   std::string sink;                  // cs_etm: the sink (empty: an ETR, else the first)
+  bool full = false;                 // the whole run (normal-mode AUX), not snapshots
 };
 
 // --snapshot-on, --pre, --post, --max-snapshots, --min-interval as one policy for the trigger

@@ -131,6 +131,21 @@ def main():
         else:
             t.skip("perf script on the written file", "perf or the reference listing is absent")
 
+        # --full: the AUX area in normal mode, drained as it fills: the same 384 bytes, the
+        # same blocks, and AUXTRACE_INFO not in snapshot mode.
+        whole = os.path.join(tmp, "full.data")
+        r = record(whole, "--full")
+        info = json.loads(subprocess.run([PTPROF, "info", "--format", "json", whole],
+                                         capture_output=True, text=True).stdout or "{}")
+        etm = info.get("cs_etm") or {}
+        s = info.get("streams", [{}])
+        t.check("--full: one AUX buffer of the whole replay, AUXTRACE_INFO not in snapshot mode",
+                r.returncode == 0 and s and s[0].get("bytes", s[0].get("size")) == 384
+                and etm.get("snapshot") in (False, 0), r.stderr.strip() + json.dumps(etm)[:200])
+        r2, got_full = blocks(whole, symfs)
+        t.check(f"--full decodes to exactly the original's blocks ({len(got_full)})",
+                r2.returncode == 0 and got_full == want, r2.stderr.strip()[:300])
+
         # The ring cut keeps formatter frames whole: a 100-byte --pre takes the newest 96 bytes.
         small = os.path.join(tmp, "small.data")
         r = record(small, "--pre", "100")

@@ -10,7 +10,8 @@ process's binary. The intel_pt PMU's sysfs is the Skylake fixture tree.
 Checks: exactly one snapshot per slow nanosleep(20 ms) among thousands of fast calls (a fast call
 the busy host slowed past 1 ms is reported, not counted), each naming the trigger, the thread,
 the time and the latency; each snapshot holds at most --pre bytes and decodes with symbols, its
-only gap the packet cut at the end of the ring; --max-snapshots; the output says it replayed.
+only gap the packet cut at the end of the ring; --max-snapshots; the output says it replayed;
+--full (normal-mode AUX drained as it fills) keeps exactly the replayed stream.
 SKIPs (77) without qemu-x86_64 or without permission for tracepoints.
 """
 import json
@@ -150,6 +151,37 @@ def main():
         check("-o X.data writes a perf.data ptprof reads: one AUX buffer per snapshot (4)",
               info is not None and info.get("kind") == "perf_data" and len(info.get("streams", [])) == 4
               and info["intel_pt"]["snapshot_mode"], r.stderr.strip())
+
+        # --full: the AUX area in normal mode, drained as it fills, the whole run kept. The fake
+        # replays the whole recorded stream while the program runs, so the recording decodes to
+        # exactly the replayed stream's flow.
+        full = os.path.join(tmp, "full.ptar")
+        r = record_hw(full, replay, "--full")
+        check("--full exits 0 and says it kept the whole run", r.returncode == 0 and
+              "the whole run: 1 stream(s)" in r.stderr, r.stderr.strip())
+        info = manifest(full) if r.returncode == 0 else None
+        labels = [t.get("label") for t in info["manifest"].get("triggers", [])] if info else []
+        check("--full: one stream, labelled full", labels == ["full"], str(labels))
+        flows = []
+        for archive in (replay, full):
+            d = subprocess.run([PTPROF, "decode", "--format", "jsonl", archive],
+                               capture_output=True, text=True)
+            recs = [json.loads(l) for l in d.stdout.splitlines() if l.strip()]
+            flows.append([(b["first_ip"], b["last_ip"], b["insns"]) for b in recs if "first_ip" in b])
+        check(f"--full decodes to exactly the replayed stream's {len(flows[0])} blocks",
+              len(flows[0]) > 1000 and flows[0] == flows[1], f"{len(flows[0])} vs {len(flows[1])}")
+        full_data = os.path.join(tmp, "full.data")
+        r = record_hw(full_data, replay, "--full")
+        info = manifest(full_data) if r.returncode == 0 else None
+        check("--full -o X.data: a perf.data not in snapshot mode, one AUX stream",
+              info is not None and not info["intel_pt"]["snapshot_mode"] and
+              len(info.get("streams", [])) == 1, r.stderr.strip())
+        r = record_hw(full, replay, "--full", "--snapshot-on", TRIGGER)
+        check("--full with --snapshot-on is a usage error (exit 2)", r.returncode == 2, r.stderr.strip())
+        r = subprocess.run([PTPROF, "record", "--backend", "qemu", "--full", "-o", full, "--force",
+                            "--", WORKLOAD, *ARGS], capture_output=True, text=True)
+        check("--full on the qemu backend is a usage error (exit 2)", r.returncode == 2 and
+              "--full is for --backend intel_pt and cs_etm" in r.stderr, r.stderr.strip())
 
         # perf's own decoder on the written perf.data. The replayed qemu stream has no TSC
         # packets, and perf decodes a tsc-enabled intel_pt file by time (it would wait for a

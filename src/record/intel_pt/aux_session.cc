@@ -131,6 +131,22 @@ Result<std::vector<uint8_t>> AuxSession::Snapshot(size_t index, uint64_t want, u
   return bytes;
 }
 
+uint64_t AuxSession::DrainAux(size_t index, std::vector<uint8_t>& out) {
+  Event& e = *events_.at(index);
+  perf_event_mmap_page* page = e.page();
+  const uint64_t head = __atomic_load_n(&page->aux_head, __ATOMIC_ACQUIRE);
+  const uint64_t tail = page->aux_tail;
+  // In normal mode the kernel never runs more than the area ahead of the tail.
+  const uint64_t size = std::min<uint64_t>(head - tail, e.aux_length);
+  const auto* ring = static_cast<const uint8_t*>(e.aux);
+  const uint64_t start = (head - size) % e.aux_length;
+  const uint64_t first = std::min<uint64_t>(size, e.aux_length - start);
+  out.insert(out.end(), ring + start, ring + start + first);
+  out.insert(out.end(), ring, ring + (size - first));
+  __atomic_store_n(&page->aux_tail, head, __ATOMIC_RELEASE);
+  return size;
+}
+
 void AuxSession::DrainSideband(size_t index, std::vector<uint8_t>& out) {
   Event& e = *events_.at(index);
   triggers::DrainPerfRing(e.base, 0, [&](const uint8_t* record, size_t size, uint32_t) {

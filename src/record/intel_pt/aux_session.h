@@ -4,7 +4,9 @@
 // normal ring for the sideband (MMAP2, COMM, FORK, EXIT, SWITCH, ITRACE_START, AUX, LOST records)
 // and its AUX area mapped PROT_READ, which makes the kernel write it in overwrite (snapshot) mode.
 // A snapshot pauses the output (PERF_EVENT_IOC_PAUSE_OUTPUT), reads aux_head, copies the newest
-// bytes (LinearizeAuxRing) and resumes.
+// bytes (LinearizeAuxRing) and resumes. With Options::snapshot off the AUX area is mapped
+// writable, the kernel's normal mode: it writes only into the space between aux_head and the
+// aux_tail ptprof publishes, and DrainAux takes what it wrote and frees the space (a whole run).
 //
 // Needs a PMU that exists: on this project's machines (no PT, no CoreSight) it is only reached
 // through its error paths; the pure parts it relies on are unit-tested in aux_snapshot_test.cc.
@@ -45,6 +47,9 @@ class AuxSession {
   // starting on a multiple of `align` bytes since the trace began (cs_etm: the formatter's
   // 16-byte frames).
   Result<std::vector<uint8_t>> Snapshot(size_t index, uint64_t want, uint64_t align = 1);
+  // Normal mode: appends to `out` what event `index` wrote since the last call, oldest first, and
+  // hands the space back to the kernel (aux_tail). Returns the number of bytes appended.
+  uint64_t DrainAux(size_t index, std::vector<uint8_t>& out);
   // Appends the sideband records written since the last call (whole perf records).
   void DrainSideband(size_t index, std::vector<uint8_t>& out);
   // The TSC conversion of event `index`'s mmap page.

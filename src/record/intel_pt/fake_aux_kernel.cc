@@ -99,7 +99,16 @@ void FakeAuxKernel::WriteRecord(Event& e, uint32_t type, uint16_t misc,
   __atomic_store_n(&meta->data_head, head + record.size(), __ATOMIC_RELEASE);
 }
 
-void* FakeAuxKernel::Map(int fd, size_t length, int, off_t offset) {
+void FakeAuxKernel::ReportAux(Event& e, uint64_t flags) {
+  const uint64_t head = e.page ? static_cast<perf_event_mmap_page*>(e.page)->aux_head : 0;
+  if (head <= e.reported && flags == 0) return;
+  std::vector<uint8_t> body;
+  Put(body, e.reported), Put(body, head - e.reported), Put(body, flags);
+  WriteRecord(e, PERF_RECORD_AUX, 0, body);
+  e.reported = head;
+}
+
+void* FakeAuxKernel::Map(int fd, size_t length, int prot, off_t offset) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = events_.find(fd);
   if (it == events_.end() || length == 0) {
@@ -124,6 +133,7 @@ void* FakeAuxKernel::Map(int fd, size_t length, int, off_t offset) {
   } else {
     e.aux = static_cast<uint8_t*>(memory);
     e.aux_length = length;
+    e.overwrite = (prot & PROT_WRITE) == 0;
   }
   return memory;
 }
@@ -163,6 +173,7 @@ int FakeAuxKernel::Ioctl(int fd, unsigned long request, unsigned long arg) {
     }
   } else if (request == PERF_EVENT_IOC_DISABLE) {
     e.enabled = false;
+    if (!e.overwrite) ReportAux(e, 0);
   } else if (request == PERF_EVENT_IOC_PAUSE_OUTPUT) {
     e.paused = arg != 0;
     const uint64_t head = e.page ? static_cast<perf_event_mmap_page*>(e.page)->aux_head : 0;
@@ -212,6 +223,14 @@ void FakeAuxKernel::Feed() {
       const uint64_t n = std::min<uint64_t>(bytes_per_ms_, trace_.size() - e.fed);
       auto* meta = static_cast<perf_event_mmap_page*>(e.page);
       uint64_t head = meta->aux_head;
+      if (!e.overwrite) {
+        const uint64_t tail = __atomic_load_n(&meta->aux_tail, __ATOMIC_ACQUIRE);
+        if (e.aux_length - (head - tail) < n) {  // full: this piece of trace is lost
+          e.fed += n;
+          ReportAux(e, PERF_AUX_FLAG_TRUNCATED);
+          continue;
+        }
+      }
       for (uint64_t i = 0; i < n; ++i) e.aux[(head + i) % e.aux_length] = trace_[e.fed + i];
       e.fed += n;
       __atomic_store_n(&meta->aux_head, head + n, __ATOMIC_RELEASE);

@@ -12,6 +12,11 @@
 // and, when the attr asks for context switches, a switch out and back in (SWITCH, or
 // SWITCH_CPU_WIDE to and from the idle task for a per-CPU event) every 10 ms the event is enabled.
 //
+// An AUX area mapped writable is the kernel's normal mode instead: the feeder writes a piece only
+// where it fits before the aux_tail the reader publishes; a piece that does not fit is lost, as
+// trace is when a real AUX area fills, and an AUX record flagged TRUNCATED says so. DISABLE then
+// reports the data written since the last AUX record (flags 0).
+//
 // Selected by `ptprof record --backend intel_pt|cs_etm` when $PTPROF_FAKE_AUX names a .ptar or a
 // perf.data whose first stream is replayed (docs/recording.md, "Testing without trace
 // hardware"); the output says so.
@@ -67,7 +72,10 @@ class FakeAuxKernel : public PerfKernel {
     uint64_t fed = 0;  // bytes of trace_ written
     bool enabled = false;
     bool paused = false;
+    bool overwrite = true;  // the AUX area mapped read-only (snapshot mode)
   };
+  // Writes an AUX record for the data since the last one (normal mode).
+  void ReportAux(Event& e, uint64_t flags);
   void Feed();
   // A switch out of (or into) the traced task.
   void WriteSwitch(Event& e, bool out);

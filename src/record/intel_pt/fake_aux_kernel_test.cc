@@ -126,3 +126,71 @@ TEST_CASE("FakeAuxKernel reports the replay's mappings and paused output in the 
   REQUIRE(other);
   for (const auto& r : *other) CHECK(std::get_if<ptprof::perf::MmapRecord>(&r.body) == nullptr);
 }
+
+TEST_CASE("normal mode: DrainAux takes every byte once while the ring wraps; a full ring loses "
+          "trace and says so") {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const std::vector<uint8_t> trace = Pattern(page * 40);
+  hw::HwAttr attr;
+  attr.attr.sample_type = PERF_SAMPLE_TID;
+  attr.attr.sample_id_all = 1;
+  hw::AuxSession::Options options;
+  options.aux_pages = 4;  // the trace wraps the area ten times
+  options.data_pages = 1;
+  options.snapshot = false;
+  ptprof::perf::PerfEventAttr layout;
+  layout.sample_type = attr.attr.sample_type;
+  layout.flags = uint64_t{1} << 18;  // sample_id_all
+  auto aux_records = [&](const std::vector<uint8_t>& sideband) {
+    std::vector<ptprof::perf::AuxRecord> aux;
+    auto records = ptprof::perf::ParsePerfEventBuffer(sideband, layout, "fake sideband");
+    REQUIRE(records);
+    for (const auto& r : *records)
+      if (const auto* a = std::get_if<ptprof::perf::AuxRecord>(&r.body)) aux.push_back(*a);
+    return aux;
+  };
+  {
+    // Drained as fast as it is written: everything, in order, nothing lost.
+    hw::FakeAuxKernel kernel(trace, page / 4);
+    auto session = hw::AuxSession::Open(attr, 0, {-1}, options, kernel);
+    REQUIRE(session);
+    REQUIRE((*session)->Enable());
+    std::vector<uint8_t> got;
+    for (int i = 0; i < 4000 && got.size() < trace.size(); ++i) {
+      (*session)->DrainAux(0, got);
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    REQUIRE((*session)->Disable());
+    (*session)->DrainAux(0, got);
+    CHECK(got == trace);
+    std::vector<uint8_t> sideband;
+    (*session)->DrainSideband(0, sideband);
+    const auto aux = aux_records(sideband);
+    REQUIRE(aux.size() == 1);  // at the disable: everything, no flags
+    CHECK(aux[0].aux_offset == 0);
+    CHECK(aux[0].aux_size == trace.size());
+    CHECK(aux[0].flags == 0);
+  }
+  {
+    // Never drained: the area fills, later pieces are lost, each loss an AUX record TRUNCATED.
+    hw::FakeAuxKernel kernel(trace, page);
+    auto session = hw::AuxSession::Open(attr, 0, {-1}, options, kernel);
+    REQUIRE(session);
+    REQUIRE((*session)->Enable());
+    for (int i = 0; i < 2000 && kernel.Written(1000) < trace.size(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    REQUIRE((*session)->Disable());
+    std::vector<uint8_t> got;
+    CHECK((*session)->DrainAux(0, got) == page * 4);
+    CHECK(std::equal(got.begin(), got.end(), trace.begin()));  // the first four pages
+    std::vector<uint8_t> sideband;
+    (*session)->DrainSideband(0, sideband);
+    const auto aux = aux_records(sideband);
+    REQUIRE(!aux.empty());
+    CHECK(aux[0].aux_size == page * 4);
+    CHECK((aux[0].flags & PERF_AUX_FLAG_TRUNCATED) != 0);
+    CHECK(std::all_of(aux.begin(), aux.end(), [](const auto& a) {
+      return (a.flags & PERF_AUX_FLAG_TRUNCATED) != 0;
+    }));
+  }
+}

@@ -68,6 +68,7 @@ Result<HwRecording> RecordHardware(const HwRecordRequest& request) {
   };
   HwRecording out;
   out.pid = pid;
+  out.full = request.full;
   out.cpu = ReadCpuIdentity();
   out.maps.push_back(ReadMaps(pid));
   tr::TriggerEngine engine(request.policy);
@@ -75,7 +76,7 @@ Result<HwRecording> RecordHardware(const HwRecordRequest& request) {
 
   AuxSession::Options options;
   options.aux_pages = PagesFor(request.aux_bytes);
-  options.snapshot = true;
+  options.snapshot = !request.full;
   HwAttr attr = request.attr;
   attr.attr.inherit = request.per_cpu ? 1 : 0;
   attr.attr.disabled = 1;
@@ -97,6 +98,11 @@ Result<HwRecording> RecordHardware(const HwRecordRequest& request) {
   if (auto st = tr::ResumeLaunched(pid); !st) return abandon(st.error());
 
   const uint64_t want = request.pre_bytes ? request.pre_bytes : request.aux_bytes;
+  // Full mode: everything each event wrote, drained as it goes.
+  std::vector<std::vector<uint8_t>> whole(request.full ? (*session)->events() : 0);
+  auto drain_all = [&] {
+    for (size_t i = 0; i < whole.size(); ++i) (*session)->DrainAux(i, whole[i]);
+  };
   auto old_int = std::signal(SIGINT, SIG_IGN);
   std::deque<tr::SnapshotDecision> due;
   std::vector<tr::SnapshotDecision> fresh;
@@ -118,6 +124,7 @@ Result<HwRecording> RecordHardware(const HwRecordRequest& request) {
       due.pop_front();
       if (!failed) break;
     }
+    drain_all();
     for (size_t i = 0; i < (*session)->events(); ++i) (*session)->DrainSideband(i, out.sideband);
     if (ended) break;
   }
@@ -129,7 +136,22 @@ Result<HwRecording> RecordHardware(const HwRecordRequest& request) {
     }
     return tl::unexpected(failed.error());
   }
-  if (request.policy.triggers.empty()) {
+  if (request.full) {
+    // Disabling flushes what the hardware still buffers; then the last of it is drained.
+    (*session)->Disable();
+    drain_all();
+    const uint64_t now = tr::MonotonicNowNs();
+    for (size_t i = 0; i < whole.size(); ++i) {
+      HwSnapshot run;
+      run.label = "full";
+      run.tid = static_cast<uint32_t>(pid);
+      run.time_ns = now;
+      run.cpu = (*session)->cpu(i);
+      run.bytes = std::move(whole[i]);
+      out.snapshots.push_back(std::move(run));
+      (*session)->DrainSideband(i, out.sideband);
+    }
+  } else if (request.policy.triggers.empty()) {
     tr::SnapshotDecision at_exit;
     at_exit.label = "exit";
     at_exit.tid = static_cast<uint32_t>(pid);

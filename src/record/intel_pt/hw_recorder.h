@@ -5,7 +5,9 @@
 // the live triggers (syscall tracepoints, breakpoints, signals, the clock), lets the command run,
 // and for each trigger decision, once its cut time (trigger + --post) is reached, pauses each
 // event's output, copies the newest --pre bytes of its AUX ring and resumes. Without triggers it
-// cuts one snapshot when the command ends. The sideband ring of every event is drained as it
+// cuts one snapshot when the command ends. In full mode (`full`) there are no triggers and no
+// ring: the AUX areas are in the kernel's normal mode and drained at every poll, and the whole
+// run becomes one "snapshot" per event, labelled "full". The sideband ring of every event is drained as it
 // goes, and /proc/PID/maps is read at the start and at every cut (for the binaries).
 #include <sys/types.h>
 
@@ -30,6 +32,7 @@ struct HwRecordRequest {
   uint64_t pre_bytes = 0;        // bytes per snapshot (0: the whole ring)
   uint64_t align = 1;            // snapshots start on multiples of this (cs_etm frames: 16)
   triggers::SnapshotPolicy policy;
+  bool full = false;             // the whole run (normal-mode AUX) instead of snapshots
   PerfKernel* kernel = nullptr;  // null: the real one
   int poll_ms = 5;
 };
@@ -46,6 +49,7 @@ struct HwSnapshot {
 
 struct HwRecording {
   pid_t pid = 0;
+  bool full = false;  // the whole run: one "snapshot" per event, labelled "full"
   std::vector<HwSnapshot> snapshots;
   std::vector<uint8_t> sideband;          // perf records drained from the events' rings
   std::vector<std::string> maps;          // /proc/PID/maps texts, in the order read
