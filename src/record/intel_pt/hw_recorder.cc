@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "src/record/intel_pt/aux_spool.h"
 #include "src/record/triggers/live_triggers.h"
 #include "src/record/triggers/syscall_tracepoints.h"
 #include "src/record/triggers/traced_launch.h"
@@ -45,7 +46,7 @@ Status Cut(AuxSession& session, const triggers::SnapshotDecision& decision, uint
     snapshot.latency_ns = decision.latency_ns;
     snapshot.sequence = decision.sequence;
     snapshot.cpu = session.cpu(i);
-    snapshot.bytes = std::move(*bytes);
+    snapshot.bytes = SharedBytes(std::move(*bytes));
     out.snapshots.push_back(std::move(snapshot));
     session.DrainSideband(i, out.sideband);
   }
@@ -98,10 +99,21 @@ Result<HwRecording> RecordHardware(const HwRecordRequest& request) {
   if (auto st = tr::ResumeLaunched(pid); !st) return abandon(st.error());
 
   const uint64_t want = request.pre_bytes ? request.pre_bytes : request.aux_bytes;
-  // Full mode: everything each event wrote, drained as it goes.
-  std::vector<std::vector<uint8_t>> whole(request.full ? (*session)->events() : 0);
-  auto drain_all = [&] {
-    for (size_t i = 0; i < whole.size(); ++i) (*session)->DrainAux(i, whole[i]);
+  // Full mode: everything each event wrote, drained as it goes into a spool file per event.
+  std::vector<AuxSpool> whole;
+  for (size_t i = 0; request.full && i < (*session)->events(); ++i) {
+    auto spool = AuxSpool::Create();
+    if (!spool) return abandon(spool.error());
+    whole.push_back(std::move(*spool));
+  }
+  std::vector<uint8_t> drained;
+  auto drain_all = [&]() -> Status {
+    for (size_t i = 0; i < whole.size(); ++i) {
+      drained.clear();
+      (*session)->DrainAux(i, drained);
+      if (auto st = whole[i].Append(drained); !st) return st;
+    }
+    return {};
   };
   auto old_int = std::signal(SIGINT, SIG_IGN);
   std::deque<tr::SnapshotDecision> due;
@@ -124,7 +136,7 @@ Result<HwRecording> RecordHardware(const HwRecordRequest& request) {
       due.pop_front();
       if (!failed) break;
     }
-    drain_all();
+    if (failed) failed = drain_all();
     for (size_t i = 0; i < (*session)->events(); ++i) (*session)->DrainSideband(i, out.sideband);
     if (ended) break;
   }
@@ -139,15 +151,17 @@ Result<HwRecording> RecordHardware(const HwRecordRequest& request) {
   if (request.full) {
     // Disabling flushes what the hardware still buffers; then the last of it is drained.
     (*session)->Disable();
-    drain_all();
+    if (auto st = drain_all(); !st) return tl::unexpected(st.error());
     const uint64_t now = tr::MonotonicNowNs();
     for (size_t i = 0; i < whole.size(); ++i) {
+      auto bytes = whole[i].Finish();
+      if (!bytes) return tl::unexpected(bytes.error());
       HwSnapshot run;
       run.label = "full";
       run.tid = static_cast<uint32_t>(pid);
       run.time_ns = now;
       run.cpu = (*session)->cpu(i);
-      run.bytes = std::move(whole[i]);
+      run.bytes = std::move(*bytes);
       out.snapshots.push_back(std::move(run));
       (*session)->DrainSideband(i, out.sideband);
     }

@@ -6,8 +6,8 @@
 // and for each trigger decision, once its cut time (trigger + --post) is reached, pauses each
 // event's output, copies the newest --pre bytes of its AUX ring and resumes. Without triggers it
 // cuts one snapshot when the command ends. In full mode (`full`) there are no triggers and no
-// ring: the AUX areas are in the kernel's normal mode and drained at every poll, and the whole
-// run becomes one "snapshot" per event, labelled "full". The sideband ring of every event is drained as it
+// ring: the AUX areas are in the kernel's normal mode and drained at every poll into a spool file
+// per event (aux_spool.h), and the whole run becomes one "snapshot" per event, labelled "full". The sideband ring of every event is drained as it
 // goes, and /proc/PID/maps is read at the start and at every cut (for the binaries).
 #include <sys/types.h>
 
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "sideband/perf/perf_clock.h"
+#include "sideband/shared_bytes.h"
 #include "src/model/result.h"
 #include "src/record/intel_pt/aux_session.h"
 #include "src/record/intel_pt/aux_snapshot.h"
@@ -44,7 +45,7 @@ struct HwSnapshot {
   uint64_t latency_ns = 0;
   uint64_t sequence = 0;
   int cpu = -1;           // the event's CPU (-1: a per-thread event)
-  std::vector<uint8_t> bytes;  // the newest bytes of the AUX ring at the cut, oldest first
+  SharedBytes bytes;  // the newest bytes of the AUX ring at the cut, oldest first (--full: all)
 };
 
 struct HwRecording {
