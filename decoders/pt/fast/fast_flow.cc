@@ -426,8 +426,10 @@ int FastFlowDecoder::Event(pt_event& out) {
   return ProceedTrailingEvent(false);
 }
 
-void FastFlowDecoder::EmitWalk(FlowObserver& observer, const Walk& walk, uint64_t offset) {
-  if (walk.ninsn == 0) return;
+uint64_t FastFlowDecoder::EmitWalk(FlowObserver& observer, const Walk& walk, uint64_t offset) {
+  uint64_t after = 0;
+  pt_qry_get_offset(qry_, &after);
+  if (walk.ninsn == 0) return after;
   pt_block block;
   std::memset(&block, 0, sizeof block);
   block.ip = walk.ip;
@@ -438,11 +440,12 @@ void FastFlowDecoder::EmitWalk(FlowObserver& observer, const Walk& walk, uint64_
   block.speculative = walk.speculative ? 1 : 0;
   FlowStep step;
   step.offset = offset;
-  pt_qry_get_offset(qry_, &step.decoder_offset);
+  step.decoder_offset = after;
   uint64_t tsc = 0;
   uint32_t lost_mtc = 0, lost_cyc = 0;
   if (pt_qry_time(qry_, &tsc, &lost_mtc, &lost_cyc) >= 0) step.tsc = tsc;
   observer.OnBlockWithLast(block, step, *walk.last);
+  return after;
 }
 
 FastFlowOutcome FastFlowDecoder::Run(FlowObserver& observer, uint64_t trust_end) {
@@ -482,12 +485,16 @@ FastFlowOutcome FastFlowDecoder::Run(FlowObserver& observer, uint64_t trust_end)
     if (pt_qry_time(qry_, &tsc, &lost_mtc, &lost_cyc) < 0) return std::nullopt;
     return tsc;
   };
+  // Where the decoder stands, when nothing has moved it since the last block was emitted (the
+  // next block starts there): saves asking libipt again.
+  std::optional<uint64_t> known_offset;
   for (;;) {
     if (code_switch_) {
       uint64_t offset = 0;
       pt_qry_get_offset(qry_, &offset);
       if (CodeBlocks* code = code_switch_(now(), offset)) code_ = code;
     }
+    if (status >= 0 && (status & pts_event_pending)) known_offset.reset();
     while (status >= 0 && (status & pts_event_pending)) {
       uint64_t offset = 0;
       pt_qry_get_offset(qry_, &offset);
@@ -513,14 +520,15 @@ FastFlowOutcome FastFlowDecoder::Run(FlowObserver& observer, uint64_t trust_end)
       break;
     }
     uint64_t offset = 0;
-    pt_qry_get_offset(qry_, &offset);
+    if (known_offset) offset = *known_offset;
+    else pt_qry_get_offset(qry_, &offset);
     Walk walk;
     status = Next(walk);
     if (status < 0) {
       if (status == -pte_eos) EmitWalk(observer, walk, offset);  // as libipt: the partial block
       break;
     }
-    EmitWalk(observer, walk, offset);
+    known_offset = EmitWalk(observer, walk, offset);
   }
   stop(status);
   return outcome;

@@ -76,7 +76,8 @@ class FastFlowDecoder {
   int NextIpWithoutTrace(uint64_t insn_ip, const X86Insn& insn);
   void LogCall(uint64_t insn_ip, const X86Insn& insn);
   void SetDisableResumeIp(uint64_t insn_ip, const X86Insn& insn);
-  void EmitWalk(FlowObserver& observer, const Walk& walk, uint64_t offset);
+  // Passes the block walked (if any) on; returns the decoder's offset after it.
+  uint64_t EmitWalk(FlowObserver& observer, const Walk& walk, uint64_t offset);
 
   pt_config config_;
   pt_query_decoder* qry_ = nullptr;
