@@ -43,8 +43,8 @@ def check(name, ok, detail=""):
         print(f"FAIL  {name}: {detail}")
 
 
-def record_hw(out, replay, *options):
-    env = dict(os.environ, PTPROF_FAKE_AUX=replay, PTPROF_FAKE_AUX_RATE="256",
+def record_hw(out, replay, *options, rate=256):
+    env = dict(os.environ, PTPROF_FAKE_AUX=replay, PTPROF_FAKE_AUX_RATE=str(rate),
                PTPROF_SYSFS_ROOT=SYSFS)
     return subprocess.run([PTPROF, "record", "--backend", "intel_pt", "--per-thread", "-o", out,
                            "--force", *options, "--", WORKLOAD, *ARGS],
@@ -153,10 +153,10 @@ def main():
               and info["intel_pt"]["snapshot_mode"], r.stderr.strip())
 
         # --full: the AUX area in normal mode, drained as it fills, the whole run kept. The fake
-        # replays the whole recorded stream while the program runs, so the recording decodes to
-        # exactly the replayed stream's flow.
+        # replays the whole recorded stream while the program runs (fast enough to finish within
+        # its first 100 ms), so the recording decodes to exactly the replayed stream's flow.
         full = os.path.join(tmp, "full.ptar")
-        r = record_hw(full, replay, "--full")
+        r = record_hw(full, replay, "--full", rate=4096)
         check("--full exits 0 and says it kept the whole run", r.returncode == 0 and
               "the whole run: 1 stream(s)" in r.stderr, r.stderr.strip())
         info = manifest(full) if r.returncode == 0 else None
@@ -171,7 +171,7 @@ def main():
         check(f"--full decodes to exactly the replayed stream's {len(flows[0])} blocks",
               len(flows[0]) > 1000 and flows[0] == flows[1], f"{len(flows[0])} vs {len(flows[1])}")
         full_data = os.path.join(tmp, "full.data")
-        r = record_hw(full_data, replay, "--full")
+        r = record_hw(full_data, replay, "--full", rate=4096)
         info = manifest(full_data) if r.returncode == 0 else None
         check("--full -o X.data: a perf.data not in snapshot mode, one AUX stream",
               info is not None and not info["intel_pt"]["snapshot_mode"] and
