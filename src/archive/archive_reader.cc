@@ -183,43 +183,55 @@ Result<std::vector<uint8_t>> ArchiveReader::Read(std::string_view name) const {
   return Read(*member);
 }
 
-Result<std::vector<uint8_t>> ArchiveReader::Read(const MemberInfo& member) const {
-  auto bytes = DecompressFrame(
-      std::span<const uint8_t>(bytes_.data() + member.offset, member.packed_size), member.size);
-  if (!bytes) return Fail(Where(member.offset, member.name) + ": damaged: " + bytes.error().message);
-  if (bytes->size() != member.size)
+Status ArchiveReader::ReadMember(const MemberInfo& member,
+                                 const std::function<Status(std::span<const uint8_t>)>& consume) const {
+  Sha256 digest;
+  uint64_t produced = 0;
+  bool consumer_failed = false;
+  auto status = DecompressFrameTo(
+      std::span<const uint8_t>(bytes_.data() + member.offset, member.packed_size), member.size,
+      [&](std::span<const uint8_t> piece) -> Status {
+        digest.Update(piece);
+        produced += piece.size();
+        auto st = consume(piece);
+        consumer_failed = !st;
+        return st;
+      });
+  if (!status) {
+    if (consumer_failed) return status;  // the consumer's own error (a full disk), as it is
+    return Fail(Where(member.offset, member.name) + ": damaged: " + status.error().message);
+  }
+  if (produced != member.size)
     return Fail(fmt::format("{}: damaged: {} bytes, the manifest says {}",
-                            Where(member.offset, member.name), bytes->size(), member.size));
-  if (Sha256::Of(*bytes) != member.sha256)
+                            Where(member.offset, member.name), produced, member.size));
+  if (digest.Finish() != member.sha256)
     return Fail(Where(member.offset, member.name) + ": checksum mismatch (the member is damaged)");
+  return {};
+}
+
+Result<std::vector<uint8_t>> ArchiveReader::Read(const MemberInfo& member) const {
+  std::vector<uint8_t> bytes;
+  auto status = ReadMember(member, [&](std::span<const uint8_t> piece) -> Status {
+    bytes.insert(bytes.end(), piece.begin(), piece.end());
+    return {};
+  });
+  if (!status) return tl::unexpected(status.error());
   return bytes;
 }
 
 Status ArchiveReader::ReadToFile(const MemberInfo& member, const std::string& path) const {
   std::unique_ptr<FILE, int (*)(FILE*)> file(std::fopen(path.c_str(), "wb"), std::fclose);
   if (!file) return Fail(path + ": cannot create: " + std::strerror(errno));
-  Sha256 digest;
   uint64_t written = 0;
-  auto status = DecompressFrameTo(
-      std::span<const uint8_t>(bytes_.data() + member.offset, member.packed_size), member.size,
-      [&](std::span<const uint8_t> piece) -> Status {
-        digest.Update(piece);
-        if (std::fwrite(piece.data(), 1, piece.size(), file.get()) != piece.size())
-          return Fail(path + ": write error at offset " + std::to_string(written) + ": " +
-                      std::strerror(errno));
-        written += piece.size();
-        return {};
-      });
-  if (!status) {
-    if (status.error().message.rfind(path, 0) == 0) return status;  // the file's own error
-    return Fail(Where(member.offset, member.name) + ": damaged: " + status.error().message);
-  }
+  auto status = ReadMember(member, [&](std::span<const uint8_t> piece) -> Status {
+    if (std::fwrite(piece.data(), 1, piece.size(), file.get()) != piece.size())
+      return Fail(path + ": write error at offset " + std::to_string(written) + ": " +
+                  std::strerror(errno));
+    written += piece.size();
+    return {};
+  });
+  if (!status) return status;
   if (std::fflush(file.get()) != 0) return Fail(path + ": write error: " + std::strerror(errno));
-  if (written != member.size)
-    return Fail(fmt::format("{}: damaged: {} bytes, the manifest says {}",
-                            Where(member.offset, member.name), written, member.size));
-  if (digest.Finish() != member.sha256)
-    return Fail(Where(member.offset, member.name) + ": checksum mismatch (the member is damaged)");
   return {};
 }
 

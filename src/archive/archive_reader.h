@@ -48,6 +48,10 @@ class ArchiveReader {
   ArchiveReader() = default;
   Status ParseLayout();
   Status ParseMembersTable(uint64_t first_member_offset);
+  // Decompresses the member a chunk at a time into `consume`, then checks its size and SHA-256:
+  // what Read and ReadToFile share. An error `consume` returns comes back as it is.
+  Status ReadMember(const MemberInfo& member,
+                    const std::function<Status(std::span<const uint8_t>)>& consume) const;
   std::string Where(uint64_t offset, std::string_view member) const;
 
   std::string label_;
