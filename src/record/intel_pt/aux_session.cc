@@ -137,13 +137,12 @@ uint64_t AuxSession::DrainAux(size_t index, std::vector<uint8_t>& out) {
   const uint64_t head = __atomic_load_n(&page->aux_head, __ATOMIC_ACQUIRE);
   const uint64_t tail = page->aux_tail;
   // In normal mode the kernel never runs more than the area ahead of the tail.
-  const uint64_t size = std::min<uint64_t>(head - tail, e.aux_length);
-  const auto* ring = static_cast<const uint8_t*>(e.aux);
-  const uint64_t start = (head - size) % e.aux_length;
-  const uint64_t first = std::min<uint64_t>(size, e.aux_length - start);
-  out.insert(out.end(), ring + start, ring + start + first);
-  out.insert(out.end(), ring, ring + (size - first));
+  std::vector<uint8_t> bytes =
+      LinearizeAuxRing(static_cast<const uint8_t*>(e.aux), e.aux_length, head, head - tail);
   __atomic_store_n(&page->aux_tail, head, __ATOMIC_RELEASE);
+  const uint64_t size = bytes.size();
+  if (out.empty()) out = std::move(bytes);
+  else out.insert(out.end(), bytes.begin(), bytes.end());
   return size;
 }
 
