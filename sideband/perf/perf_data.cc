@@ -263,7 +263,6 @@ const PerfAttr* PerfData::AuxAttr() const {
 }
 
 SharedBytes PerfData::StreamBytes(const AuxStream& stream) const {
-  // the tokenizer checked every payload lies inside `bytes`
   if (stream.buffers.size() == 1)
     return bytes.Slice(stream.buffers[0].data_offset, stream.buffers[0].size);
   std::vector<uint8_t> out;

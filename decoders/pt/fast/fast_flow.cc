@@ -494,8 +494,8 @@ FastFlowOutcome FastFlowDecoder::Run(FlowObserver& observer, uint64_t trust_end)
       pt_qry_get_offset(qry_, &offset);
       if (CodeBlocks* code = code_switch_(now(), offset)) code_ = code;
     }
-    if (status >= 0 && (status & pts_event_pending)) known_offset.reset();
     while (status >= 0 && (status & pts_event_pending)) {
+      known_offset.reset();  // reading the event moves the decoder
       uint64_t offset = 0;
       pt_qry_get_offset(qry_, &offset);
       pt_event event;
