@@ -274,40 +274,55 @@ void FlowToModel::OnEvent(const pt_event& event, uint64_t offset) {
   Emit(std::move(out));
 }
 
-bool FlowToModel::MergeIntoHeld(const pt_block& block, const FlowStep& step, const X86Insn* known) {
-  if (!holding_ || !held_after_.empty() || held_kind_ != X86Kind::kOther || block.truncated)
-    return false;
+bool FlowToModel::MergeIntoHeld(const WalkedBlock& block, const X86Insn& known) {
+  if (!holding_ || !held_after_.empty() || held_kind_ != X86Kind::kOther) return false;
   ExecBlock& held = std::get<ExecBlock>(held_block_.body);
   if (held.truncated || held.last_insn_size == 0 || held.mode != ToExecMode(block.mode) ||
-      held.speculative != static_cast<bool>(block.speculative) ||
-      held.last_ip + held.last_insn_size != block.ip)
+      held.speculative != block.speculative || held.last_ip + held.last_insn_size != block.ip)
     return false;
-  X86Insn decoded;
-  if (!known) {
-    if (!LastInsn(block, decoded)) return false;
-    known = &decoded;
-  }
   held.last_ip = block.end_ip;
   held.insns += block.ninsn;
-  held.last_insn_size = known->length;
-  held_kind_ = known->kind;
-  if (step.tsc) held_block_.header.tsc = *step.tsc;
+  held.last_insn_size = known.length;
+  held_kind_ = known.kind;
+  if (block.has_tsc) held_block_.header.tsc = block.tsc;
   counts_.insns += block.ninsn;
   return true;
 }
 
-void FlowToModel::OnBlock(const pt_block& block, const FlowStep& step) { TakeBlock(block, step, nullptr); }
-
-void FlowToModel::OnBlockWithLast(const pt_block& block, const FlowStep& step, const X86Insn& last) {
-  TakeBlock(block, step, &last);
+void FlowToModel::OnBlock(const pt_block& block, const FlowStep& step) {
+  X86Insn decoded;
+  const bool known = block.ninsn != 0 && LastInsn(block, decoded);
+  TakeLibiptBlock(block, step, known ? &decoded : nullptr);
 }
 
-void FlowToModel::TakeBlock(const pt_block& block, const FlowStep& step, const X86Insn* known) {
-  if (block.ninsn != 0 && MergeIntoHeld(block, step, known)) return;
+void FlowToModel::OnBlockWithLast(const pt_block& block, const FlowStep& step, const X86Insn& last) {
+  TakeLibiptBlock(block, step, &last);
+}
+
+void FlowToModel::TakeLibiptBlock(const pt_block& block, const FlowStep& step,
+                                  const X86Insn* known) {
+  WalkedBlock walked;
+  walked.ip = block.ip;
+  walked.end_ip = block.end_ip;
+  walked.ninsn = block.ninsn;
+  walked.mode = block.mode;
+  walked.isid = block.isid;
+  walked.speculative = block.speculative;
+  walked.has_tsc = step.tsc.has_value();
+  walked.tsc = step.tsc.value_or(0);
+  walked.offset = step.offset;
+  walked.decoder_offset = step.decoder_offset;
+  TakeBlock(walked, block.truncated, known);
+}
+
+void FlowToModel::OnWalkedBlock(const WalkedBlock& walked) {
+  TakeBlock(walked, false, walked.last);
+}
+
+void FlowToModel::TakeBlock(const WalkedBlock& block, bool truncated, const X86Insn* known) {
+  if (block.ninsn != 0 && known && !truncated && MergeIntoHeld(block, *known)) return;
   Resolve(Next::kFlowAt, block.ip);
   if (block.ninsn == 0) return;
-  X86Insn decoded;
-  if (!known && LastInsn(block, decoded)) known = &decoded;
   // Written field by field into the held event: a block built on the stack and copied in whole
   // stalls on loading what was just stored in narrower pieces (the largest cost of a block here).
   ExecBlock* b = std::get_if<ExecBlock>(&held_block_.body);
@@ -319,13 +334,13 @@ void FlowToModel::TakeBlock(const pt_block& block, const FlowStep& step, const X
   b->end = BlockEnd::kUnknown;
   b->mode = ToExecMode(block.mode);
   b->speculative = block.speculative;
-  b->truncated = block.truncated;
+  b->truncated = truncated;
   b->end_time_ns = kUnknownTime;
   held_kind_ = known ? known->kind : X86Kind::kOther;
   EventHeader& h = held_block_.header;
   h.time_ns = kUnknownTime;
-  h.tsc = step.tsc ? *step.tsc : kUnknownTime;
-  h.offset = options_.offset_base + step.offset;
+  h.tsc = block.has_tsc ? block.tsc : kUnknownTime;
+  h.offset = options_.offset_base + block.offset;
   h.cpu = options_.cpu;
   h.pid = options_.pid;
   h.tid = options_.tid;

@@ -29,6 +29,23 @@ struct FlowStep {
   std::optional<uint64_t> tsc;  // the decoder's time after it, when known
 };
 
+// A block the fast engine walked, with its last instruction decoded: what OnBlock's pt_block and
+// FlowStep say about it, in the few fields the fast engine knows (never truncated: it hands an
+// instruction that crosses sections to libipt).
+struct WalkedBlock {
+  uint64_t ip = 0;      // the first instruction
+  uint64_t end_ip = 0;  // the last instruction
+  uint32_t ninsn = 0;
+  pt_exec_mode mode = ptem_unknown;
+  int isid = 0;
+  bool speculative = false;
+  bool has_tsc = false;
+  uint64_t tsc = 0;             // FlowStep::tsc, when has_tsc
+  uint64_t offset = 0;          // FlowStep::offset
+  uint64_t decoder_offset = 0;  // FlowStep::decoder_offset
+  const X86Insn* last = nullptr;
+};
+
 class FlowObserver {
  public:
   virtual ~FlowObserver() = default;
@@ -45,6 +62,21 @@ class FlowObserver {
   virtual void OnBlockWithLast(const pt_block& block, const FlowStep& step, const X86Insn& last) {
     (void)last;
     OnBlock(block, step);
+  }
+  // A block of the fast engine; by default passed on as OnBlockWithLast.
+  virtual void OnWalkedBlock(const WalkedBlock& walked) {
+    pt_block block{};
+    block.ip = walked.ip;
+    block.end_ip = walked.end_ip;
+    block.ninsn = static_cast<uint16_t>(walked.ninsn);
+    block.mode = walked.mode;
+    block.isid = walked.isid;
+    block.speculative = walked.speculative ? 1 : 0;
+    FlowStep step;
+    step.offset = walked.offset;
+    step.decoder_offset = walked.decoder_offset;
+    if (walked.has_tsc) step.tsc = walked.tsc;
+    OnBlockWithLast(block, step, *walked.last);
   }
   // An instruction (instruction decoder), also the one decoded just before an error.
   virtual void OnInsn(const pt_insn& insn, const FlowStep& step) = 0;

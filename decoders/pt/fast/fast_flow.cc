@@ -78,6 +78,7 @@ int FastFlowDecoder::BlkStatus(int flags) const {
 int FastFlowDecoder::FetchEvent() {
   if (process_event_) return 1;
   if (!(status_ & pts_event_pending)) return 0;
+  time_offset_ = UINT64_MAX;  // reading events is not reading TNT bits: ask for the time again
   const int status = pt_qry_event(qry_, &event_, sizeof event_);
   if (status < 0) return status;
   process_event_ = true;
@@ -94,6 +95,7 @@ int FastFlowDecoder::SyncForward() {
   speculative_ = false;
   std::memset(&event_, 0, sizeof event_);
   ret_top_ = ret_bottom_ = 0;
+  time_offset_ = UINT64_MAX;
   const int status = pt_qry_sync_forward(qry_, &ip_);
   if (status < 0) return status;
   status_ = status;
@@ -359,6 +361,17 @@ int FastFlowDecoder::Next(Walk& walk) {
   return Proceed(walk);
 }
 
+// Next when no event waits and tracing is on (most blocks): Proceed without its questions.
+inline int FastFlowDecoder::NextPlain(Walk& walk) {
+  walk.ip = ip_;
+  walk.mode = mode_;
+  walk.speculative = speculative_;
+  const int status = ProceedNoEvent(walk);
+  if (status < 0) return status;
+  if (!(status_ & pts_event_pending)) return BlkStatus(0);
+  return ProceedTrailingEvent(true);
+}
+
 int FastFlowDecoder::Event(pt_event& out) {
   if (!process_event_) return -pte_bad_query;
   pt_event& ev = event_;
@@ -430,21 +443,28 @@ uint64_t FastFlowDecoder::EmitWalk(FlowObserver& observer, const Walk& walk, uin
   uint64_t after = 0;
   pt_qry_get_offset(qry_, &after);
   if (walk.ninsn == 0) return after;
-  pt_block block;
-  std::memset(&block, 0, sizeof block);
+  WalkedBlock block;
   block.ip = walk.ip;
   block.end_ip = walk.end_ip;
-  block.ninsn = static_cast<uint16_t>(walk.ninsn);
+  block.ninsn = static_cast<uint32_t>(walk.ninsn);
   block.mode = walk.mode;
   block.isid = walk.isid;
-  block.speculative = walk.speculative ? 1 : 0;
-  FlowStep step;
-  step.offset = offset;
-  step.decoder_offset = after;
-  uint64_t tsc = 0;
-  uint32_t lost_mtc = 0, lost_cyc = 0;
-  if (pt_qry_time(qry_, &tsc, &lost_mtc, &lost_cyc) >= 0) step.tsc = tsc;
-  observer.OnBlockWithLast(block, step, *walk.last);
+  block.speculative = walk.speculative;
+  block.offset = offset;
+  block.decoder_offset = after;
+  block.last = walk.last;
+  // The query decoder's time changes only with the packets it reads, which move its offset: at
+  // the offset it was last asked at, the answer is the same (blocks ended by bits of one TNT).
+  if (after != time_offset_) {
+    uint64_t tsc = 0;
+    uint32_t lost_mtc = 0, lost_cyc = 0;
+    time_known_ = pt_qry_time(qry_, &tsc, &lost_mtc, &lost_cyc) >= 0;
+    time_tsc_ = tsc;
+    time_offset_ = after;
+  }
+  block.has_tsc = time_known_;
+  block.tsc = time_tsc_;
+  observer.OnWalkedBlock(block);
   return after;
 }
 
@@ -523,7 +543,8 @@ FastFlowOutcome FastFlowDecoder::Run(FlowObserver& observer, uint64_t trust_end)
     if (known_offset) offset = *known_offset;
     else pt_qry_get_offset(qry_, &offset);
     Walk walk;
-    status = Next(walk);
+    status = process_event_ || (status_ & pts_event_pending) || !enabled_ ? Next(walk)
+                                                                          : NextPlain(walk);
     if (status < 0) {
       if (status == -pte_eos) EmitWalk(observer, walk, offset);  // as libipt: the partial block
       break;

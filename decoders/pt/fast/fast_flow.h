@@ -63,6 +63,7 @@ class FastFlowDecoder {
   int FetchEvent();
   int SyncForward();
   int Next(Walk& walk);
+  int NextPlain(Walk& walk);
   int Event(pt_event& out);
   int Proceed(Walk& walk);
   int ProceedEvent(Walk& walk);
@@ -96,6 +97,10 @@ class FastFlowDecoder {
   // The return stack for compressed returns: 64 entries, the oldest overwritten.
   uint64_t retstack_[65] = {};
   uint8_t ret_top_ = 0, ret_bottom_ = 0;
+  // The decoder's time as last asked at offset time_offset_ (EmitWalk); UINT64_MAX: ask again.
+  uint64_t time_offset_ = UINT64_MAX;
+  uint64_t time_tsc_ = 0;
+  bool time_known_ = false;
 };
 
 }  // namespace ptprof::pt::fast
