@@ -6,10 +6,12 @@
 #include <algorithm>
 #include <exception>
 #include <map>
+#include <thread>
 
 #include <opencsd/c_api/opencsd_c_api.h>
 
 #include "decoders/etm/element_events.h"
+#include "decoders/etm/etm_segments.h"
 
 namespace ptprof::etm {
 
@@ -99,6 +101,7 @@ struct EtmDecoder::Impl {
   dcd_tree_handle_t tree = C_API_INVALID_TREE_HANDLE;
   BufferFormat format = BufferFormat::kCoreSightFrames;
   EtmDecodeOptions options;
+  std::vector<SourceConfig> sources;
   std::map<uint8_t, Protocol> protocol_of_id;
   std::map<uint8_t, int32_t> cpu_of_id;
   // The code OpenCSD reads, through one callback accessor over the whole address space.
@@ -114,6 +117,9 @@ struct EtmDecoder::Impl {
   const std::vector<uint8_t>* trace = nullptr;
   std::unique_ptr<ElementTranslator> translator;
   EtmDecodeStats stats;
+  // When set, one entry per event passed to the sink: 0x80 | trace ID for an element, 0 for a
+  // gap of ptprof's own.
+  std::vector<uint8_t>* element_marks = nullptr;
   std::string callback_error;
 
   ~Impl() {
@@ -155,6 +161,7 @@ struct EtmDecoder::Impl {
       } else if (std::holds_alternative<TraceGap>(ev.body)) {
         ++self->stats.gaps;
       }
+      if (self->element_marks) self->element_marks->push_back(0x80 | (chan & 0x7f));
       self->sink->OnEvent(ev);
     } catch (const std::exception& e) {
       self->callback_error = e.what();
@@ -203,16 +210,25 @@ struct EtmDecoder::Impl {
     std::vector<uint8_t> stripped;
     if (format == BufferFormat::kDstreamFrames) stripped = WithoutDstreamFooters(input);
     const std::vector<uint8_t>& bytes = format == BufferFormat::kDstreamFrames ? stripped : input;
-    uint64_t pos = 0;
-    const uint64_t step = format == BufferFormat::kSingleSource ? 1 : 16;
-    // The deformatter takes whole 16-byte frames only: a buffer cut inside a frame decodes up
-    // to its last whole frame, and the rest is reported as truncated.
-    const uint64_t usable = bytes.size() / step * step;
-    while (pos < usable) {
-      uint32_t chunk = static_cast<uint32_t>(std::min<uint64_t>(usable - pos, 1u << 20));
+    const uint64_t usable = bytes.size() / FrameStep() * FrameStep();
+    FeedRange(bytes.data(), 0, usable, true);
+    if (usable < bytes.size()) ReportTruncated(usable, bytes.size() - usable);
+  }
+
+  // 16 for frames: the deformatter takes whole 16-byte frames only, so a buffer cut inside a
+  // frame decodes up to its last whole frame and the rest is reported as truncated.
+  uint64_t FrameStep() const { return format == BufferFormat::kSingleSource ? 1 : 16; }
+
+  // Feeds bytes [begin, end) of `bytes` (indices are offsets in `bytes`), then the end of the
+  // trace when `last` (which flushes what the decoders hold back).
+  void FeedRange(const uint8_t* bytes, uint64_t begin, uint64_t end, bool last) {
+    uint64_t pos = begin;
+    const uint64_t step = FrameStep();
+    while (pos < end) {
+      uint32_t chunk = static_cast<uint32_t>(std::min<uint64_t>(end - pos, 1u << 20));
       uint32_t used = 0;
       ocsd_datapath_resp_t resp =
-          ocsd_dt_process_data(tree, OCSD_OP_DATA, pos, chunk, bytes.data() + pos, &used);
+          ocsd_dt_process_data(tree, OCSD_OP_DATA, pos, chunk, bytes + pos, &used);
       if (OCSD_DATA_RESP_IS_WAIT(resp)) {
         uint32_t none = 0;
         ocsd_dt_process_data(tree, OCSD_OP_FLUSH, 0, 0, nullptr, &none);
@@ -232,9 +248,9 @@ struct EtmDecoder::Impl {
       if (used == 0 && !OCSD_DATA_RESP_IS_WAIT(resp)) break;  // no progress: stop, never spin
       pos += used;
     }
+    if (!last) return;
     uint32_t none = 0;
     ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, nullptr, &none);
-    if (usable < bytes.size()) ReportTruncated(usable, bytes.size() - usable);
   }
 
   void ReportTruncated(uint64_t at, uint64_t size) {
@@ -248,6 +264,7 @@ struct EtmDecoder::Impl {
       g.detail = why;
       ev.body = g;
       ++stats.gaps;
+      if (element_marks) element_marks->push_back(0);
       sink->OnEvent(ev);
     } else if (line) {
       char head[64];
@@ -267,6 +284,7 @@ struct EtmDecoder::Impl {
       g.detail = head + why;
       ev.body = g;
       ++stats.gaps;
+      if (element_marks) element_marks->push_back(0);
       sink->OnEvent(ev);
     } else if (line) {
       (*line)(std::string(head) + why);
@@ -284,6 +302,7 @@ Result<std::unique_ptr<EtmDecoder>> EtmDecoder::Create(BufferFormat format,
     auto impl = std::make_unique<Impl>();
     impl->format = format;
     impl->options = options;
+    impl->sources = sources;
     ocsd_dcd_tree_src_t src = format == BufferFormat::kSingleSource ? OCSD_TRC_SRC_SINGLE
                                                                     : OCSD_TRC_SRC_FRAME_FORMATTED;
     uint32_t flags = format == BufferFormat::kCoreSightFrames ? OCSD_DFRMTR_FRAME_MEM_ALIGN
@@ -408,6 +427,18 @@ Status EtmDecoder::AddMemory(const MemoryImage& image) {
 }
 
 EtmDecodeStats EtmDecoder::Decode(const std::vector<uint8_t>& trace, EventSink& sink) {
+  const unsigned jobs = DefaultEtmDecodeJobs();
+  // STM (software trace) keeps state its events do not show (the current master): one piece.
+  const bool has_stm = std::any_of(impl_->sources.begin(), impl_->sources.end(),
+                                   [](const SourceConfig& s) { return s.protocol == Protocol::kStm; });
+  if (jobs > 1 && !impl_->options.packets_only && !has_stm &&
+      impl_->format != BufferFormat::kDstreamFrames) {
+    const uint64_t step = impl_->FrameStep();
+    const uint64_t segment = DefaultEtmSegmentBytes();
+    std::vector<EtmSegment> plan =
+        PlanEtmSegments(trace.size() / step * step, segment, step, EtmOverlapFor(segment));
+    if (plan.size() >= 2) return DecodeParallel(trace, plan, jobs, sink);
+  }
   impl_->stats = {};
   impl_->sink = &sink;
   impl_->line = nullptr;
@@ -420,6 +451,34 @@ EtmDecodeStats EtmDecoder::Decode(const std::vector<uint8_t>& trace, EventSink& 
   sink.OnEnd();
   impl_->sink = nullptr;
   return impl_->stats;
+}
+
+EtmDecodeStats EtmDecoder::DecodePiece(const std::vector<uint8_t>& trace, uint64_t begin,
+                                       uint64_t end, bool last, EventSink& sink,
+                                       std::vector<uint8_t>& marks) {
+  impl_->stats = {};
+  impl_->sink = &sink;
+  impl_->line = nullptr;
+  impl_->element_marks = &marks;
+  impl_->translator = std::make_unique<ElementTranslator>(impl_->cpu_of_id);
+  try {
+    const uint64_t usable = trace.size() / impl_->FrameStep() * impl_->FrameStep();
+    impl_->FeedRange(trace.data(), begin, std::min(end, usable), last);
+    if (last && usable < trace.size()) impl_->ReportTruncated(usable, trace.size() - usable);
+  } catch (const std::exception& e) {
+    ++impl_->stats.fatal_errors;
+    impl_->ReportFatal(end, std::string("OpenCSD exception: ") + e.what());
+  }
+  impl_->sink = nullptr;
+  impl_->element_marks = nullptr;
+  return impl_->stats;
+}
+
+Result<std::unique_ptr<EtmDecoder>> EtmDecoder::Clone() const {
+  auto clone = Create(impl_->format, impl_->sources, impl_->options);
+  if (!clone) return clone;
+  (*clone)->impl_->regions = impl_->regions;
+  return clone;
 }
 
 EtmDecodeStats EtmDecoder::ListPackets(const std::vector<uint8_t>& trace,

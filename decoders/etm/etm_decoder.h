@@ -17,6 +17,8 @@
 
 namespace ptprof::etm {
 
+struct EtmSegment;  // etm_segments.h
+
 // Code bytes at an address, e.g. a snapshot [dump] or a perf mmap of a binary.
 struct MemoryImage {
   uint64_t address = 0;
@@ -42,7 +44,16 @@ struct EtmDecodeStats {
   uint64_t instructions = 0;
   uint64_t gaps = 0;
   uint64_t fatal_errors = 0;
+  // A parallel decode (--jobs over 1, etm_segments.h): the pieces, how many joined their
+  // predecessor, and why the rest was decoded in one piece, if it was.
+  uint64_t segments = 0;
+  uint64_t joined = 0;
+  std::string sequential_because;
 };
+
+// How a Decode went, for --verbose: "decoded in one piece", or in how many segments, how many
+// joined and why the rest was decoded in one piece.
+std::string HowDecoded(const EtmDecodeStats& stats);
 
 class EtmDecoder {
  public:
@@ -58,7 +69,10 @@ class EtmDecoder {
   // (the caller decides whether that is fatal); the very same image again is ignored.
   Status AddMemory(const MemoryImage& image);
 
-  // Decodes `trace` into events for `sink` (then calls sink.OnEnd()).
+  // Decodes `trace` into events for `sink` (then calls sink.OnEnd()). With more than one job
+  // (DefaultEtmDecodeJobs) and a frame-formatted or single-source buffer of two segments or
+  // more with no STM source, pieces are decoded on several threads and stitched
+  // (etm_segments.h): the same events.
   EtmDecodeStats Decode(const std::vector<uint8_t>& trace, EventSink& sink);
 
   // Lists the packets of `trace`: one line per packet, "Idx:<offset>; ID:<hex id>; [<bytes>];\t<packet>",
@@ -72,6 +86,16 @@ class EtmDecoder {
  private:
   struct Impl;
   explicit EtmDecoder(std::unique_ptr<Impl> impl);
+  // Another decoder of the same sources, options and memory (one per thread).
+  Result<std::unique_ptr<EtmDecoder>> Clone() const;
+  // Decode on several threads along `plan` (etm_parallel_decode.cc).
+  EtmDecodeStats DecodeParallel(const std::vector<uint8_t>& trace,
+                                const std::vector<EtmSegment>& plan, unsigned jobs,
+                                EventSink& sink);
+  // Feeds bytes [begin, end) of `trace` (end clamped to its last whole frame) to this decoder's fresh tree, the end of the trace when
+  // `last`; `marks` gets 0x80 | trace ID per element event, 0 per gap of ptprof's own. Does not call OnEnd().
+  EtmDecodeStats DecodePiece(const std::vector<uint8_t>& trace, uint64_t begin, uint64_t end,
+                             bool last, EventSink& sink, std::vector<uint8_t>& marks);
   std::unique_ptr<Impl> impl_;
   std::vector<std::string> warnings_;
 };

@@ -2,7 +2,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "decoders/pt/event_equality.h"
+#include "src/model/event_equality.h"
 #include "decoders/pt/flow_testing.h"
 
 using namespace ptprof;

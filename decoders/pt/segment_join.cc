@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "decoders/pt/event_equality.h"
+#include "src/model/event_equality.h"
 
 namespace ptprof::pt {
 

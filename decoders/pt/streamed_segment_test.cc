@@ -2,7 +2,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "decoders/pt/event_equality.h"
+#include "src/model/event_equality.h"
 
 using namespace ptprof;
 using namespace ptprof::pt;

@@ -67,18 +67,19 @@ int RunDecode(const DecodeOptions& options) {
     if (!etm) return ReportBadInput(etm.error().message);
     if (*etm && (*etm)->kind == kCoreSightSnapshotSource)
       return RunSnapshotDecode({(*etm)->path, options.format, options.in.streams, options.insn,
-                                options.etm_src_addr_n});
+                                options.etm_src_addr_n, options.verbose});
     if (*etm)
       if (auto status = RunPerfEtmDecode({(*etm)->path, options.format, options.in.streams,
-                                          options.insn, (*etm)->symfs, (*etm)->symfs}))
+                                          options.insn, (*etm)->symfs, (*etm)->symfs,
+                                          options.verbose}))
         return *status;
   }
   if (auto kind = ClassifyPath(trace_file); kind && *kind == InputKind::kCoreSightSnapshot)
     return RunSnapshotDecode({trace_file, options.format, options.in.streams, options.insn,
-                              options.etm_src_addr_n});  // etm_snapshot.cc
+                              options.etm_src_addr_n, options.verbose});  // etm_snapshot.cc
   else if (kind && (*kind == InputKind::kPerfData || *kind == InputKind::kPerfDataPipe))
     if (auto status = RunPerfEtmDecode({trace_file, options.format, options.in.streams, options.insn,
-                                        options.in.symfs, options.in.buildid_dir}))
+                                        options.in.symfs, options.in.buildid_dir, options.verbose}))
       return *status;  // a cs_etm perf.data: etm_perf_data.cc
 
   auto raw = options.in.ToRawInput();

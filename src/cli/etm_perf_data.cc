@@ -223,6 +223,9 @@ std::optional<int> RunPerfEtmDecode(const PerfEtmCommandOptions& options) {
       if (stats.fatal_errors)
         Warn(options.path + ": stream " + stream->name + ": " + std::to_string(stats.fatal_errors) +
              " decoder error(s); decoding resumed after each");
+      if (options.verbose)
+        std::fprintf(stderr, "ptprof: %s: stream %s: %s\n", options.path.c_str(),
+                     stream->name.c_str(), etm::HowDecoded(stats).c_str());
     });
     if (status != kExitOk) return status;
   }

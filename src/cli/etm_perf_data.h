@@ -23,6 +23,7 @@ struct PerfEtmCommandOptions {
   bool insn = false;
   std::string symfs;
   std::string buildid_dir;
+  bool verbose = false;  // decode: say how each buffer was decoded (segments)
 };
 
 // The exit status of decoding `options.path`, or nullopt when it is not a cs_etm perf.data (the

@@ -166,6 +166,8 @@ int RunSnapshotDecode(const SnapshotCommandOptions& options) {
   EventSink& sink = options.insn ? static_cast<EventSink&>(expansion) : writer;
   etm::EtmDecodeStats stats = d->decoder->Decode(d->trace, sink);
   WarnGaps(options.dir, stats);
+  if (options.verbose)
+    std::fprintf(stderr, "ptprof: %s: %s\n", options.dir.c_str(), etm::HowDecoded(stats).c_str());
   return kExitOk;
 }
 

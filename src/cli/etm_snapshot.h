@@ -12,6 +12,7 @@ struct SnapshotCommandOptions {
   std::vector<std::string> sources;     // --stream: trace source names (ETM_0, ...); empty: all
   bool insn = false;                    // decode: one record per instruction
   bool src_addr_n = false;              // decode: ETE/ETMv4 ranges split at N atoms
+  bool verbose = false;                 // decode: say how the buffer was decoded (segments)
 };
 
 // `label`: the input as shown (the .ptar a snapshot was restored from); empty: options.dir.

@@ -1,5 +1,6 @@
 #include "src/cli/input_options.h"
 
+#include "decoders/etm/etm_segments.h"
 #include "decoders/pt/parallel_flow.h"
 
 #include <cstdlib>
@@ -86,11 +87,20 @@ void AddAddrFilterOption(CLI::App& app, InputOptions& options) {
 
 void AddFlowDecodeOptions(CLI::App& app) {
   app.add_option_function<unsigned>(
-         "--jobs", [](unsigned jobs) { pt::SetDefaultDecodeJobs(jobs); },
-         "decode a PT stream on N threads, in segments cut at PSBs (default 1)")
+         "--jobs",
+         [](unsigned jobs) {
+           pt::SetDefaultDecodeJobs(jobs);
+           etm::SetDefaultEtmDecodeJobs(jobs);
+         },
+         "decode a trace stream on N threads, in segments cut at PSBs (PT) or frames (CoreSight) "
+         "(default 1)")
       ->check(CLI::Range(1, 1024));
   app.add_option_function<uint64_t>(
-         "--psb-segment", [](uint64_t bytes) { pt::SetDefaultSegmentBytes(bytes); },
+         "--psb-segment",
+         [](uint64_t bytes) {
+           pt::SetDefaultSegmentBytes(bytes);
+           etm::SetDefaultEtmSegmentBytes(bytes);
+         },
          "bytes of trace per parallel segment (default 262144)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
   app.add_option_function<std::string>(

@@ -1,9 +1,8 @@
-#include "decoders/pt/event_equality.h"
+#include "src/model/event_equality.h"
 
 #include <catch2/catch.hpp>
 
 using namespace ptprof;
-using namespace ptprof::pt;
 
 TEST_CASE("SameEvent compares the header and every body field", "[event_equality]") {
   ExecBlock block;

@@ -1,15 +1,12 @@
-#include "decoders/pt/event_equality.h"
+#include "src/model/event_equality.h"
 
 #include <cstring>
 #include <tuple>
 
-namespace ptprof::pt {
+namespace ptprof {
 
 namespace {
 
-auto Fields(const EventHeader& h) {
-  return std::tie(h.time_ns, h.tsc, h.offset, h.cpu, h.pid, h.tid);
-}
 auto Fields(const ExecBlock& b) {
   return std::tie(b.first_ip, b.last_ip, b.insns, b.last_insn_size, b.end, b.mode, b.speculative,
                   b.truncated, b.end_time_ns);
@@ -40,7 +37,15 @@ bool SameBody(const T& a, const T& b) {
 }  // namespace
 
 bool SameEvent(const TraceEvent& a, const TraceEvent& b) {
-  if (a.body.index() != b.body.index() || Fields(a.header) != Fields(b.header)) return false;
+  return a.header.tsc == b.header.tsc && SameEventBesidesTsc(a, b);
+}
+
+bool SameEventBesidesTsc(const TraceEvent& a, const TraceEvent& b) {
+  const EventHeader& x = a.header;
+  const EventHeader& y = b.header;
+  if (a.body.index() != b.body.index() || x.time_ns != y.time_ns || x.offset != y.offset ||
+      x.cpu != y.cpu || x.pid != y.pid || x.tid != y.tid)
+    return false;
   return std::visit(
       [&](const auto& body) {
         using T = std::decay_t<decltype(body)>;
@@ -49,4 +54,4 @@ bool SameEvent(const TraceEvent& a, const TraceEvent& b) {
       a.body);
 }
 
-}  // namespace ptprof::pt
+}  // namespace ptprof

@@ -1,0 +1,55 @@
+#pragma once
+// Where a CoreSight trace buffer is cut to decode it on several threads, and where the decodes of
+// two neighbouring pieces hand over to each other.
+//
+// A piece is decoded by a fresh OpenCSD decode tree from its first byte (a frame boundary for
+// formatted buffers) on past its end into the next piece: each source's packet processor waits
+// for its next alignment synchronisation (A-sync) and then decodes as the uncut decode does.
+// Nothing is flushed at a piece's end (no end-of-trace), so the events of a piece's decode are
+// a prefix of what the same decoder emits when fed on to the end. Where the previous piece's
+// events from some point on equal a run of the next piece's events field for field, in exactly
+// one line-up, the next decode has caught up with the uncut one, and the stream goes on with it.
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "src/model/trace_event.h"
+
+namespace ptprof::etm {
+
+// The process-wide --jobs and --psb-segment of ETM decodes (1 and 256 KiB at first).
+void SetDefaultEtmDecodeJobs(unsigned jobs);
+unsigned DefaultEtmDecodeJobs();
+void SetDefaultEtmSegmentBytes(uint64_t bytes);
+uint64_t DefaultEtmSegmentBytes();
+
+struct EtmSegment {
+  uint64_t begin = 0;  // the first byte decoded
+  uint64_t cut = 0;    // where the next piece begins (the end of the buffer for the last)
+  uint64_t end = 0;    // the decode reads on to here
+};
+
+// Pieces of about `segment_bytes` over the first `usable` bytes, cut at multiples of `align`
+// (16 for frame-formatted buffers), each read on past its cut by `overlap` bytes. Fewer than two
+// pieces: not worth cutting.
+std::vector<EtmSegment> PlanEtmSegments(uint64_t usable, uint64_t segment_bytes, uint64_t align,
+                                        uint64_t overlap);
+
+// How far a piece reads into the next one: enough for the sources of a multi-source buffer to
+// meet an A-sync and a timestamp each, as a share of the piece, at least 16 KiB.
+uint64_t EtmOverlapFor(uint64_t segment_bytes);
+
+struct EtmJoin {
+  size_t prev_end = 0;    // the stream takes prev[from, prev_end) ...
+  size_t next_begin = 0;  // ... then next[next_begin, ...)
+};
+
+// Where the decode of the previous piece (whose events from `prev_from` on are still to be
+// passed on) hands over to the next piece's decode, which began at byte `next_begin`: the
+// earliest event of prev at or after that byte from which all of prev's remaining events equal
+// a run of next's, with exactly one such run. None: the pieces cannot be stitched.
+std::optional<EtmJoin> FindEtmJoin(const std::vector<TraceEvent>& prev, size_t prev_from,
+                                   const std::vector<TraceEvent>& next, uint64_t next_begin);
+
+}  // namespace ptprof::etm
