@@ -135,10 +135,11 @@ TraceEvent ElementTranslator::Translate(const ocsd_generic_trace_elem& e, uint64
         default: c.security = PeContext::Security::kNonSecure; break;
       }
       c.is_64bit = e.context.bits64;
-      c.context_id = e.context.context_id;
+      // OpenCSD leaves an ID it was not given uninitialised: only a valid one is kept.
       c.has_context_id = e.context.ctxt_id_valid;
-      c.vmid = e.context.vmid;
+      c.context_id = c.has_context_id ? e.context.context_id : 0;
       c.has_vmid = e.context.vmid_valid;
+      c.vmid = c.has_vmid ? e.context.vmid : 0;
       ev.body = c;
       break;
     }

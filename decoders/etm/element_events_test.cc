@@ -79,3 +79,20 @@ TEST_CASE("exceptions, contexts, timestamps and gaps are translated") {
   e.unsync_eot_info = UNSYNC_OVERFLOW;
   CHECK(std::get<TraceGap>(t.Translate(e, 0, 1).body).reason == GapReason::kOverflow);
 }
+
+TEST_CASE("a PE context keeps only the IDs OpenCSD says are valid") {
+  ocsd_generic_trace_elem e;
+  ocsd_gen_elem_init(&e, OCSD_GEN_TRC_ELEM_PE_CONTEXT);
+  e.context.ctxt_id_valid = 0;
+  e.context.context_id = 0xdeadbeef;  // what OpenCSD may leave there
+  e.context.vmid_valid = 1;
+  e.context.vmid = 7;
+  ElementTranslator t({});
+  TraceEvent ev = t.Translate(e, 0, 0x10);
+  const auto* c = std::get_if<PeContext>(&ev.body);
+  REQUIRE(c);
+  CHECK_FALSE(c->has_context_id);
+  CHECK(c->context_id == 0);
+  CHECK(c->has_vmid);
+  CHECK(c->vmid == 7);
+}

@@ -75,6 +75,13 @@ class EtmDecoder {
   // (etm_segments.h): the same events.
   EtmDecodeStats Decode(const std::vector<uint8_t>& trace, EventSink& sink);
 
+  // Feeds bytes [begin, end) of `trace` (end clamped to its last whole frame) to this decoder,
+  // which must be fresh (a reset tree reports "no sync" differently), then the end of the trace
+  // when `last`. `marks` gets 0x80 | trace ID per element event, 0 per gap of ptprof's own.
+  // Does not call OnEnd().
+  EtmDecodeStats DecodePiece(const std::vector<uint8_t>& trace, uint64_t begin, uint64_t end,
+                             bool last, EventSink& sink, std::vector<uint8_t>& marks);
+
   // Lists the packets of `trace`: one line per packet, "Idx:<offset>; ID:<hex id>; [<bytes>];\t<packet>",
   // and a line per fatal error.
   EtmDecodeStats ListPackets(const std::vector<uint8_t>& trace,
@@ -92,10 +99,6 @@ class EtmDecoder {
   EtmDecodeStats DecodeParallel(const std::vector<uint8_t>& trace,
                                 const std::vector<EtmSegment>& plan, unsigned jobs,
                                 EventSink& sink);
-  // Feeds bytes [begin, end) of `trace` (end clamped to its last whole frame) to this decoder's fresh tree, the end of the trace when
-  // `last`; `marks` gets 0x80 | trace ID per element event, 0 per gap of ptprof's own. Does not call OnEnd().
-  EtmDecodeStats DecodePiece(const std::vector<uint8_t>& trace, uint64_t begin, uint64_t end,
-                             bool last, EventSink& sink, std::vector<uint8_t>& marks);
   std::unique_ptr<Impl> impl_;
   std::vector<std::string> warnings_;
 };

@@ -1,12 +1,14 @@
 // EtmDecoder::DecodeParallel: a CoreSight buffer decoded in pieces on several threads and
 // stitched where neighbouring decodes agree (etm_segments.h), so that the sink sees exactly the
-// events of the decode in one piece. Pieces are decoded a wave of `jobs` at a time, each by a
-// fresh decode tree made on this thread; what a wave holds is its pieces' events and the last
-// piece of the wave before. Where two pieces do not join, or a piece meets a decoder error, the
-// rest is decoded in one piece from the start of the last piece that joined, whose events it
-// repeats first (they are skipped).
+// events of the decode in one piece. Where two pieces do not join, or a piece meets a decoder
+// error, the rest is decoded in one piece from the start of the last piece that joined, whose events it
+// repeats first (they are skipped). `jobs` threads decode pieces ahead (at most jobs + 1) while
+// this thread stitches and passes events on.
 #include <cinttypes>
+#include <condition_variable>
 #include <cstdio>
+#include <functional>
+#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -120,6 +122,124 @@ std::string HowDecoded(const EtmDecodeStats& stats) {
   return text;
 }
 
+// Decodes the pieces of a plan on `jobs` threads, in order and at most `jobs` + 1 pieces ahead of
+// the one the stitching thread waits for, each piece by a fresh decoder: OpenCSD keeps its decode
+// trees in process-wide lists, so they are made and destroyed on the stitching thread (in Take)
+// and handed to the threads. Recycles the memory of pieces given back.
+class PieceWorkers {
+ public:
+  using Make = std::function<Result<std::unique_ptr<EtmDecoder>>()>;
+  PieceWorkers(const std::vector<uint8_t>& trace, const std::vector<EtmSegment>& plan,
+               unsigned jobs, Make make)
+      : trace_(trace), plan_(plan), jobs_(jobs), make_(std::move(make)), done_(plan.size()) {}
+  ~PieceWorkers() { Stop(); }
+
+  // Makes the first decoders and starts the threads; an error when a decoder cannot be made.
+  Status Start() {
+    if (auto st = TopUp(); !st) return st;
+    for (unsigned t = 0; t < jobs_; ++t) threads_.emplace_back([this] { Work(); });
+    return {};
+  }
+
+  // Piece `i`, once decoded (waits for it); an error when a decoder cannot be made.
+  Result<Piece> Take(size_t i) {
+    if (auto st = TopUp(); !st) return tl::unexpected(st.error());
+    std::unique_lock<std::mutex> lock(mutex_);
+    wanted_ = i;
+    wake_.notify_all();
+    ready_.wait(lock, [&] { return done_[i].has_value(); });
+    Piece piece = std::move(*done_[i]);
+    done_[i].reset();
+    return piece;
+  }
+  void GiveBack(Piece piece) {
+    piece.events.clear();
+    piece.marks.clear();
+    std::lock_guard<std::mutex> lock(mutex_);
+    free_.push_back(std::move(piece));
+  }
+  // Lets the threads finish the piece they decode and waits for them.
+  void Stop() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (std::thread& thread : threads_) thread.join();
+    threads_.clear();
+  }
+
+ private:
+  // Destroys the decoders used and makes fresh ones, enough for every piece the threads may
+  // start before the next Take.
+  Status TopUp() {
+    std::vector<std::unique_ptr<EtmDecoder>> used;
+    size_t have = 0;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      used.swap(used_);
+      have = fresh_.size();
+    }
+    used.clear();
+    std::vector<std::unique_ptr<EtmDecoder>> made;
+    for (; have + made.size() < jobs_ + 1u; ) {
+      auto decoder = make_();
+      if (!decoder) return tl::unexpected(decoder.error());
+      made.push_back(std::move(*decoder));
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto& decoder : made) fresh_.push_back(std::move(decoder));
+    wake_.notify_all();
+    return {};
+  }
+
+  void Work() {
+    for (;;) {
+      size_t i = 0;
+      Piece piece;
+      std::unique_ptr<EtmDecoder> decoder;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] {
+          return stop_ || next_ >= plan_.size() ||
+                 (next_ <= wanted_ + jobs_ && !fresh_.empty());
+        });
+        if (stop_ || next_ >= plan_.size()) return;
+        i = next_++;
+        decoder = std::move(fresh_.back());
+        fresh_.pop_back();
+        if (!free_.empty()) {
+          piece = std::move(free_.back());
+          free_.pop_back();
+        }
+      }
+      const EtmSegment& s = plan_[i];
+      Collect into(piece.events);
+      piece.stats = decoder->DecodePiece(trace_, s.begin, s.end, i + 1 == plan_.size(), into,
+                                         piece.marks);
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        done_[i] = std::move(piece);
+        used_.push_back(std::move(decoder));
+      }
+      ready_.notify_all();
+    }
+  }
+
+  const std::vector<uint8_t>& trace_;
+  const std::vector<EtmSegment>& plan_;
+  const unsigned jobs_;
+  Make make_;
+  std::mutex mutex_;
+  std::condition_variable wake_, ready_;
+  std::vector<std::optional<Piece>> done_;
+  std::vector<Piece> free_;
+  std::vector<std::unique_ptr<EtmDecoder>> fresh_, used_;
+  size_t next_ = 0, wanted_ = 0;
+  bool stop_ = false;
+  std::vector<std::thread> threads_;
+};
+
 EtmDecodeStats EtmDecoder::DecodeParallel(const std::vector<uint8_t>& trace,
                                           const std::vector<EtmSegment>& plan, unsigned jobs,
                                           EventSink& sink) {
@@ -131,47 +251,28 @@ EtmDecodeStats EtmDecoder::DecodeParallel(const std::vector<uint8_t>& trace,
   std::optional<Piece> prev;
   size_t prev_from = 0;
   size_t fallback = plan.size();  // the first piece that did not join
-  for (size_t wave = 0; wave < plan.size() && fallback == plan.size(); wave += jobs) {
-    const size_t n = std::min<size_t>(jobs, plan.size() - wave);
-    std::vector<std::unique_ptr<EtmDecoder>> decoders;
-    for (size_t t = 0; t < n; ++t) {
-      auto clone = Clone();
-      if (!clone) {
-        total.sequential_because = "cannot make another decoder: " + clone.error().message;
-        fallback = wave;
-        break;
-      }
-      decoders.push_back(std::move(*clone));
+  std::optional<PieceWorkers> workers;
+  workers.emplace(trace, plan, jobs, [this] { return Clone(); });
+  if (auto st = workers->Start(); !st) {
+    total.sequential_because = "cannot make another decoder: " + st.error().message;
+    fallback = 0;
+  }
+  for (size_t i = 0; i < plan.size() && fallback == plan.size(); ++i) {
+    auto taken = workers->Take(i);
+    if (!taken) {
+      total.sequential_because = "cannot make another decoder: " + taken.error().message;
+      fallback = i;
+      break;
     }
-    if (fallback != plan.size()) break;
-    std::vector<Piece> pieces(n);
-    auto decode = [&](size_t t) {
-      const EtmSegment& s = plan[wave + t];
-      Collect into(pieces[t].events);
-      pieces[t].stats = decoders[t]->DecodePiece(trace, s.begin, s.end,
-                                                 wave + t + 1 == plan.size(), into,
-                                                 pieces[t].marks);
-    };
-    std::vector<std::thread> threads;
-    for (size_t t = 1; t < n; ++t) threads.emplace_back(decode, t);
-    decode(0);
-    for (std::thread& thread : threads) thread.join();
-    decoders.clear();
-    for (size_t t = 0; t < n; ++t) {
-      const size_t i = wave + t;
-      Piece& piece = pieces[t];
-      if (piece.stats.fatal_errors) {
-        total.sequential_because = "a decoder error in the segment at offset " + Hex(plan[i].begin);
-        fallback = i;
-        break;
-      }
-      if (i == 0) {
-        prev = std::move(piece);
-        prev_from = 0;
-        continue;
-      }
-      const std::optional<EtmJoin> join = FindEtmJoin(prev->events, prev_from, piece.events,
-                                                      plan[i].begin);
+    Piece piece = std::move(*taken);
+    if (piece.stats.fatal_errors) {
+      total.sequential_because = "a decoder error in the segment at offset " + Hex(plan[i].begin);
+      fallback = i;
+      break;
+    }
+    if (i > 0) {
+      const std::optional<EtmJoin> join =
+          FindEtmJoin(prev->events, prev_from, piece.events, plan[i].begin);
       if (!join) {
         total.sequential_because =
             "the segments at offsets " + Hex(plan[i - 1].begin) + " and " + Hex(plan[i].begin) +
@@ -181,11 +282,13 @@ EtmDecodeStats EtmDecoder::DecodeParallel(const std::vector<uint8_t>& trace,
       }
       for (size_t k = prev_from; k < join->prev_end; ++k)
         pass.Pass(prev->events[k], prev->marks[k]);
-      prev = std::move(piece);
+      workers->GiveBack(std::move(*prev));
       prev_from = join->next_begin;
       ++total.joined;
     }
+    prev = std::move(piece);
   }
+  workers->Stop();
   if (fallback == plan.size()) {
     for (size_t k = prev_from; k < prev->events.size(); ++k)
       pass.Pass(prev->events[k], prev->marks[k]);
@@ -196,15 +299,14 @@ EtmDecodeStats EtmDecoder::DecodeParallel(const std::vector<uint8_t>& trace,
     const uint64_t from = fallback == 0 ? 0 : plan[fallback - 1].begin;
     const size_t skip = fallback == 0 ? 0 : prev_from;
     prev.reset();
+    workers.reset();
     auto rest = Clone();
     if (!rest) {
       total.sequential_because += "; cannot make another decoder: " + rest.error().message;
     } else {
       std::vector<uint8_t> marks;
       pass.Follow(marks, skip);
-      Passer& tail = pass;
-      const EtmDecodeStats stats =
-          (*rest)->DecodePiece(trace, from, trace.size(), true, tail, marks);
+      const EtmDecodeStats stats = (*rest)->DecodePiece(trace, from, trace.size(), true, pass, marks);
       total.fatal_errors += stats.fatal_errors;
     }
   }

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <unordered_map>
 
 #include "src/model/event_equality.h"
 
@@ -11,7 +10,7 @@ namespace ptprof::etm {
 namespace {
 
 std::atomic<unsigned> default_jobs{1};
-std::atomic<uint64_t> default_segment_bytes{256 * 1024};
+std::atomic<uint64_t> default_segment_bytes{64 * 1024};
 
 // A join is proved by the whole rest of prev; fewer events than this prove too little.
 constexpr size_t kMinAgreeing = 16;
@@ -57,28 +56,36 @@ std::vector<EtmSegment> PlanEtmSegments(uint64_t usable, uint64_t segment_bytes,
 
 std::optional<EtmJoin> FindEtmJoin(const std::vector<TraceEvent>& prev, size_t prev_from,
                                    const std::vector<TraceEvent>& next, uint64_t next_begin) {
-  // next's events by offset: the candidates for lining up with one of prev's.
-  std::unordered_multimap<uint64_t, size_t> next_at;
-  next_at.reserve(next.size());
-  for (size_t j = 0; j < next.size(); ++j) next_at.emplace(next[j].header.offset, j);
-  for (size_t k = prev_from; k < prev.size(); ++k) {
-    if (prev[k].header.offset < next_begin) continue;
-    const size_t length = prev.size() - k;
-    if (length < kMinAgreeing) return std::nullopt;
-    std::optional<size_t> found;
-    auto [first, last] = next_at.equal_range(prev[k].header.offset);
-    for (auto it = first; it != last; ++it) {
-      const size_t j = it->second;
-      if (j + length > next.size()) continue;
-      bool agree = true;
-      for (size_t i = 0; i < length && agree; ++i) agree = Agree(prev[k + i], next[j + i]);
-      if (!agree) continue;
-      if (found && *found != j) return std::nullopt;  // two line-ups: proves nothing
-      found = j;
+  // The earliest event of prev the stream may hand over at: at or past next's first byte.
+  size_t first = prev_from;
+  while (first < prev.size() && prev[first].header.offset < next_begin) ++first;
+  if (first >= prev.size() || prev.size() - first < kMinAgreeing) return std::nullopt;
+  // Every line-up ends with prev's last event: for each event of next that agrees with it, walk
+  // back while both agree. A line-up that agrees from prev[k] to the end is a join at k; the
+  // join is at the smallest such k, and must be the only line-up there. (Linear: asking each k
+  // in turn compares the same tails again and again.)
+  const size_t last = prev.size() - 1;
+  std::optional<EtmJoin> best;
+  bool ambiguous = false;
+  for (size_t j_last = 0; j_last < next.size(); ++j_last) {
+    if (next[j_last].header.offset != prev[last].header.offset ||
+        !Agree(prev[last], next[j_last]))
+      continue;
+    size_t k = last, j = j_last;
+    while (k > first && j > 0 && Agree(prev[k - 1], next[j - 1])) {
+      --k;
+      --j;
     }
-    if (found) return EtmJoin{k, *found};
+    if (prev.size() - k < kMinAgreeing) continue;
+    if (!best || k < best->prev_end) {
+      best = EtmJoin{k, j};
+      ambiguous = false;
+    } else if (k == best->prev_end) {
+      ambiguous = true;  // two line-ups from the same event: proves nothing
+    }
   }
-  return std::nullopt;
+  if (!best || ambiguous) return std::nullopt;
+  return best;
 }
 
 }  // namespace ptprof::etm

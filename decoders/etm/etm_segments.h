@@ -18,7 +18,8 @@
 
 namespace ptprof::etm {
 
-// The process-wide --jobs and --psb-segment of ETM decodes (1 and 256 KiB at first).
+// The process-wide --jobs and --psb-segment of ETM decodes (1 and 64 KiB at first: a piece's
+// events wait in memory, and CoreSight packs about one event per byte).
 void SetDefaultEtmDecodeJobs(unsigned jobs);
 unsigned DefaultEtmDecodeJobs();
 void SetDefaultEtmSegmentBytes(uint64_t bytes);
