@@ -76,10 +76,14 @@ class Passer : public EventSink {
     if (seen_++ < skip_) return;
     Pass(event, marks_ && !marks_->empty() ? marks_->back() : 0);
   }
+  // The trace IDs with an element other than "no sync" passed on so far.
+  const TraceIds& synced() const { return synced_; }
+
   void Pass(const TraceEvent& event, uint8_t mark) {
     if (mark & 0x80) {
       ++total_.elements;
       const uint8_t id = mark & 0x7f;
+      if (!IsNoSync(event)) synced_.set(id);
       const auto* marker = std::get_if<Marker>(&event.body);
       if (marker && marker->kind == Marker::Kind::kTimestamp) {
         timestamp_of_id_[id] = marker->value;
@@ -109,7 +113,19 @@ class Passer : public EventSink {
   size_t skip_ = 0;
   size_t seen_ = 0;
   std::optional<uint64_t> timestamp_of_id_[128];
+  TraceIds synced_;
 };
+
+// The offset of the first "no sync" element from `from` on other than a decoder's first
+// (init-decoder).
+std::optional<uint64_t> LostSync(const std::vector<TraceEvent>& events, size_t from) {
+  for (size_t k = from; k < events.size(); ++k) {
+    if (!IsNoSync(events[k])) continue;
+    if (std::get<TraceGap>(events[k].body).detail != "no sync: init-decoder")
+      return events[k].header.offset;
+  }
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -271,8 +287,23 @@ EtmDecodeStats EtmDecoder::DecodeParallel(const std::vector<uint8_t>& trace,
       break;
     }
     if (i > 0) {
-      const std::optional<EtmJoin> join =
-          FindEtmJoin(prev->events, prev_from, piece.events, plan[i].begin);
+      // A source that loses synchronisation mid-stream (a bad packet: damaged trace) leaves its
+      // decoder in a state the events do not show, which a fresh decoder need not share.
+      std::optional<uint64_t> lost = LostSync(prev->events, prev_from);
+      if (!lost) lost = LostSync(piece.events, 0);
+      if (lost) {
+        total.sequential_because = "a source lost synchronisation at offset " + Hex(*lost);
+        fallback = i;
+        break;
+      }
+      // Every source synchronised in the stream so far or in what prev passes on must be
+      // synchronised in the next decode by where they join.
+      TraceIds must_sync = pass.synced();
+      for (size_t k = prev_from; k < prev->events.size(); ++k)
+        if ((prev->marks[k] & 0x80) && !IsNoSync(prev->events[k]))
+          must_sync.set(prev->marks[k] & 0x7f);
+      const std::optional<EtmJoin> join = FindEtmJoin(prev->events, prev_from, piece.events,
+                                                      piece.marks, plan[i].begin, must_sync);
       if (!join) {
         total.sequential_because =
             "the segments at offsets " + Hex(plan[i - 1].begin) + " and " + Hex(plan[i].begin) +

@@ -54,8 +54,15 @@ std::vector<EtmSegment> PlanEtmSegments(uint64_t usable, uint64_t segment_bytes,
   return segments;
 }
 
+bool IsNoSync(const TraceEvent& event) {
+  const auto* gap = std::get_if<TraceGap>(&event.body);
+  return gap && gap->detail.rfind("no sync: ", 0) == 0;
+}
+
 std::optional<EtmJoin> FindEtmJoin(const std::vector<TraceEvent>& prev, size_t prev_from,
-                                   const std::vector<TraceEvent>& next, uint64_t next_begin) {
+                                   const std::vector<TraceEvent>& next,
+                                   const std::vector<uint8_t>& next_marks, uint64_t next_begin,
+                                   const TraceIds& must_sync) {
   // The earliest event of prev the stream may hand over at: at or past next's first byte.
   size_t first = prev_from;
   while (first < prev.size() && prev[first].header.offset < next_begin) ++first;
@@ -65,9 +72,20 @@ std::optional<EtmJoin> FindEtmJoin(const std::vector<TraceEvent>& prev, size_t p
   // join is at the smallest such k, and must be the only line-up there. (Linear: asking each k
   // in turn compares the same tails again and again.)
   const size_t last = prev.size() - 1;
+  // Where next's decoder has synchronised every source it must have: a line-up must reach it.
+  size_t synced_at = 0;
+  TraceIds missing = must_sync;
+  for (size_t j = 0; j < next.size() && missing.any(); ++j) {
+    const uint8_t mark = j < next_marks.size() ? next_marks[j] : 0;
+    if ((mark & 0x80) && !IsNoSync(next[j])) {
+      missing.reset(mark & 0x7f);
+      synced_at = j;
+    }
+  }
+  if (missing.any()) return std::nullopt;
   std::optional<EtmJoin> best;
   bool ambiguous = false;
-  for (size_t j_last = 0; j_last < next.size(); ++j_last) {
+  for (size_t j_last = synced_at; j_last < next.size(); ++j_last) {
     if (next[j_last].header.offset != prev[last].header.offset ||
         !Agree(prev[last], next[j_last]))
       continue;

@@ -9,6 +9,7 @@
 // a prefix of what the same decoder emits when fed on to the end. Where the previous piece's
 // events from some point on equal a run of the next piece's events field for field, in exactly
 // one line-up, the next decode has caught up with the uncut one, and the stream goes on with it.
+#include <bitset>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -46,11 +47,24 @@ struct EtmJoin {
   size_t next_begin = 0;  // ... then next[next_begin, ...)
 };
 
+// Trace IDs (0 to 127) as sets.
+using TraceIds = std::bitset<128>;
+
+// Whether `event` is OpenCSD's "no sync" element (translated into a TraceGap): the source's
+// decoder waits for its next A-sync.
+bool IsNoSync(const TraceEvent& event);
+
 // Where the decode of the previous piece (whose events from `prev_from` on are still to be
 // passed on) hands over to the next piece's decode, which began at byte `next_begin`: the
 // earliest event of prev at or after that byte from which all of prev's remaining events equal
-// a run of next's, with exactly one such run. None: the pieces cannot be stitched.
+// a run of next's, with exactly one such run, and where next's decoder has synchronised every
+// source in `must_sync` (an element other than "no sync" of that trace ID, as `next_marks` say:
+// 0x80 | trace ID per element) by the end of that run. A source that is quiet where the pieces
+// overlap proves nothing by agreeing; without this, next would lose its events until its next
+// A-sync. None: the pieces cannot be stitched.
 std::optional<EtmJoin> FindEtmJoin(const std::vector<TraceEvent>& prev, size_t prev_from,
-                                   const std::vector<TraceEvent>& next, uint64_t next_begin);
+                                   const std::vector<TraceEvent>& next,
+                                   const std::vector<uint8_t>& next_marks, uint64_t next_begin,
+                                   const TraceIds& must_sync);
 
 }  // namespace ptprof::etm

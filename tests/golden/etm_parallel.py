@@ -4,13 +4,17 @@
 `ptprof decode` of every CoreSight snapshot in ../shared/testdata/opencsd and of simpleperf's
 cs_etm perf.data must print byte-identical JSONL (and identical --insn output for a few) on one
 thread and on two with small segments (many cuts), whether the segments join or the decode falls
-back to one piece. It also checks, from `--verbose`, that buffers were cut and that segments of
+back to one piece, and on copies of juno-uname-001's buffer with bytes flipped (decoder errors,
+resets, lost sync). It also checks, from `--verbose`, that buffers were cut and that segments of
 real multi-source ETMv4/PTM buffers did join (otherwise the test would prove nothing).
 """
 import os
+import random
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 
 PTPROF = os.environ["PTPROF"]
 ROOT = os.environ["SOURCE_ROOT"]
@@ -50,6 +54,26 @@ def compare(name, path, segment, insn=False):
         TALLY.report(name, None)
 
 
+def fuzz(dirs, snapshots):
+    name, buffer = "juno-uname-001", "uname_trace.bin"
+    if name not in dirs:
+        TALLY.skip("fuzzed buffers", f"{name} is absent")
+        return
+    rng = random.Random(20261125)
+    with tempfile.TemporaryDirectory() as tmp:
+        for case in range(6):
+            dst = os.path.join(tmp, f"{name}-{case}")
+            shutil.copytree(os.path.join(snapshots, name), dst)
+            os.chmod(dst, 0o755)
+            path = os.path.join(dst, buffer)
+            os.chmod(path, 0o644)
+            data = bytearray(open(path, "rb").read())
+            for _ in range(rng.choice((1, 8, 64))):
+                data[rng.randrange(len(data))] = rng.randrange(256)
+            open(path, "wb").write(bytes(data))
+            compare(f"{name} fuzzed #{case} --psb-segment 2048", dst, 2048)
+
+
 def main():
     snapshots = os.path.join(SHARED, "opencsd", "snapshots")
     if not os.path.isdir(snapshots):
@@ -74,6 +98,7 @@ def main():
             compare(f"simpleperf {name} --psb-segment 64", perf, 64)
         else:
             TALLY.skip(f"simpleperf {name}", f"{perf} is absent")
+    fuzz(dirs, snapshots)
     print(f"segments: {JOINED['segments']}, joined: {JOINED['joined']}")
     TALLY.check("buffers were cut and segments joined", JOINED["segments"] > 50 and JOINED["joined"] > 50,
                 f"{JOINED['segments']} segments, {JOINED['joined']} joined")

@@ -7,8 +7,15 @@ For each snapshot, times (best of --repeat runs, wall clock):
   * `trc_pkt_lister -ss_dir SNAP -decode_only -logfilename FILE`: OpenCSD's own lister.
 Prints trace MB/s and M instructions/s for each and the ratios ptprof/trc_pkt_lister. Process
 start-up is included in every figure (the snapshots are small), so the ratios are what a user sees.
-Usage: tools/bench/etm_decode_bench.py [--ptprof build/ptprof] [--repeat 5] [SNAPSHOT_DIR...]
+
+With --parallel N, it then times the parallel decode (decoders/etm/etm_parallel_decode.cc) on
+larger buffers made by repeating a real buffer N times in a copy of the snapshot (TC2 and
+juno-uname-001 by default: frame-formatted, several sources; the copies begin with an A-sync
+each, so the repeated buffer decodes as a long capture): `decode --format jsonl --jobs 1` beside
+`--jobs 2`, best of --repeat, with peak RSS, and checks that both print the same bytes.
+Usage: tools/bench/etm_decode_bench.py [--ptprof build/ptprof] [--repeat 5] [--parallel N] [SNAPSHOT_DIR...]
 """
+import hashlib
 import argparse
 import json
 import os
@@ -32,12 +39,53 @@ def best_time(cmd, repeat, stdout=subprocess.DEVNULL, cwd=None):
     return best
 
 
+def timed_decode(ptprof, snap, jobs, repeat):
+    """Best wall time, peak RSS in MiB and the output's SHA-256 of `decode --jobs JOBS`."""
+    best, rss, digest = None, 0.0, None
+    for _ in range(repeat):
+        cmd = ["/usr/bin/time", "-f", "%M", ptprof, "decode", "--format", "jsonl", "--jobs", str(jobs), snap]
+        start = time.perf_counter()
+        out = subprocess.run(cmd, capture_output=True, check=True)
+        elapsed = time.perf_counter() - start
+        best = elapsed if best is None else min(best, elapsed)
+        rss = max(rss, int(out.stderr.decode().strip().splitlines()[-1]) / 1024)
+        digest = hashlib.sha256(out.stdout).hexdigest()
+    return best, rss, digest
+
+
+def parallel_rows(ptprof, data, copies, repeat, tmp):
+    print(f"\nparallel decode, buffers repeated {copies} times: decode --format jsonl")
+    print(f"{'snapshot':<18} {'MB':>6} | {'jobs 1 s':>8} {'MiB':>6} | {'jobs 2 s':>8} {'MiB':>6} | "
+          f"{'2 over 1':>8}  same output")
+    for name, buffer in (("TC2", "cstrace.bin"), ("juno-uname-001", "uname_trace.bin")):
+        src = os.path.join(data, "snapshots", name)
+        if not os.path.isdir(src):
+            print(f"{name}: absent, skipped")
+            continue
+        dst = os.path.join(tmp, name)
+        shutil.copytree(src, dst)
+        with open(os.path.join(src, buffer), "rb") as f:
+            one = f.read()
+        os.chmod(dst, 0o755)
+        path = os.path.join(dst, buffer)
+        os.chmod(path, 0o644)
+        with open(path, "wb") as f:
+            f.write(one * copies)
+        t1, m1, d1 = timed_decode(ptprof, dst, 1, repeat)
+        t2, m2, d2 = timed_decode(ptprof, dst, 2, repeat)
+        mb = len(one) * copies / 1e6
+        print(f"{name:<18} {mb:6.2f} | {t1:8.2f} {m1:6.1f} | {t2:8.2f} {m2:6.1f} | {t1 / t2:7.2f}x  "
+              f"{'yes' if d1 == d2 else 'NO'}")
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     root = os.path.normpath(os.path.join(here, "..", ".."))
     ap = argparse.ArgumentParser()
     ap.add_argument("--ptprof", default=os.path.join(root, "build", "ptprof"))
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--parallel", type=int, default=0, metavar="N",
+                    help="also time the parallel decode on buffers repeated N times")
     ap.add_argument("snapshots", nargs="*")
     args = ap.parse_args()
     data = os.path.join(root, "..", "shared", "testdata", "opencsd")
@@ -67,7 +115,9 @@ def main():
                   f"{minsn / t_info:7.2f} | {mb / t_jsonl:10.2f} {minsn / t_jsonl:7.2f} | "
                   f"{mb / t_lister:11.2f} {minsn / t_lister:7.2f} | {t_lister / t_info:11.2f} "
                   f"{t_lister / t_jsonl:12.2f}")
-    print("ratios > 1: ptprof is faster than trc_pkt_lister -decode_only on that snapshot")
+        print("ratios > 1: ptprof is faster than trc_pkt_lister -decode_only on that snapshot")
+        if args.parallel:
+            parallel_rows(args.ptprof, data, args.parallel, args.repeat, tmp)
     return 0
 
 
