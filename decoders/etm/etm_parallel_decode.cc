@@ -22,18 +22,18 @@ namespace ptprof::etm {
 namespace {
 
 struct Piece {
-  std::vector<TraceEvent> events;
+  EventChunks events;  // packed: about 40 bytes a block
   std::vector<uint8_t> marks;  // per event: 0x80 | trace ID for an element (see DecodePiece)
   EtmDecodeStats stats;
 };
 
 class Collect : public EventSink {
  public:
-  explicit Collect(std::vector<TraceEvent>& out) : out_(out) {}
+  explicit Collect(EventChunks& out) : out_(out) {}
   void OnEvent(const TraceEvent& event) override { out_.push_back(event); }
 
  private:
-  std::vector<TraceEvent>& out_;
+  EventChunks& out_;
 };
 
 // OpenCSD keeps its last error in one process-wide logger that every decode tree writes: while
@@ -118,7 +118,7 @@ class Passer : public EventSink {
 
 // The offset of the first "no sync" element from `from` on other than a decoder's first
 // (init-decoder).
-std::optional<uint64_t> LostSync(const std::vector<TraceEvent>& events, size_t from) {
+std::optional<uint64_t> LostSync(const EventChunks& events, size_t from) {
   for (size_t k = from; k < events.size(); ++k) {
     if (!IsNoSync(events[k])) continue;
     if (std::get<TraceGap>(events[k].body).detail != "no sync: init-decoder")
@@ -146,8 +146,9 @@ class PieceWorkers {
  public:
   using Make = std::function<Result<std::unique_ptr<EtmDecoder>>()>;
   PieceWorkers(const std::vector<uint8_t>& trace, const std::vector<EtmSegment>& plan,
-               unsigned jobs, Make make)
-      : trace_(trace), plan_(plan), jobs_(jobs), make_(std::move(make)), done_(plan.size()) {}
+               unsigned jobs, Make make, EventChunkPool& pool)
+      : trace_(trace), plan_(plan), jobs_(jobs), make_(std::move(make)), pool_(pool),
+        done_(plan.size()) {}
   ~PieceWorkers() { Stop(); }
 
   // Makes the first decoders and starts the threads; an error when a decoder cannot be made.
@@ -169,7 +170,7 @@ class PieceWorkers {
     return piece;
   }
   void GiveBack(Piece piece) {
-    piece.events.clear();
+    piece.events.Clear();  // its chunks go back to the pool
     piece.marks.clear();
     std::lock_guard<std::mutex> lock(mutex_);
     free_.push_back(std::move(piece));
@@ -212,7 +213,7 @@ class PieceWorkers {
   void Work() {
     for (;;) {
       size_t i = 0;
-      Piece piece;
+      Piece piece{EventChunks(&pool_), {}, {}};
       std::unique_ptr<EtmDecoder> decoder;
       {
         std::unique_lock<std::mutex> lock(mutex_);
@@ -246,6 +247,7 @@ class PieceWorkers {
   const std::vector<EtmSegment>& plan_;
   const unsigned jobs_;
   Make make_;
+  EventChunkPool& pool_;
   std::mutex mutex_;
   std::condition_variable wake_, ready_;
   std::vector<std::optional<Piece>> done_;
@@ -262,13 +264,15 @@ EtmDecodeStats EtmDecoder::DecodeParallel(const std::vector<uint8_t>& trace,
   EtmDecodeStats total;
   total.bytes = trace.size();
   total.segments = plan.size();
+  // Declared before the pieces, destroyed after them: their events give their chunks back to it.
+  EventChunkPool pool(SIZE_MAX);
   Passer pass(sink, total);
   QuietOpenCsdLog quiet;
   std::optional<Piece> prev;
   size_t prev_from = 0;
   size_t fallback = plan.size();  // the first piece that did not join
   std::optional<PieceWorkers> workers;
-  workers.emplace(trace, plan, jobs, [this] { return Clone(); });
+  workers.emplace(trace, plan, jobs, [this] { return Clone(); }, pool);
   if (auto st = workers->Start(); !st) {
     total.sequential_because = "cannot make another decoder: " + st.error().message;
     fallback = 0;

@@ -10,7 +10,7 @@ namespace ptprof::etm {
 namespace {
 
 std::atomic<unsigned> default_jobs{1};
-std::atomic<uint64_t> default_segment_bytes{64 * 1024};
+std::atomic<uint64_t> default_segment_bytes{256 * 1024};
 
 // A join is proved by the whole rest of prev; fewer events than this prove too little.
 constexpr size_t kMinAgreeing = 16;
@@ -59,8 +59,8 @@ bool IsNoSync(const TraceEvent& event) {
   return gap && gap->detail.rfind("no sync: ", 0) == 0;
 }
 
-std::optional<EtmJoin> FindEtmJoin(const std::vector<TraceEvent>& prev, size_t prev_from,
-                                   const std::vector<TraceEvent>& next,
+std::optional<EtmJoin> FindEtmJoin(const EventChunks& prev, size_t prev_from,
+                                   const EventChunks& next,
                                    const std::vector<uint8_t>& next_marks, uint64_t next_begin,
                                    const TraceIds& must_sync) {
   // The earliest event of prev the stream may hand over at: at or past next's first byte.

@@ -15,12 +15,13 @@
 #include <optional>
 #include <vector>
 
+#include "src/model/event_chunks.h"
 #include "src/model/trace_event.h"
 
 namespace ptprof::etm {
 
-// The process-wide --jobs and --psb-segment of ETM decodes (1 and 64 KiB at first: a piece's
-// events wait in memory, and CoreSight packs about one event per byte).
+// The process-wide --jobs and --psb-segment of ETM decodes (1 and 256 KiB at first, as for PT:
+// smaller pieces read on too little to meet every source's A-sync in a multi-source buffer).
 void SetDefaultEtmDecodeJobs(unsigned jobs);
 unsigned DefaultEtmDecodeJobs();
 void SetDefaultEtmSegmentBytes(uint64_t bytes);
@@ -62,8 +63,8 @@ bool IsNoSync(const TraceEvent& event);
 // 0x80 | trace ID per element) by the end of that run. A source that is quiet where the pieces
 // overlap proves nothing by agreeing; without this, next would lose its events until its next
 // A-sync. None: the pieces cannot be stitched.
-std::optional<EtmJoin> FindEtmJoin(const std::vector<TraceEvent>& prev, size_t prev_from,
-                                   const std::vector<TraceEvent>& next,
+std::optional<EtmJoin> FindEtmJoin(const EventChunks& prev, size_t prev_from,
+                                   const EventChunks& next,
                                    const std::vector<uint8_t>& next_marks, uint64_t next_begin,
                                    const TraceIds& must_sync);
 

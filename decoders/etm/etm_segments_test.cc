@@ -30,6 +30,18 @@ std::vector<uint8_t> Marks(const std::vector<TraceEvent>& events, uint8_t id) {
   return std::vector<uint8_t>(events.size(), static_cast<uint8_t>(0x80 | id));
 }
 
+EventChunks Chunks(const std::vector<TraceEvent>& events) {
+  EventChunks out;
+  for (const TraceEvent& e : events) out.push_back(e);
+  return out;
+}
+
+std::optional<EtmJoin> Join(const std::vector<TraceEvent>& prev, size_t prev_from,
+                            const std::vector<TraceEvent>& next, const std::vector<uint8_t>& marks,
+                            uint64_t next_begin, const TraceIds& must_sync) {
+  return FindEtmJoin(Chunks(prev), prev_from, Chunks(next), marks, next_begin, must_sync);
+}
+
 TraceIds Ids(std::initializer_list<int> ids) {
   TraceIds out;
   for (int id : ids) out.set(static_cast<size_t>(id));
@@ -66,7 +78,7 @@ TEST_CASE("FindEtmJoin hands over where the next decode has caught up", "[etm_se
   next.push_back(Block(1040, 0x9999));
   next.push_back(Block(1056, 0x9999, 5));
   for (const TraceEvent& e : Uncut(1088, 3000)) next.push_back(e);
-  const auto join = FindEtmJoin(prev, 0, next, Marks(next, 0x10), 1024, Ids({0x10}));
+  const auto join = Join(prev, 0, next, Marks(next, 0x10), 1024, Ids({0x10}));
   REQUIRE(join);
   CHECK(prev[join->prev_end].header.offset == 1088);
   CHECK(join->next_begin == 3);
@@ -76,14 +88,14 @@ TEST_CASE("FindEtmJoin refuses pieces that never agree or agree two ways", "[etm
   const std::vector<TraceEvent> prev = Uncut(0, 2000);
   std::vector<TraceEvent> differs = Uncut(1024, 3000);
   for (TraceEvent& e : differs) e.header.tsc = 7;  // a timestamp the uncut decode did not have
-  CHECK_FALSE(FindEtmJoin(prev, 0, differs, Marks(differs, 0x10), 1024, {}));
+  CHECK_FALSE(Join(prev, 0, differs, Marks(differs, 0x10), 1024, {}));
   // The same events twice at the same offsets: two line-ups.
   std::vector<TraceEvent> same(40, Block(1024, 0x1));
   std::vector<TraceEvent> twice(60, Block(1024, 0x1));
-  CHECK_FALSE(FindEtmJoin(same, 0, twice, Marks(twice, 0x10), 1024, {}));
+  CHECK_FALSE(Join(same, 0, twice, Marks(twice, 0x10), 1024, {}));
   // Too little left of prev to prove anything.
   const auto rest = Uncut(1024, 3000);
-  CHECK_FALSE(FindEtmJoin(Uncut(0, 1100), 0, rest, Marks(rest, 0x10), 1024, {}));
+  CHECK_FALSE(Join(Uncut(0, 1100), 0, rest, Marks(rest, 0x10), 1024, {}));
 }
 
 TEST_CASE("FindEtmJoin waits until the next decode has synchronised every source it must", "[etm_segments]") {
@@ -93,15 +105,15 @@ TEST_CASE("FindEtmJoin waits until the next decode has synchronised every source
   const std::vector<TraceEvent> prev = Uncut(0, 2000);
   std::vector<TraceEvent> next = Uncut(1024, 3000);
   std::vector<uint8_t> marks = Marks(next, 0x10);
-  CHECK_FALSE(FindEtmJoin(prev, 0, next, marks, 1024, Ids({0x10, 0x11})));
+  CHECK_FALSE(Join(prev, 0, next, marks, 1024, Ids({0x10, 0x11})));
   TraceGap nosync;
   nosync.detail = "no sync: init-decoder";
   next.insert(next.begin(), TraceEvent{EventHeader{}, nosync});
   marks.insert(marks.begin(), 0x80 | 0x11);
-  CHECK_FALSE(FindEtmJoin(prev, 0, next, marks, 1024, Ids({0x10, 0x11})));  // "no sync" is not sync
+  CHECK_FALSE(Join(prev, 0, next, marks, 1024, Ids({0x10, 0x11})));  // "no sync" is not sync
   next.insert(next.begin() + 1, Block(1024, 0x5000));
   marks.insert(marks.begin() + 1, 0x80 | 0x11);
-  const auto join = FindEtmJoin(prev, 0, next, marks, 1024, Ids({0x10, 0x11}));
+  const auto join = Join(prev, 0, next, marks, 1024, Ids({0x10, 0x11}));
   REQUIRE(join);
   CHECK(join->next_begin == 2);
   CHECK(prev[join->prev_end].header.offset == 1024);

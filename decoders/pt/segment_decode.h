@@ -8,7 +8,7 @@
 #include <span>
 #include <vector>
 
-#include "decoders/pt/event_chunks.h"
+#include "src/model/event_chunks.h"
 #include "decoders/pt/fast/code_blocks.h"
 #include "decoders/pt/flow_range.h"
 #include "decoders/pt/segment_join.h"

@@ -9,7 +9,7 @@
 #include <optional>
 #include <vector>
 
-#include "decoders/pt/event_chunks.h"
+#include "src/model/event_chunks.h"
 #include "decoders/pt/psb_segments.h"
 #include "src/model/trace_event.h"
 

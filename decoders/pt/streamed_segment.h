@@ -10,7 +10,7 @@
 // The stream is exactly what DecodeCollectedSegment's events stitched by FindJoin would give.
 #include <cstddef>
 
-#include "decoders/pt/event_chunks.h"
+#include "src/model/event_chunks.h"
 #include "decoders/pt/psb_segments.h"
 #include "decoders/pt/segment_join.h"
 #include "decoders/pt/stitched_stream.h"

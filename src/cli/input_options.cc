@@ -101,7 +101,7 @@ void AddFlowDecodeOptions(CLI::App& app) {
            pt::SetDefaultSegmentBytes(bytes);
            etm::SetDefaultEtmSegmentBytes(bytes);
          },
-         "bytes of trace per parallel segment (default 262144 for PT, 65536 for CoreSight)")
+         "bytes of trace per parallel segment (default 262144)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
   app.add_option_function<std::string>(
          "--engine",

@@ -10,9 +10,10 @@ start-up is included in every figure (the snapshots are small), so the ratios ar
 
 With --parallel N, it then times the parallel decode (decoders/etm/etm_parallel_decode.cc) on
 larger buffers made by repeating a real buffer N times in a copy of the snapshot (TC2 and
-juno-uname-001 by default: frame-formatted, several sources; the copies begin with an A-sync
-each, so the repeated buffer decodes as a long capture): `decode --format jsonl --jobs 1` beside
-`--jobs 2`, best of --repeat, with peak RSS, and checks that both print the same bytes.
+juno-uname-001: frame-formatted, several sources): `decode --format jsonl --jobs 1` beside
+`--jobs 2`, best of --repeat, with peak RSS and what --verbose says of the segments, and checks
+that both print the same bytes. Where one copy ends and the next begins a packet is cut: each seam
+looks like damage to the decoder, and the parallel decode refuses to join pieces near one.
 Usage: tools/bench/etm_decode_bench.py [--ptprof build/ptprof] [--repeat 5] [--parallel N] [SNAPSHOT_DIR...]
 """
 import hashlib
@@ -40,17 +41,21 @@ def best_time(cmd, repeat, stdout=subprocess.DEVNULL, cwd=None):
 
 
 def timed_decode(ptprof, snap, jobs, repeat):
-    """Best wall time, peak RSS in MiB and the output's SHA-256 of `decode --jobs JOBS`."""
-    best, rss, digest = None, 0.0, None
+    """Best wall time, peak RSS in MiB, the output's SHA-256 and what --verbose said of the
+    segments, of `decode --jobs JOBS`."""
+    best, rss, digest, how = None, 0.0, None, ""
     for _ in range(repeat):
-        cmd = ["/usr/bin/time", "-f", "%M", ptprof, "decode", "--format", "jsonl", "--jobs", str(jobs), snap]
+        cmd = ["/usr/bin/time", "-f", "%M", ptprof, "decode", "--verbose", "--format", "jsonl",
+               "--jobs", str(jobs), snap]
         start = time.perf_counter()
         out = subprocess.run(cmd, capture_output=True, check=True)
         elapsed = time.perf_counter() - start
         best = elapsed if best is None else min(best, elapsed)
-        rss = max(rss, int(out.stderr.decode().strip().splitlines()[-1]) / 1024)
+        err = out.stderr.decode().strip().splitlines()
+        rss = max(rss, int(err[-1]) / 1024)
         digest = hashlib.sha256(out.stdout).hexdigest()
-    return best, rss, digest
+        how = next((line.split(": ")[-1] for line in err if "decoded in" in line), "")
+    return best, rss, digest, how
 
 
 def parallel_rows(ptprof, data, copies, repeat, tmp):
@@ -71,11 +76,11 @@ def parallel_rows(ptprof, data, copies, repeat, tmp):
         os.chmod(path, 0o644)
         with open(path, "wb") as f:
             f.write(one * copies)
-        t1, m1, d1 = timed_decode(ptprof, dst, 1, repeat)
-        t2, m2, d2 = timed_decode(ptprof, dst, 2, repeat)
+        t1, m1, d1, _ = timed_decode(ptprof, dst, 1, repeat)
+        t2, m2, d2, how = timed_decode(ptprof, dst, 2, repeat)
         mb = len(one) * copies / 1e6
         print(f"{name:<18} {mb:6.2f} | {t1:8.2f} {m1:6.1f} | {t2:8.2f} {m2:6.1f} | {t1 / t2:7.2f}x  "
-              f"{'yes' if d1 == d2 else 'NO'}")
+              f"{'yes' if d1 == d2 else 'NO'}  ({how})")
 
 
 def main():

@@ -1,11 +1,11 @@
 #pragma once
-// EventChunks holds the events a segment's decode produced until the stitching thread passes them
-// on. A segment of a dense trace decodes to millions of blocks, so how they are held decides a
-// parallel decode's memory: a TraceEvent is 112 bytes, most of them unused by a plain block. Here a
-// block whose time and context are the usual ones (no ns time yet, a CPU/pid/tid that recurs) is
-// packed into 40 bytes, any other event is kept whole beside them, and the packed records live in
-// fixed chunks that a shared pool hands from one segment to the next, so memory stays warm and
-// nothing is copied twice.
+// EventChunks holds the events that the decode of a piece of a trace (a PT segment, a CoreSight
+// piece) produced on another thread until the stitching thread passes them on. A piece of a dense
+// trace decodes to millions of blocks, so how they are held decides a parallel decode's memory: a
+// TraceEvent is 112 bytes, most of them unused by a plain block. Here a block whose time and
+// context are the usual ones (no ns time yet, a CPU/pid/tid that recurs) is packed into 40 bytes,
+// any other event is kept whole beside them, and the packed records live in fixed chunks that a
+// shared pool hands from one piece to the next, so memory stays warm and nothing is copied twice.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -14,7 +14,7 @@
 
 #include "src/model/trace_event.h"
 
-namespace ptprof::pt {
+namespace ptprof {
 
 // One event as EventChunks keeps it: a packed block, or the index of an event kept whole.
 struct PackedEvent {
@@ -82,4 +82,4 @@ class EventChunks {
   mutable TraceEvent unpacked_{EventHeader{}, ExecBlock{}};
 };
 
-}  // namespace ptprof::pt
+}  // namespace ptprof

@@ -1,9 +1,8 @@
-#include "decoders/pt/event_chunks.h"
+#include "src/model/event_chunks.h"
 
 #include <catch2/catch.hpp>
 
 using namespace ptprof;
-using namespace ptprof::pt;
 
 namespace {
 

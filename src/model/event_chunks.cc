@@ -1,6 +1,6 @@
-#include "decoders/pt/event_chunks.h"
+#include "src/model/event_chunks.h"
 
-namespace ptprof::pt {
+namespace ptprof {
 
 namespace {
 
@@ -143,4 +143,4 @@ void EventChunks::Clear() {
   contexts_.clear();
 }
 
-}  // namespace ptprof::pt
+}  // namespace ptprof
