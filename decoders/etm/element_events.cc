@@ -75,13 +75,14 @@ BlockEnd BlockEndOf(const ocsd_generic_trace_elem& r) {
 
 TraceEvent ElementTranslator::Translate(const ocsd_generic_trace_elem& e, uint64_t index,
                                         uint8_t trace_id) {
+  if (e.elem_type == OCSD_GEN_TRC_ELEM_TIMESTAMP) {
+    timestamp_of_trace_id_[trace_id] = e.timestamp;
+    has_timestamp_.set(trace_id);
+  }
   TraceEvent ev;
   ev.header.offset = index;
-  if (auto it = cpu_of_trace_id_.find(trace_id); it != cpu_of_trace_id_.end())
-    ev.header.cpu = it->second;
-  if (e.elem_type == OCSD_GEN_TRC_ELEM_TIMESTAMP) timestamp_of_trace_id_[trace_id] = e.timestamp;
-  if (auto it = timestamp_of_trace_id_.find(trace_id); it != timestamp_of_trace_id_.end())
-    ev.header.tsc = it->second;
+  ev.header.cpu = cpu_of_trace_id_[trace_id];
+  ev.header.tsc = has_timestamp_.test(trace_id) ? timestamp_of_trace_id_[trace_id] : kUnknownTime;
 
   switch (e.elem_type) {
     case OCSD_GEN_TRC_ELEM_INSTR_RANGE: {

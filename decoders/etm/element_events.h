@@ -4,6 +4,8 @@
 // PeContext events, no-sync / inaccessible memory / ranges without a path become TraceGaps,
 // timestamps and cycle counts Markers (the timestamp also stamps the events that follow).
 // Every element kind yields exactly one event, so that an element listing can be rebuilt.
+#include <array>
+#include <bitset>
 #include <cstdint>
 #include <map>
 
@@ -16,14 +18,18 @@ namespace ptprof::etm {
 class ElementTranslator {
  public:
   // `cpu_of_trace_id` gives the cpu stamped into events of each trace ID (absent: unknown).
-  explicit ElementTranslator(std::map<uint8_t, int32_t> cpu_of_trace_id)
-      : cpu_of_trace_id_(std::move(cpu_of_trace_id)) {}
+  explicit ElementTranslator(const std::map<uint8_t, int32_t>& cpu_of_trace_id) {
+    cpu_of_trace_id_.fill(kUnknownId);
+    for (const auto& [id, cpu] : cpu_of_trace_id) cpu_of_trace_id_[id] = cpu;
+  }
 
   TraceEvent Translate(const ocsd_generic_trace_elem& elem, uint64_t index, uint8_t trace_id);
 
  private:
-  std::map<uint8_t, int32_t> cpu_of_trace_id_;
-  std::map<uint8_t, uint64_t> timestamp_of_trace_id_;
+  // By trace ID (an element's channel, one byte): looked up for every element.
+  std::array<int32_t, 256> cpu_of_trace_id_;
+  std::array<uint64_t, 256> timestamp_of_trace_id_;
+  std::bitset<256> has_timestamp_;
 };
 
 ExecMode ModeOfIsa(ocsd_isa isa);
