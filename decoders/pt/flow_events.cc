@@ -292,15 +292,6 @@ bool FlowToModel::MergeIntoHeld(const WalkedBlock& block, const X86Insn& known) 
 void FlowToModel::OnBlock(const pt_block& block, const FlowStep& step) {
   X86Insn decoded;
   const bool known = block.ninsn != 0 && LastInsn(block, decoded);
-  TakeLibiptBlock(block, step, known ? &decoded : nullptr);
-}
-
-void FlowToModel::OnBlockWithLast(const pt_block& block, const FlowStep& step, const X86Insn& last) {
-  TakeLibiptBlock(block, step, &last);
-}
-
-void FlowToModel::TakeLibiptBlock(const pt_block& block, const FlowStep& step,
-                                  const X86Insn* known) {
   WalkedBlock walked;
   walked.ip = block.ip;
   walked.end_ip = block.end_ip;
@@ -312,7 +303,7 @@ void FlowToModel::TakeLibiptBlock(const pt_block& block, const FlowStep& step,
   walked.tsc = step.tsc.value_or(0);
   walked.offset = step.offset;
   walked.decoder_offset = step.decoder_offset;
-  TakeBlock(walked, block.truncated, known);
+  TakeBlock(walked, block.truncated, known ? &decoded : nullptr);
 }
 
 void FlowToModel::OnWalkedBlock(const WalkedBlock& walked) {

@@ -44,7 +44,6 @@ class FlowToModel : public FlowObserver {
 
   void OnEvent(const pt_event& event, uint64_t offset) override;
   void OnBlock(const pt_block& block, const FlowStep& step) override;
-  void OnBlockWithLast(const pt_block& block, const FlowStep& step, const X86Insn& last) override;
   void OnWalkedBlock(const WalkedBlock& walked) override;
   void OnInsn(const pt_insn& insn, const FlowStep& step) override;
   void OnError(const FlowError& error) override;
@@ -70,7 +69,6 @@ class FlowToModel : public FlowObserver {
   // OnBlock's work; `known` is the block's last instruction (null when it does not decode).
   void TakeBlock(const WalkedBlock& block, bool truncated, const X86Insn* known);
   bool MergeIntoHeld(const WalkedBlock& block, const X86Insn& known);
-  void TakeLibiptBlock(const pt_block& block, const FlowStep& step, const X86Insn* known);
   // The decoded instruction at `ip` of section `isid` (traces run the same code over and over).
   const X86Insn* CachedInsn(int isid, uint64_t ip, const uint8_t* raw, size_t size, ExecMode mode);
 

@@ -57,13 +57,8 @@ class FlowObserver {
   // A block (block decoder). Also called for a block cut short by an error if it holds
   // instructions.
   virtual void OnBlock(const pt_block& block, const FlowStep& step) = 0;
-  // A block whose last instruction the caller has decoded already (the fast engine): the same as
-  // OnBlock, without decoding it again.
-  virtual void OnBlockWithLast(const pt_block& block, const FlowStep& step, const X86Insn& last) {
-    (void)last;
-    OnBlock(block, step);
-  }
-  // A block of the fast engine; by default passed on as OnBlockWithLast.
+  // A block of the fast engine (its last instruction decoded already); by default passed on as
+  // OnBlock.
   virtual void OnWalkedBlock(const WalkedBlock& walked) {
     pt_block block{};
     block.ip = walked.ip;
@@ -76,7 +71,7 @@ class FlowObserver {
     step.offset = walked.offset;
     step.decoder_offset = walked.decoder_offset;
     if (walked.has_tsc) step.tsc = walked.tsc;
-    OnBlockWithLast(block, step, *walked.last);
+    OnBlock(block, step);
   }
   // An instruction (instruction decoder), also the one decoded just before an error.
   virtual void OnInsn(const pt_insn& insn, const FlowStep& step) = 0;

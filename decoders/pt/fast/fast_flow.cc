@@ -1,18 +1,10 @@
 #include "decoders/pt/fast/fast_flow.h"
 
-#include <cinttypes>
-#include <cstdio>
 #include <cstring>
 
 namespace ptprof::pt::fast {
 
 namespace {
-
-[[maybe_unused]] std::string Hex(uint64_t value) {
-  char text[24];
-  std::snprintf(text, sizeof text, "0x%" PRIx64, value);
-  return text;
-}
 
 const char* EventTypeName(pt_event_type type) {
   switch (type) {
