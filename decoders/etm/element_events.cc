@@ -2,6 +2,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <string_view>
 
 namespace ptprof::etm {
 
@@ -24,6 +25,9 @@ const char* UnsyncReason(unsync_info_t info) {
     default: return "unknown";
   }
 }
+
+// The detail of a "no sync" gap starts with this; UnsyncReason says why.
+constexpr std::string_view kNoSync = "no sync: ";
 
 TraceGap Gap(GapReason reason, std::string detail) {
   TraceGap g;
@@ -73,6 +77,16 @@ BlockEnd BlockEndOf(const ocsd_generic_trace_elem& r) {
   }
 }
 
+bool IsNoSync(const TraceEvent& event) {
+  const auto* gap = std::get_if<TraceGap>(&event.body);
+  return gap && gap->detail.starts_with(kNoSync);
+}
+
+bool IsDecoderStart(const TraceEvent& event) {
+  return IsNoSync(event) && std::get<TraceGap>(event.body).detail.substr(kNoSync.size()) ==
+                                UnsyncReason(UNSYNC_INIT_DECODER);
+}
+
 TraceEvent ElementTranslator::Translate(const ocsd_generic_trace_elem& e, uint64_t index,
                                         uint8_t trace_id) {
   if (e.elem_type == OCSD_GEN_TRC_ELEM_TIMESTAMP) {
@@ -107,7 +121,7 @@ TraceEvent ElementTranslator::Translate(const ocsd_generic_trace_elem& e, uint64
     }
     case OCSD_GEN_TRC_ELEM_NO_SYNC:
       ev.body = Gap(e.unsync_eot_info == UNSYNC_OVERFLOW ? GapReason::kOverflow : GapReason::kDesync,
-                    std::string("no sync: ") + UnsyncReason(e.unsync_eot_info));
+                    std::string(kNoSync) + UnsyncReason(e.unsync_eot_info));
       break;
     case OCSD_GEN_TRC_ELEM_ADDR_NACC: {
       TraceGap g = Gap(GapReason::kNoImage, "memory not accessible");

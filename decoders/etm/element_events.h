@@ -32,6 +32,11 @@ class ElementTranslator {
   std::bitset<256> has_timestamp_;
 };
 
+// Whether `event` is the translation of OpenCSD's "no sync" element (its source's decoder waits
+// for an alignment synchronisation), and whether it is the one a fresh decoder starts with.
+bool IsNoSync(const TraceEvent& event);
+bool IsDecoderStart(const TraceEvent& event);
+
 ExecMode ModeOfIsa(ocsd_isa isa);
 BlockEnd BlockEndOf(const ocsd_generic_trace_elem& range);
 

@@ -14,6 +14,7 @@
 
 #include <opencsd/c_api/opencsd_c_api.h>
 
+#include "decoders/etm/element_events.h"
 #include "decoders/etm/etm_decoder.h"
 #include "decoders/etm/etm_segments.h"
 
@@ -116,14 +117,10 @@ class Passer : public EventSink {
   TraceIds synced_;
 };
 
-// The offset of the first "no sync" element from `from` on other than a decoder's first
-// (init-decoder).
+// The offset of the first "no sync" element from `from` on other than a decoder's first.
 std::optional<uint64_t> LostSync(const EventChunks& events, size_t from) {
-  for (size_t k = from; k < events.size(); ++k) {
-    if (!IsNoSync(events[k])) continue;
-    if (std::get<TraceGap>(events[k].body).detail != "no sync: init-decoder")
-      return events[k].header.offset;
-  }
+  for (size_t k = from; k < events.size(); ++k)
+    if (IsNoSync(events[k]) && !IsDecoderStart(events[k])) return events[k].header.offset;
   return std::nullopt;
 }
 

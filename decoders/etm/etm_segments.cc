@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 
+#include "decoders/etm/element_events.h"
 #include "src/model/event_equality.h"
 
 namespace ptprof::etm {
@@ -52,11 +53,6 @@ std::vector<EtmSegment> PlanEtmSegments(uint64_t usable, uint64_t segment_bytes,
   }
   if (segments.size() < 2) segments.clear();
   return segments;
-}
-
-bool IsNoSync(const TraceEvent& event) {
-  const auto* gap = std::get_if<TraceGap>(&event.body);
-  return gap && gap->detail.rfind("no sync: ", 0) == 0;
 }
 
 std::optional<EtmJoin> FindEtmJoin(const EventChunks& prev, size_t prev_from,

@@ -51,10 +51,6 @@ struct EtmJoin {
 // Trace IDs (0 to 127) as sets.
 using TraceIds = std::bitset<128>;
 
-// Whether `event` is OpenCSD's "no sync" element (translated into a TraceGap): the source's
-// decoder waits for its next A-sync.
-bool IsNoSync(const TraceEvent& event);
-
 // Where the decode of the previous piece (whose events from `prev_from` on are still to be
 // passed on) hands over to the next piece's decode, which began at byte `next_begin`: the
 // earliest event of prev at or after that byte from which all of prev's remaining events equal
