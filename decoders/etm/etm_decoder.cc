@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <exception>
 #include <map>
-#include <thread>
 
 #include <opencsd/c_api/opencsd_c_api.h>
 
@@ -210,14 +209,34 @@ struct EtmDecoder::Impl {
     std::vector<uint8_t> stripped;
     if (format == BufferFormat::kDstreamFrames) stripped = WithoutDstreamFooters(input);
     const std::vector<uint8_t>& bytes = format == BufferFormat::kDstreamFrames ? stripped : input;
-    const uint64_t usable = bytes.size() / FrameStep() * FrameStep();
-    FeedRange(bytes.data(), 0, usable, true);
-    if (usable < bytes.size()) ReportTruncated(usable, bytes.size() - usable);
+    FeedPart(bytes, 0, bytes.size(), true);
   }
 
   // 16 for frames: the deformatter takes whole 16-byte frames only, so a buffer cut inside a
   // frame decodes up to its last whole frame and the rest is reported as truncated.
   uint64_t FrameStep() const { return format == BufferFormat::kSingleSource ? 1 : 16; }
+  uint64_t Usable(uint64_t size) const { return size / FrameStep() * FrameStep(); }
+
+  // Feeds bytes [begin, end) of `bytes`, up to its last whole frame; when `last`, then the end of
+  // the trace and the bytes after the last whole frame as truncated.
+  void FeedPart(const std::vector<uint8_t>& bytes, uint64_t begin, uint64_t end, bool last) {
+    const uint64_t usable = Usable(bytes.size());
+    FeedRange(bytes.data(), begin, std::min(end, usable), last);
+    if (last && usable < bytes.size()) ReportTruncated(usable, bytes.size() - usable);
+  }
+
+  // Sets up a decode into `to`: fresh counts and translator; `marks` as DecodePiece says.
+  void Begin(EventSink& to, std::vector<uint8_t>* marks) {
+    stats = {};
+    sink = &to;
+    line = nullptr;
+    element_marks = marks;
+    translator = std::make_unique<ElementTranslator>(cpu_of_id);
+  }
+  void End() {
+    sink = nullptr;
+    element_marks = nullptr;
+  }
 
   // Feeds bytes [begin, end) of `bytes` (indices are offsets in `bytes`), then the end of the
   // trace when `last` (which flushes what the decoders hold back).
@@ -433,44 +452,33 @@ EtmDecodeStats EtmDecoder::Decode(const std::vector<uint8_t>& trace, EventSink& 
                                    [](const SourceConfig& s) { return s.protocol == Protocol::kStm; });
   if (jobs > 1 && !impl_->options.packets_only && !has_stm &&
       impl_->format != BufferFormat::kDstreamFrames) {
-    const uint64_t step = impl_->FrameStep();
     const uint64_t segment = DefaultEtmSegmentBytes();
-    std::vector<EtmSegment> plan =
-        PlanEtmSegments(trace.size() / step * step, segment, step, EtmOverlapFor(segment));
+    std::vector<EtmSegment> plan = PlanEtmSegments(impl_->Usable(trace.size()), segment,
+                                                   impl_->FrameStep(), EtmOverlapFor(segment));
     if (plan.size() >= 2) return DecodeParallel(trace, plan, jobs, sink);
   }
-  impl_->stats = {};
-  impl_->sink = &sink;
-  impl_->line = nullptr;
-  impl_->translator = std::make_unique<ElementTranslator>(impl_->cpu_of_id);
+  impl_->Begin(sink, nullptr);
   try {
     impl_->Feed(trace);
   } catch (const std::exception& e) {
     impl_->ReportFatal(trace.size(), std::string("OpenCSD exception: ") + e.what());
   }
   sink.OnEnd();
-  impl_->sink = nullptr;
+  impl_->End();
   return impl_->stats;
 }
 
 EtmDecodeStats EtmDecoder::DecodePiece(const std::vector<uint8_t>& trace, uint64_t begin,
                                        uint64_t end, bool last, EventSink& sink,
                                        std::vector<uint8_t>& marks) {
-  impl_->stats = {};
-  impl_->sink = &sink;
-  impl_->line = nullptr;
-  impl_->element_marks = &marks;
-  impl_->translator = std::make_unique<ElementTranslator>(impl_->cpu_of_id);
+  impl_->Begin(sink, &marks);
   try {
-    const uint64_t usable = trace.size() / impl_->FrameStep() * impl_->FrameStep();
-    impl_->FeedRange(trace.data(), begin, std::min(end, usable), last);
-    if (last && usable < trace.size()) impl_->ReportTruncated(usable, trace.size() - usable);
+    impl_->FeedPart(trace, begin, end, last);
   } catch (const std::exception& e) {
-    ++impl_->stats.fatal_errors;
+    ++impl_->stats.fatal_errors;  // a piece with an error is not stitched (DecodeParallel)
     impl_->ReportFatal(end, std::string("OpenCSD exception: ") + e.what());
   }
-  impl_->sink = nullptr;
-  impl_->element_marks = nullptr;
+  impl_->End();
   return impl_->stats;
 }
 
