@@ -117,9 +117,9 @@ class Passer : public EventSink {
   TraceIds synced_;
 };
 
-// The offset of the first "no sync" element from `from` on other than a decoder's first.
-std::optional<uint64_t> LostSync(const EventChunks& events, size_t from) {
-  for (size_t k = from; k < events.size(); ++k)
+// The offset of the first "no sync" element other than a decoder's first.
+std::optional<uint64_t> LostSync(const EventChunks& events) {
+  for (size_t k = 0; k < events.size(); ++k)
     if (IsNoSync(events[k]) && !IsDecoderStart(events[k])) return events[k].header.offset;
   return std::nullopt;
 }
@@ -287,16 +287,15 @@ EtmDecodeStats EtmDecoder::DecodeParallel(const std::vector<uint8_t>& trace,
       fallback = i;
       break;
     }
+    // A source that loses synchronisation mid-stream (a bad packet: damaged trace) leaves its
+    // decoder in a state the events do not show, which a fresh decoder need not share. Each
+    // piece is looked at once, as it comes.
+    if (const std::optional<uint64_t> lost = LostSync(piece.events)) {
+      total.sequential_because = "a source lost synchronisation at offset " + Hex(*lost);
+      fallback = i;
+      break;
+    }
     if (i > 0) {
-      // A source that loses synchronisation mid-stream (a bad packet: damaged trace) leaves its
-      // decoder in a state the events do not show, which a fresh decoder need not share.
-      std::optional<uint64_t> lost = LostSync(prev->events, prev_from);
-      if (!lost) lost = LostSync(piece.events, 0);
-      if (lost) {
-        total.sequential_because = "a source lost synchronisation at offset " + Hex(*lost);
-        fallback = i;
-        break;
-      }
       // Every source synchronised in the stream so far or in what prev passes on must be
       // synchronised in the next decode by where they join.
       TraceIds must_sync = pass.synced();
