@@ -11,6 +11,7 @@
 
 #include "decoders/etm/element_events.h"
 #include "decoders/etm/etm_segments.h"
+#include "src/model/decode_defaults.h"
 
 namespace ptprof::etm {
 
@@ -446,13 +447,13 @@ Status EtmDecoder::AddMemory(const MemoryImage& image) {
 }
 
 EtmDecodeStats EtmDecoder::Decode(const std::vector<uint8_t>& trace, EventSink& sink) {
-  const unsigned jobs = DefaultEtmDecodeJobs();
+  const unsigned jobs = DefaultDecodeJobs();
   // STM (software trace) keeps state its events do not show (the current master): one piece.
   const bool has_stm = std::any_of(impl_->sources.begin(), impl_->sources.end(),
                                    [](const SourceConfig& s) { return s.protocol == Protocol::kStm; });
   if (jobs > 1 && !impl_->options.packets_only && !has_stm &&
       impl_->format != BufferFormat::kDstreamFrames) {
-    const uint64_t segment = DefaultEtmSegmentBytes();
+    const uint64_t segment = DefaultSegmentBytes();
     std::vector<EtmSegment> plan = PlanEtmSegments(impl_->Usable(trace.size()), segment,
                                                    impl_->FrameStep(), EtmOverlapFor(segment));
     if (plan.size() >= 2) return DecodeParallel(trace, plan, jobs, sink);

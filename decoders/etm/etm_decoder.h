@@ -70,7 +70,7 @@ class EtmDecoder {
   Status AddMemory(const MemoryImage& image);
 
   // Decodes `trace` into events for `sink` (then calls sink.OnEnd()). With more than one job
-  // (DefaultEtmDecodeJobs) and a frame-formatted or single-source buffer of two segments or
+  // (DefaultDecodeJobs, src/model/decode_defaults.h) and a frame-formatted or single-source buffer of two segments or
   // more with no STM source, pieces are decoded on several threads and stitched
   // (etm_segments.h): the same events.
   EtmDecodeStats Decode(const std::vector<uint8_t>& trace, EventSink& sink);

@@ -1,7 +1,6 @@
 #include "decoders/etm/etm_segments.h"
 
 #include <algorithm>
-#include <atomic>
 
 #include "decoders/etm/element_events.h"
 #include "src/model/event_equality.h"
@@ -9,9 +8,6 @@
 namespace ptprof::etm {
 
 namespace {
-
-std::atomic<unsigned> default_jobs{1};
-std::atomic<uint64_t> default_segment_bytes{256 * 1024};
 
 // A join is proved by the whole rest of prev; fewer events than this prove too little.
 constexpr size_t kMinAgreeing = 16;
@@ -25,11 +21,6 @@ bool Agree(const TraceEvent& prev, const TraceEvent& next) {
 }
 
 }  // namespace
-
-void SetDefaultEtmDecodeJobs(unsigned jobs) { default_jobs = std::max(jobs, 1u); }
-unsigned DefaultEtmDecodeJobs() { return default_jobs; }
-void SetDefaultEtmSegmentBytes(uint64_t bytes) { default_segment_bytes = std::max<uint64_t>(bytes, 1); }
-uint64_t DefaultEtmSegmentBytes() { return default_segment_bytes; }
 
 uint64_t EtmOverlapFor(uint64_t segment_bytes) {
   return std::max<uint64_t>(segment_bytes / 4, 16 * 1024);

@@ -20,13 +20,6 @@
 
 namespace ptprof::etm {
 
-// The process-wide --jobs and --psb-segment of ETM decodes (1 and 256 KiB at first, as for PT:
-// smaller pieces read on too little to meet every source's A-sync in a multi-source buffer).
-void SetDefaultEtmDecodeJobs(unsigned jobs);
-unsigned DefaultEtmDecodeJobs();
-void SetDefaultEtmSegmentBytes(uint64_t bytes);
-uint64_t DefaultEtmSegmentBytes();
-
 struct EtmSegment {
   uint64_t begin = 0;  // the first byte decoded
   uint64_t cut = 0;    // where the next piece begins (the end of the buffer for the last)

@@ -20,9 +20,6 @@ namespace ptprof::pt {
 
 namespace {
 
-std::atomic<unsigned> default_jobs{0};  // 0: one
-std::atomic<uint64_t> default_segment_bytes{256u << 10};
-
 std::string Hex(uint64_t value) {
   char text[24];
   std::snprintf(text, sizeof text, "0x%" PRIx64, value);
@@ -38,20 +35,6 @@ void Emit(StitchedStream& out, const EventChunks& events, size_t from, size_t to
 bool Streamed(size_t index, unsigned jobs) { return index % jobs == 0; }
 
 }  // namespace
-
-void SetDefaultDecodeJobs(unsigned jobs) { default_jobs = jobs; }
-
-unsigned DefaultDecodeJobs() {
-  const unsigned jobs = default_jobs;
-  // One thread unless asked: each worker holds up to two segments' events (about 100 MB each on a
-  // dense trace), and where segments do not join (a fresh decoder lacking earlier timing state)
-  // the decode does the work of its first segments twice (docs/performance.md).
-  return jobs ? jobs : 1u;
-}
-
-void SetDefaultSegmentBytes(uint64_t bytes) { default_segment_bytes = std::max<uint64_t>(bytes, 1); }
-
-uint64_t DefaultSegmentBytes() { return default_segment_bytes; }
 
 ParallelPlan PlanParallelDecode(std::span<const uint8_t> trace, const FlowRequest& request) {
   ParallelPlan plan;

@@ -14,15 +14,9 @@
 
 #include "decoders/pt/flow_session.h"
 #include "decoders/pt/psb_segments.h"
+#include "src/model/decode_defaults.h"
 
 namespace ptprof::pt {
-
-// The process-wide defaults FlowRequest's jobs = 0 and segment_bytes = 0 stand for (the command
-// line's --jobs and --psb-segment set them); initially 1 (in one piece) and 256 KiB.
-void SetDefaultDecodeJobs(unsigned jobs);
-unsigned DefaultDecodeJobs();
-void SetDefaultSegmentBytes(uint64_t bytes);
-uint64_t DefaultSegmentBytes();
 
 struct ParallelPlan {
   unsigned jobs = 1;

@@ -1,7 +1,7 @@
 #include "src/cli/input_options.h"
 
-#include "decoders/etm/etm_segments.h"
-#include "decoders/pt/parallel_flow.h"
+#include "decoders/pt/flow_session.h"
+#include "src/model/decode_defaults.h"
 
 #include <cstdlib>
 
@@ -88,19 +88,13 @@ void AddAddrFilterOption(CLI::App& app, InputOptions& options) {
 void AddFlowDecodeOptions(CLI::App& app) {
   app.add_option_function<unsigned>(
          "--jobs",
-         [](unsigned jobs) {
-           pt::SetDefaultDecodeJobs(jobs);
-           etm::SetDefaultEtmDecodeJobs(jobs);
-         },
+         [](unsigned jobs) { SetDefaultDecodeJobs(jobs); },
          "decode a trace stream on N threads, in segments cut at PSBs (PT) or frames (CoreSight) "
          "(default 1)")
       ->check(CLI::Range(1, 1024));
   app.add_option_function<uint64_t>(
          "--psb-segment",
-         [](uint64_t bytes) {
-           pt::SetDefaultSegmentBytes(bytes);
-           etm::SetDefaultEtmSegmentBytes(bytes);
-         },
+         [](uint64_t bytes) { SetDefaultSegmentBytes(bytes); },
          "bytes of trace per parallel segment (default 262144)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
   app.add_option_function<std::string>(
