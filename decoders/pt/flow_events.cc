@@ -175,6 +175,7 @@ EventHeader FlowToModel::Header(uint64_t offset) const {
 
 void FlowToModel::Emit(TraceEvent event) {
   if (!holding_) {
+    FlushBlocks();
     counts_.passed += 1;
     sink_.OnEvent(event);
   } else {
@@ -182,31 +183,51 @@ void FlowToModel::Emit(TraceEvent event) {
   }
 }
 
+void FlowToModel::FlushBlocks() {
+  if (batch_count_ == 0) return;
+  batch_.blocks = std::span<const PackedEvent>(batch_blocks_.data(), batch_count_);
+  counts_.passed += batch_count_;
+  sink_.OnBlocks(batch_);
+  if (holding_) batch_blocks_[0] = held();  // the held block's slot moves to the front
+  batch_count_ = 0;
+}
+
+void FlowToModel::PassWide() {
+  // A block whose span does not pack (it wraps, or covers more than 4 GiB): on its own.
+  FlushBlocks();
+  TraceEvent event{EventHeader{}, ExecBlock{}};
+  UnpackBlock(held(), batch_.cpu, batch_.pid, batch_.tid, event);
+  std::get<ExecBlock>(event.body).last_ip = held_last_ip_;
+  counts_.passed += 1;
+  sink_.OnEvent(event);
+}
+
 void FlowToModel::Resolve(Next next, uint64_t ip) {
   if (!holding_) return;
-  ExecBlock& block = std::get<ExecBlock>(held_block_.body);
-  uint64_t fall_through = block.last_ip + block.last_insn_size;
+  const uint64_t fall_through = held_last_ip_ + held().last_insn_size;
+  BlockEnd end = BlockEnd::kUnknown;
   switch (held_kind_) {
     case X86Kind::kOther:
       if (next == Next::kInterrupt) {
-        block.end = BlockEnd::kInterrupt;
+        end = BlockEnd::kInterrupt;
       } else if (next == Next::kStop) {
-        block.end = BlockEnd::kTraceStop;
+        end = BlockEnd::kTraceStop;
       } else if (next == Next::kFlowAt && ip == fall_through) {
-        block.end = BlockEnd::kFallThrough;
-      } else {
-        block.end = BlockEnd::kUnknown;
+        end = BlockEnd::kFallThrough;
       }
       break;
     case X86Kind::kCondJump:
-      block.end = (next == Next::kFlowAt && ip == fall_through) ? BlockEnd::kCondNotTaken
-                                                                : BlockEnd::kCondTaken;
+      end = (next == Next::kFlowAt && ip == fall_through) ? BlockEnd::kCondNotTaken
+                                                          : BlockEnd::kCondTaken;
       break;
-    default: block.end = X86KindToBlockEnd(held_kind_); break;
+    default: end = X86KindToBlockEnd(held_kind_); break;
   }
+  held().end = static_cast<uint8_t>(end);
   holding_ = false;
-  counts_.passed += 1 + held_after_.size();
-  sink_.OnEvent(held_block_);
+  PassHeld();
+  if (held_after_.empty()) return;
+  FlushBlocks();
+  counts_.passed += held_after_.size();
   for (const TraceEvent& e : held_after_) sink_.OnEvent(e);
   held_after_.clear();
 }
@@ -276,15 +297,17 @@ void FlowToModel::OnEvent(const pt_event& event, uint64_t offset) {
 
 bool FlowToModel::MergeIntoHeld(const WalkedBlock& block, const X86Insn& known) {
   if (!holding_ || !held_after_.empty() || held_kind_ != X86Kind::kOther) return false;
-  ExecBlock& held = std::get<ExecBlock>(held_block_.body);
-  if (held.truncated || held.last_insn_size == 0 || held.mode != ToExecMode(block.mode) ||
-      held.speculative != block.speculative || held.last_ip + held.last_insn_size != block.ip)
+  PackedEvent& held = this->held();
+  if ((held.flags & kPackedTruncated) || held.last_insn_size == 0 ||
+      held.mode != static_cast<uint8_t>(ToExecMode(block.mode)) ||
+      ((held.flags & kPackedSpeculative) != 0) != block.speculative ||
+      held_last_ip_ + held.last_insn_size != block.ip)
     return false;
-  held.last_ip = block.end_ip;
+  held_last_ip_ = block.end_ip;
   held.insns += block.ninsn;
   held.last_insn_size = known.length;
   held_kind_ = known.kind;
-  if (block.has_tsc) held_block_.header.tsc = block.tsc;
+  if (block.has_tsc) held.tsc = block.tsc;
   counts_.insns += block.ninsn;
   return true;
 }
@@ -314,30 +337,9 @@ void FlowToModel::TakeBlock(const WalkedBlock& block, bool truncated, const X86I
   if (block.ninsn != 0 && known && !truncated && MergeIntoHeld(block, *known)) return;
   Resolve(Next::kFlowAt, block.ip);
   if (block.ninsn == 0) return;
-  // Written field by field into the held event: a block built on the stack and copied in whole
-  // stalls on loading what was just stored in narrower pieces (the largest cost of a block here).
-  ExecBlock* b = std::get_if<ExecBlock>(&held_block_.body);
-  if (!b) b = &held_block_.body.emplace<ExecBlock>();
-  b->first_ip = block.ip;
-  b->last_ip = block.end_ip;
-  b->insns = block.ninsn;
-  b->last_insn_size = known ? known->length : 0;
-  b->end = BlockEnd::kUnknown;
-  b->mode = ToExecMode(block.mode);
-  b->speculative = block.speculative;
-  b->truncated = truncated;
-  b->end_time_ns = kUnknownTime;
-  held_kind_ = known ? known->kind : X86Kind::kOther;
-  EventHeader& h = held_block_.header;
-  h.time_ns = kUnknownTime;
-  h.tsc = block.has_tsc ? block.tsc : kUnknownTime;
-  h.offset = options_.offset_base + block.offset;
-  h.cpu = options_.cpu;
-  h.pid = options_.pid;
-  h.tid = options_.tid;
-  holding_ = true;
-  counts_.blocks += 1;
-  counts_.insns += block.ninsn;
+  Hold(block.ip, block.end_ip, block.ninsn, known ? known->length : 0,
+       known ? known->kind : X86Kind::kOther, ToExecMode(block.mode), block.speculative,
+       truncated, block.offset, block.has_tsc, block.tsc);
 }
 
 void FlowToModel::OnInsn(const pt_insn& insn, const FlowStep& step) {
@@ -384,6 +386,19 @@ void FlowToModel::SwitchTask(int32_t pid, int32_t tid, uint64_t offset,
 
 void FlowToModel::OnEndOfTrace() { Resolve(Next::kStop); }
 
-void FlowToModel::Finish() { Resolve(Next::kStop); }
+const BlockEnd FlowToModel::kEndOfKind[] = {
+    X86KindToBlockEnd(X86Kind::kOther),    X86KindToBlockEnd(X86Kind::kCallNear),
+    X86KindToBlockEnd(X86Kind::kCallFar),  X86KindToBlockEnd(X86Kind::kRetNear),
+    X86KindToBlockEnd(X86Kind::kRetFar),   X86KindToBlockEnd(X86Kind::kJumpNear),
+    X86KindToBlockEnd(X86Kind::kJumpFar),  X86KindToBlockEnd(X86Kind::kCondJump),
+    X86KindToBlockEnd(X86Kind::kSyscall),  X86KindToBlockEnd(X86Kind::kSysret),
+    X86KindToBlockEnd(X86Kind::kInterrupt), X86KindToBlockEnd(X86Kind::kIret),
+    X86KindToBlockEnd(X86Kind::kVmCall),   X86KindToBlockEnd(X86Kind::kVmEntry),
+};
+
+void FlowToModel::Finish() {
+  Resolve(Next::kStop);
+  FlushBlocks();
+}
 
 }  // namespace ptprof::pt

@@ -11,7 +11,9 @@
 // is joined with the contiguous block after it when nothing lies between them, so that two
 // decoders of the same trace (one started at a later PSB) report the same blocks. The joined
 // block keeps the first part's offset and takes the second part's time.
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -19,6 +21,7 @@
 #include "decoders/pt/flow_observer.h"
 #include "decoders/pt/image_cache.h"
 #include "sideband/x86_insn.h"
+#include "src/model/block_batch.h"
 #include "src/model/event_sink.h"
 
 namespace ptprof::pt {
@@ -48,13 +51,86 @@ class FlowToModel : public FlowObserver {
   void OnInsn(const pt_insn& insn, const FlowStep& step) override;
   void OnError(const FlowError& error) override;
   void OnEndOfTrace() override;
+  FlowToModel* AsModel() override { return this; }
 
   // Another task runs from here on (known from sideband): a ContextSwitch{kSideband} event at
   // `offset` (with `tsc` when known), and later events carry the new pid/tid.
   void SwitchTask(int32_t pid, int32_t tid, uint64_t offset, std::optional<uint64_t> tsc);
 
+  // Passes on the blocks resolved so far, which wait to go on in batches (BlockBatch). Call it
+  // where the sink must have everything decoded so far (before_finish of DecodeFlowRange).
+  void FlushBlocks();
+
   // Sends what is still held back. Call once after the decode.
   void Finish();
+
+  // The fast engine's inner loop: whether the next block, if it follows the held one with no
+  // event between them, may go to TakeRunBlock (the held block ended at a branch, so the next one
+  // cannot join it, and nothing waits after it).
+  bool TakesRunBlocks() const {
+    return holding_ && held_after_.empty() && held_kind_ != X86Kind::kOther;
+  }
+  // TakeRunBlock for `n` blocks at once, packed with their ends resolved by the next (the last
+  // one's is resolved later, as it is held): blocks[0] began at trace offset `first_offset`, the
+  // others at `offset`; all carry `tsc` when `has_tsc`. `insns` is their instruction count,
+  // `last_kind` what the last one's last instruction is.
+  void TakeRun(const PackedEvent* blocks, uint32_t n, uint64_t insns, X86Kind last_kind,
+               uint64_t last_ip, uint64_t first_offset, uint64_t offset, bool has_tsc,
+               uint64_t tsc) {
+    PackedEvent& h = held();
+    h.end = static_cast<uint8_t>(
+        held_kind_ == X86Kind::kCondJump
+            ? (blocks[0].first_ip_or_index == held_last_ip_ + h.last_insn_size
+                   ? BlockEnd::kCondNotTaken
+                   : BlockEnd::kCondTaken)
+            : kEndOfKind[static_cast<uint8_t>(held_kind_)]);
+    holding_ = false;
+    PassHeld();
+    if (options_.cpu != batch_.cpu || options_.pid != batch_.pid || options_.tid != batch_.tid ||
+        batch_count_ + n > kBatchBlocks + 1) {
+      FlushBlocks();
+      batch_.cpu = options_.cpu;
+      batch_.pid = options_.pid;
+      batch_.tid = options_.tid;
+    }
+    PackedEvent* out = &batch_blocks_[batch_count_];
+    const uint64_t stamp_tsc = has_tsc ? tsc : kUnknownTime;
+    const uint64_t stamp_offset = options_.offset_base + offset;
+    for (uint32_t i = 0; i < n; ++i) {
+      // Field by field: the copy and the stamps in one pass.
+      out[i].first_ip_or_index = blocks[i].first_ip_or_index;
+      out[i].tsc = stamp_tsc;
+      out[i].offset = stamp_offset;
+      std::memcpy(&out[i].span, &blocks[i].span, sizeof(PackedEvent) - offsetof(PackedEvent, span));
+    }
+    out[0].offset = options_.offset_base + first_offset;
+    batch_count_ += n - 1;
+    held_last_ip_ = last_ip;
+    held_kind_ = last_kind;
+    holding_ = true;
+    counts_.blocks += n;
+    counts_.insns += insns;
+    if (batch_count_ == kBatchBlocks) {
+      // The held block's slot is the last one: pass the others on now.
+      FlushBlocks();
+    }
+  }
+  // OnWalkedBlock for such a block (which also ends at a branch), without its general checks:
+  // resolves the held block by where this one starts and holds this one.
+  void TakeRunBlock(uint64_t ip, uint64_t end_ip, uint32_t ninsn, const X86Insn& last,
+                    ExecMode mode, bool speculative, uint64_t offset, bool has_tsc,
+                    uint64_t tsc) {
+    PackedEvent& h = held();
+    h.end = static_cast<uint8_t>(
+        held_kind_ == X86Kind::kCondJump
+            ? (ip == held_last_ip_ + h.last_insn_size ? BlockEnd::kCondNotTaken
+                                                     : BlockEnd::kCondTaken)
+            : kEndOfKind[static_cast<uint8_t>(held_kind_)]);
+    holding_ = false;
+    PassHeld();
+    Hold(ip, end_ip, ninsn, last.length, last.kind, mode, speculative, false, offset, has_tsc,
+         tsc);
+  }
 
   const FlowCounts& counts() const { return counts_; }
 
@@ -62,12 +138,51 @@ class FlowToModel : public FlowObserver {
   // How the held-back block ended, given what came next.
   enum class Next : uint8_t { kFlowAt, kInterrupt, kStop, kUnknown };
   void Resolve(Next next, uint64_t ip = 0);
-  // Appends `block` to the held block when it continues it in straight-line code (above).
+  // Passes a non-block event on (after the blocks before it), or holds it after the held block.
   void Emit(TraceEvent event);
+  // The held block lives in the batch, in the slot after the blocks already resolved: passing it
+  // on is counting that slot in (or, when its span does not pack, PassWide).
+  PackedEvent& held() { return batch_blocks_[batch_count_]; }
+  const PackedEvent& held() const { return batch_blocks_[batch_count_]; }
+  void PassHeld() {
+    PackedEvent& h = held();
+    const uint64_t span = held_last_ip_ - h.first_ip_or_index;
+    if (held_last_ip_ < h.first_ip_or_index || span > UINT32_MAX) return PassWide();
+    h.span = static_cast<uint32_t>(span);
+    if (++batch_count_ >= kBatchBlocks) FlushBlocks();
+  }
+  void PassWide();
+  // Makes a block the held one (the batch goes on first when it is of another cpu/pid/tid).
+  void Hold(uint64_t ip, uint64_t end_ip, uint32_t ninsn, uint8_t last_size, X86Kind last_kind,
+            ExecMode mode, bool speculative, bool truncated, uint64_t offset, bool has_tsc,
+            uint64_t tsc) {
+    if (options_.cpu != batch_.cpu || options_.pid != batch_.pid || options_.tid != batch_.tid) {
+      FlushBlocks();
+      batch_.cpu = options_.cpu;
+      batch_.pid = options_.pid;
+      batch_.tid = options_.tid;
+    }
+    PackedEvent& h = held();
+    h.first_ip_or_index = ip;
+    held_last_ip_ = end_ip;
+    h.insns = ninsn;
+    h.last_insn_size = last_size;
+    h.end = static_cast<uint8_t>(BlockEnd::kUnknown);
+    h.mode = static_cast<uint8_t>(mode);
+    h.flags = (speculative ? kPackedSpeculative : 0) | (truncated ? kPackedTruncated : 0);
+    h.context = 0;
+    h.tsc = has_tsc ? tsc : kUnknownTime;
+    h.offset = options_.offset_base + offset;
+    held_kind_ = last_kind;
+    holding_ = true;
+    counts_.blocks += 1;
+    counts_.insns += ninsn;
+  }
   EventHeader Header(uint64_t offset) const;
   bool LastInsn(const pt_block& block, X86Insn& insn);
   // OnBlock's work; `known` is the block's last instruction (null when it does not decode).
   void TakeBlock(const WalkedBlock& block, bool truncated, const X86Insn* known);
+  // Appends `block` to the held block when it continues it in straight-line code (above).
   bool MergeIntoHeld(const WalkedBlock& block, const X86Insn& known);
   // The decoded instruction at `ip` of section `isid` (traces run the same code over and over).
   const X86Insn* CachedInsn(int isid, uint64_t ip, const uint8_t* raw, size_t size, ExecMode mode);
@@ -86,13 +201,21 @@ class FlowToModel : public FlowObserver {
   FlowModelOptions options_;
   X86Decoder x86_;
   FlowCounts counts_;
-  // The block whose end is not known yet, followed by events that came after it.
-  // The last block, held until what follows it says how it ended, and the events after it.
+  // The last block, held until what follows it says how it ended, and the events after it. It
+  // is kept packed in the batch (held()), its last IP apart in case the span does not pack; its
+  // cpu/pid/tid are the batch's.
   bool holding_ = false;
-  TraceEvent held_block_;
+  uint64_t held_last_ip_ = 0;
   std::vector<TraceEvent> held_after_;
   X86Kind held_kind_ = X86Kind::kOther;
+  static const BlockEnd kEndOfKind[];
   std::unordered_map<uint64_t, CacheEntry> insn_cache_;
+  // Resolved blocks not passed on yet, all of one cpu/pid/tid (batch_), and the held one after
+  // them.
+  static constexpr size_t kBatchBlocks = 512;
+  std::vector<PackedEvent> batch_blocks_ = std::vector<PackedEvent>(kBatchBlocks + 1);
+  size_t batch_count_ = 0;
+  BlockBatch batch_;
 };
 
 // Converts one libipt event; returns false for events the model does not carry on their own

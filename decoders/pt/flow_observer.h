@@ -13,6 +13,8 @@
 
 namespace ptprof::pt {
 
+class FlowToModel;
+
 struct FlowError {
   enum class Kind : uint8_t { kSync, kDecode };
   Kind kind = Kind::kDecode;
@@ -78,6 +80,8 @@ class FlowObserver {
   virtual void OnError(const FlowError& error) = 0;
   // The trace ended where the decoder still knew the IP.
   virtual void OnEndOfTrace() {}
+  // The model, when this observer is the model: the fast engine then hands it blocks directly.
+  virtual FlowToModel* AsModel() { return nullptr; }
 };
 
 }  // namespace ptprof::pt

@@ -159,6 +159,7 @@ Result<FastRangeResult> DecodeFlowRangeFast(std::span<const uint8_t> trace,
     result.passed = model.counts().passed;
     return result;
   }
+  model.FlushBlocks();
   if (before_finish) before_finish();
   model.Finish();
   result.range.summary.blocks = model.counts().blocks;
@@ -211,6 +212,7 @@ Result<FlowRangeResult> DecodeFlowRange(std::span<const uint8_t> trace, const Im
     });
   }
   if (auto st = decoder.Run(model); !st) return tl::unexpected(st.error());
+  model.FlushBlocks();
   if (before_finish) before_finish();
   model.Finish();
   lender.Return(std::move(entry));

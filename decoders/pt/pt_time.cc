@@ -159,9 +159,4 @@ TimeStatus TimeTracker::OnCyc(uint64_t cycles, uint64_t fcr) {
   return TimeStatus::kOk;
 }
 
-TimeStatus TimeTracker::Query(uint64_t& tsc) const {
-  tsc = tsc_;
-  return have_tsc_ ? TimeStatus::kOk : TimeStatus::kNoTime;
-}
-
 }  // namespace ptprof::pt

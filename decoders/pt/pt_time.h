@@ -56,7 +56,10 @@ class TimeTracker {
   TimeStatus OnCyc(uint64_t cycles, uint64_t fcr);
 
   // The estimated TSC; kNoTime (with `tsc` still set to the relative estimate) before any TSC.
-  TimeStatus Query(uint64_t& tsc) const;
+  TimeStatus Query(uint64_t& tsc) const {
+    tsc = tsc_;
+    return have_tsc_ ? TimeStatus::kOk : TimeStatus::kNoTime;
+  }
 
   // The last core:bus ratio (CBR packet), 0 before the first.
   uint8_t core_bus_ratio() const { return have_cbr_ ? cbr_ : 0; }

@@ -4,9 +4,7 @@ namespace ptprof {
 
 namespace {
 
-constexpr uint8_t kWhole = 1;
-constexpr uint8_t kSpeculative = 2;
-constexpr uint8_t kTruncated = 4;
+constexpr uint8_t kWhole = kPackedWhole;
 // Past this many distinct (cpu, pid, tid) triples in one segment, blocks are kept whole.
 constexpr size_t kMaxContexts = 255;
 
@@ -63,10 +61,7 @@ EventChunks& EventChunks::operator=(EventChunks&& other) noexcept {
 }
 
 bool EventChunks::Pack(const TraceEvent& event, PackedEvent& out) {
-  const auto* block = std::get_if<ExecBlock>(&event.body);
-  if (!block || event.header.time_ns != kUnknownTime || block->end_time_ns != kUnknownTime ||
-      block->last_ip < block->first_ip || block->last_ip - block->first_ip > UINT32_MAX)
-    return false;
+  if (!Packable(event)) return false;
   const EventHeader& h = event.header;
   size_t context = contexts_.size();
   // Nearly always the last one (a segment is one CPU or thread until a task switch).
@@ -81,15 +76,7 @@ bool EventChunks::Pack(const TraceEvent& event, PackedEvent& out) {
     if (contexts_.size() == kMaxContexts) return false;
     contexts_.push_back({h.cpu, h.pid, h.tid});
   }
-  out.first_ip_or_index = block->first_ip;
-  out.tsc = h.tsc;
-  out.offset = h.offset;
-  out.span = static_cast<uint32_t>(block->last_ip - block->first_ip);
-  out.insns = block->insns;
-  out.last_insn_size = block->last_insn_size;
-  out.end = static_cast<uint8_t>(block->end);
-  out.mode = static_cast<uint8_t>(block->mode);
-  out.flags = (block->speculative ? kSpeculative : 0) | (block->truncated ? kTruncated : 0);
+  PackBlock(event, out);
   out.context = static_cast<uint8_t>(context);
   return true;
 }
@@ -111,25 +98,8 @@ const TraceEvent& EventChunks::operator[](size_t i) const {
   const PackedEvent& p =
       (*chunks_[i / EventChunkPool::kChunkEvents])[i % EventChunkPool::kChunkEvents];
   if (p.flags & kWhole) return whole_[p.first_ip_or_index];
-  auto* block = std::get_if<ExecBlock>(&unpacked_.body);
-  if (!block) block = &unpacked_.body.emplace<ExecBlock>();
-  block->first_ip = p.first_ip_or_index;
-  block->last_ip = p.first_ip_or_index + p.span;
-  block->insns = p.insns;
-  block->last_insn_size = p.last_insn_size;
-  block->end = static_cast<BlockEnd>(p.end);
-  block->mode = static_cast<ExecMode>(p.mode);
-  block->speculative = (p.flags & kSpeculative) != 0;
-  block->truncated = (p.flags & kTruncated) != 0;
-  block->end_time_ns = kUnknownTime;
-  EventHeader& h = unpacked_.header;
   const Context& c = contexts_[p.context];
-  h.time_ns = kUnknownTime;
-  h.tsc = p.tsc;
-  h.offset = p.offset;
-  h.cpu = c.cpu;
-  h.pid = c.pid;
-  h.tid = c.tid;
+  UnpackBlock(p, c.cpu, c.pid, c.tid, unpacked_);
   return unpacked_;
 }
 

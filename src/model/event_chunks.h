@@ -12,23 +12,10 @@
 #include <mutex>
 #include <vector>
 
+#include "src/model/block_batch.h"
 #include "src/model/trace_event.h"
 
 namespace ptprof {
-
-// One event as EventChunks keeps it: a packed block, or the index of an event kept whole.
-struct PackedEvent {
-  uint64_t first_ip_or_index = 0;
-  uint64_t tsc = 0;
-  uint64_t offset = 0;
-  uint32_t span = 0;  // last_ip - first_ip
-  uint32_t insns = 0;
-  uint8_t last_insn_size = 0;
-  uint8_t end = 0;
-  uint8_t mode = 0;
-  uint8_t flags = 0;    // kWhole, kSpeculative, kTruncated
-  uint8_t context = 0;  // index into the container's (cpu, pid, tid) triples
-};
 
 // A chunk always holds kChunkEvents records; EventChunks knows how many of them are its own.
 using EventChunk = std::vector<PackedEvent>;

@@ -5,6 +5,8 @@
 // decoder (warm), and checks that every mode decoded the same number of instructions.
 //
 //   parallel_bench [--repeat N] [--jobs N]... [--psb-segment BYTES]... [--engine fast|libipt] [--stream NAME] INPUT
+//
+// --no-reference leaves out the libipt rows (to profile ptprof's rows alone; no ratios then).
 #include <chrono>
 #include <cstdio>
 #include <functional>
@@ -27,6 +29,10 @@ class CountingSink : public EventSink {
       blocks += 1;
     }
   }
+  void OnBlocks(const BlockBatch& batch) override {
+    for (const PackedEvent& b : batch.blocks) insns += b.insns;
+    blocks += batch.blocks.size();
+  }
   uint64_t insns = 0, blocks = 0;
 };
 
@@ -43,6 +49,10 @@ Measurement Measure(const std::string& name, int repeat, const std::function<uin
                     const uint64_t* blocks = nullptr) {
   Measurement m;
   m.name = name;
+  if (repeat < 0) {  // not measured
+    m.cold = m.warm = 1e30;
+    return m;
+  }
   for (int i = 0; i <= repeat; ++i) {
     auto start = std::chrono::steady_clock::now();
     m.insns = run();
@@ -61,6 +71,7 @@ int main(int argc, char** argv) {
   std::vector<unsigned> jobs;
   std::vector<uint64_t> segment_sizes;
   std::string only_engine;  // empty: both
+  bool reference = true;
   std::string input, stream_name;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -69,6 +80,7 @@ int main(int argc, char** argv) {
     else if (arg == "--psb-segment" && i + 1 < argc) segment_sizes.push_back(std::strtoull(argv[++i], nullptr, 0));
     else if (arg == "--stream" && i + 1 < argc) stream_name = argv[++i];
     else if (arg == "--engine" && i + 1 < argc) only_engine = argv[++i];
+    else if (arg == "--no-reference") reference = false;
     else if (input.empty() && !arg.empty() && arg[0] != '-') input = arg;
     else {
       std::fprintf(stderr, "usage: parallel_bench [--repeat N] [--jobs N]... [--psb-segment BYTES]... [--engine fast|libipt] [--stream NAME] INPUT\n");
@@ -101,7 +113,8 @@ int main(int argc, char** argv) {
   const pt::PtParams params = session->params();
 
   std::vector<Measurement> results;
-  results.push_back(Measure("libipt block decoder (reference)", repeat, [&]() -> uint64_t {
+  results.push_back(Measure("libipt block decoder (reference)", reference ? repeat : -1,
+                            [&]() -> uint64_t {
     auto count = pt::RunLibiptDirectly(trace, session->images, params, false);
     return count ? count->insns : 0;
   }));
@@ -128,7 +141,8 @@ int main(int argc, char** argv) {
     };
   };
   std::string note1;
-  results.push_back(Measure("ptprof libipt, 1 thread", repeat, ptprof(1, 0, note1), &last_blocks));
+  results.push_back(
+      Measure("ptprof libipt, 1 thread", reference ? repeat : -1, ptprof(1, 0, note1), &last_blocks));
   const uint64_t reference_blocks = last_blocks;
   results.back().note = note1;
   for (pt::FlowEngine engine : {pt::FlowEngine::kLibipt, pt::FlowEngine::kFast}) {
@@ -148,19 +162,21 @@ int main(int argc, char** argv) {
 
   const double mb = static_cast<double>(trace.size()) / 1e6;
   const Measurement& ref = results.front();
-  std::printf("input: %s, stream %s, %zu bytes, %llu instructions (libipt), cold run + best of %d\n",
+  std::printf("input: %s, stream %s, %zu bytes, %llu instructions (libipt), %llu model blocks, "
+              "cold run + best of %d\n",
               input.c_str(), session->manifest.streams[stream].name.c_str(), trace.size(),
-              static_cast<unsigned long long>(ref.insns), repeat);
+              static_cast<unsigned long long>(ref.insns),
+              static_cast<unsigned long long>(results.back().blocks), repeat);
   std::printf("%-34s %9s %9s %9s %10s %9s  %s\n", "mode", "cold MB/s", "warm MB/s", "M insn/s",
               "warm ms", "vs libipt", "");
   for (const Measurement& m : results) {
     std::printf("%-34s %9.1f %9.1f %9.1f %10.2f %8.2fx  %s\n", m.name.c_str(), mb / m.cold,
                 mb / m.warm, static_cast<double>(m.insns) / 1e6 / m.warm, m.warm * 1e3,
                 ref.warm / m.warm, m.note.c_str());
-    if (m.insns != ref.insns)
+    if (reference && m.insns != ref.insns)
       std::printf("  warning: %s decoded %llu instructions, libipt %llu\n", m.name.c_str(),
                   static_cast<unsigned long long>(m.insns), static_cast<unsigned long long>(ref.insns));
-    if (m.blocks && m.blocks != reference_blocks)
+    if (reference && m.blocks && m.blocks != reference_blocks)
       std::printf("  warning: %s gave %llu blocks, ptprof libipt on 1 thread %llu\n", m.name.c_str(),
                   static_cast<unsigned long long>(m.blocks),
                   static_cast<unsigned long long>(reference_blocks));

@@ -3,6 +3,7 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "decoders/pt/fast/tnt_runs.h"
 #include "decoders/pt/flow_config.h"
 
 namespace ptprof::pt::fast {
@@ -38,6 +39,16 @@ bool NeedsTrace(const X86Insn& insn) {
     default:
       return true;
   }
+}
+
+CodeBlocks::CodeBlocks(const PtImageCache& images, size_t image_index)
+    : images_(images), image_index_(image_index) {}
+
+CodeBlocks::~CodeBlocks() = default;
+
+TntRuns& CodeBlocks::runs() {
+  if (!runs_) runs_ = std::make_unique<TntRuns>(*this);
+  return *runs_;
 }
 
 bool CodeBlocks::DecodeAt(uint64_t ip, pt_exec_mode mode, CodeInsn& out, std::string& why) const {

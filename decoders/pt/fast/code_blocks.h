@@ -21,6 +21,8 @@
 
 namespace ptprof::pt::fast {
 
+class TntRuns;
+
 struct CodeInsn {
   uint64_t ip = 0;
   X86Insn insn;
@@ -35,13 +37,16 @@ struct CodeBlock {
   X86Insn last;             // the instruction that ends it
   int last_isid = 0;        // the section the last instruction was read from
   bool writes_cr3 = false;  // some instruction in it moves to CR3
+  // The blocks at the fall-through (not-taken) and at the direct branch target (taken), once the
+  // walk has been there: the graph's edges, so that a hot loop looks nothing up.
+  mutable const CodeBlock* next[2] = {nullptr, nullptr};
 };
 
 class CodeBlocks {
  public:
   // `images` must outlive this; the blocks are only valid for its image `image_index`.
-  explicit CodeBlocks(const PtImageCache& images, size_t image_index = 0)
-      : images_(images), image_index_(image_index) {}
+  explicit CodeBlocks(const PtImageCache& images, size_t image_index = 0);
+  ~CodeBlocks();
 
   // The instruction at `ip`, or null when it cannot be read in one piece from one section or
   // does not decode; `why` then says which.
@@ -50,6 +55,9 @@ class CodeBlocks {
   const CodeBlock* Block(uint64_t ip, pt_exec_mode mode, std::string& why);
 
   size_t blocks() const { return blocks_.size(); }
+
+  // The TNT runs over this graph (fast/tnt_runs.h), made when first asked for.
+  TntRuns& runs();
 
  private:
   static uint64_t Key(uint64_t ip, pt_exec_mode mode) {
@@ -69,6 +77,7 @@ class CodeBlocks {
   };
   static constexpr size_t kFrontSlots = 4096;
   std::vector<Slot> front_ = std::vector<Slot>(kFrontSlots);
+  std::unique_ptr<TntRuns> runs_;
 };
 
 // The images of one trace with their code graph, made once and lent to the decodes of its pieces

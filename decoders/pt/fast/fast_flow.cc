@@ -2,6 +2,9 @@
 
 #include <cstring>
 
+#include "decoders/pt/flow_config.h"
+#include "decoders/pt/flow_events.h"
+
 namespace ptprof::pt::fast {
 
 namespace {
@@ -54,7 +57,7 @@ FastFlowDecoder::FastFlowDecoder(const pt_config& config, std::span<const uint8_
   std::memset(&config_.flags, 0, sizeof config_.flags);
 }
 
-FastFlowDecoder::~FastFlowDecoder() { pt_qry_free_decoder(qry_); }
+FastFlowDecoder::~FastFlowDecoder() = default;
 
 int FastFlowDecoder::Unsupported(std::string why) {
   if (why_.empty()) why_ = std::move(why);
@@ -71,7 +74,7 @@ int FastFlowDecoder::FetchEvent() {
   if (process_event_) return 1;
   if (!(status_ & pts_event_pending)) return 0;
   time_offset_ = UINT64_MAX;  // reading events is not reading TNT bits: ask for the time again
-  const int status = pt_qry_event(qry_, &event_, sizeof event_);
+  const int status = qry_->Event(&event_);
   if (status < 0) return status;
   process_event_ = true;
   status_ = status;
@@ -88,7 +91,7 @@ int FastFlowDecoder::SyncForward() {
   std::memset(&event_, 0, sizeof event_);
   ret_top_ = ret_bottom_ = 0;
   time_offset_ = UINT64_MAX;
-  const int status = pt_qry_sync_forward(qry_, &ip_);
+  const int status = qry_->SyncForward(&ip_);
   if (status < 0) return status;
   status_ = status;
   if (!(status & pts_ip_suppressed)) enabled_ = true;
@@ -99,9 +102,18 @@ void FastFlowDecoder::LogCall(uint64_t insn_ip, const X86Insn& insn) {
   if (insn.kind != X86Kind::kCallNear) return;
   // A direct call to the next instruction (position-independent code) returns nowhere.
   if (insn.has_branch_disp && insn.branch_disp == 0) return;
-  retstack_[ret_top_] = insn_ip + insn.length;
+  PushReturn(insn_ip + insn.length);
+}
+
+inline void FastFlowDecoder::PushReturn(uint64_t ip) {
+  retstack_[ret_top_] = ip;
   ret_top_ = ret_top_ == kRetStackSize ? 0 : ret_top_ + 1;
   if (ret_bottom_ == ret_top_) ret_bottom_ = ret_bottom_ == kRetStackSize ? 0 : ret_bottom_ + 1;
+}
+
+inline uint32_t FastFlowDecoder::ReturnDepth() const {
+  return ret_top_ >= ret_bottom_ ? ret_top_ - ret_bottom_
+                                 : ret_top_ + kRetStackSize + 1 - ret_bottom_;
 }
 
 void FastFlowDecoder::SetDisableResumeIp(uint64_t insn_ip, const X86Insn& insn) {
@@ -132,7 +144,7 @@ int FastFlowDecoder::ProceedWithTrace(uint64_t insn_ip, const X86Insn& insn) {
   int status = 0;
   if (insn.kind == X86Kind::kCondJump) {
     int taken = 0;
-    status = pt_qry_cond_branch(qry_, &taken);
+    status = qry_->CondBranch(&taken);
     if (status < 0) return status;
     ip_ = insn_ip + insn.length + (taken ? static_cast<uint64_t>(insn.branch_disp) : 0);
   } else {
@@ -140,7 +152,7 @@ int FastFlowDecoder::ProceedWithTrace(uint64_t insn_ip, const X86Insn& insn) {
     if (insn.kind == X86Kind::kRetNear) {
       // A compressed return is a taken bit.
       int taken = 0;
-      status = pt_qry_cond_branch(qry_, &taken);
+      status = qry_->CondBranch(&taken);
       if (status >= 0) {
         if (!taken) return -pte_bad_retcomp;
         if (ret_top_ == ret_bottom_) return -pte_retstack_empty;
@@ -152,7 +164,7 @@ int FastFlowDecoder::ProceedWithTrace(uint64_t insn_ip, const X86Insn& insn) {
       }
     }
     if (!done) {
-      status = pt_qry_indirect_branch(qry_, &ip_);
+      status = qry_->IndirectBranch(&ip_);
       if (status < 0) return status;
     }
   }
@@ -206,7 +218,10 @@ int FastFlowDecoder::ProceedToIpWithTrace(Walk& walk, uint64_t ip) {
 
 // The common case, from the memoised graph: one code block, then the branch that ends it.
 int FastFlowDecoder::ProceedNoEvent(Walk& walk) {
-  const CodeBlock* block = code_->Block(ip_, mode_, why_);
+  const CodeBlock* block = next_block_ && next_block_->first_ip == ip_ && next_mode_ == mode_ &&
+                                   next_code_ == code_
+                               ? next_block_
+                               : code_->Block(ip_, mode_, why_);
   if (!block) return kUnsupported;
   if (walk.ninsn + block->ninsn > kMaxBlockInsns)
     return Unsupported("a block of more than 65535 instructions");
@@ -218,10 +233,30 @@ int FastFlowDecoder::ProceedNoEvent(Walk& walk) {
   LogCall(block->last_ip, last);
   if (IsDirect(last, X86Kind::kCallNear) || IsDirect(last, X86Kind::kJumpNear)) {
     ip_ = last.NextIp(block->last_ip);
+    Remember(block, 1);
     return 0;
   }
   ip_ = block->last_ip;
-  return ProceedWithTrace(block->last_ip, last);
+  const int status = ProceedWithTrace(block->last_ip, last);
+  if (status == 0 && last.kind == X86Kind::kCondJump)
+    Remember(block, ip_ == block->last_ip + last.length ? 0 : 1);
+  else
+    next_block_ = nullptr;
+  return status;
+}
+
+// The block at ip_ (where `from` went by its edge `taken`), from the edge when it was walked
+// before, else looked up and kept on the edge; for ProceedNoEvent's next call.
+void FastFlowDecoder::Remember(const CodeBlock* from, int taken) {
+  const CodeBlock* to = from->next[taken];
+  if (!to) {
+    std::string ignored;
+    to = code_->Block(ip_, mode_, ignored);
+    from->next[taken] = to;
+  }
+  next_block_ = to;
+  next_mode_ = mode_;
+  next_code_ = code_;
 }
 
 int FastFlowDecoder::ProceedEvent(Walk& walk) {
@@ -355,6 +390,7 @@ int FastFlowDecoder::Next(Walk& walk) {
 
 // Next when no event waits and tracing is on (most blocks): Proceed without its questions.
 inline int FastFlowDecoder::NextPlain(Walk& walk) {
+  walk.ninsn = 0;
   walk.ip = ip_;
   walk.mode = mode_;
   walk.speculative = speculative_;
@@ -431,9 +467,165 @@ int FastFlowDecoder::Event(pt_event& out) {
   return ProceedTrailingEvent(false);
 }
 
+// Run's loop for as long as it would only walk plain blocks (no event waiting, tracing on, no
+// task to follow): each block goes to the model directly. Returns what NextPlain returned for the
+// first block after which Run must look again, with that block in `walk` (not passed on) and
+// `offset` where it began.
+int FastFlowDecoder::RunPlain(FlowToModel& model, Walk& walk, uint64_t& offset) {
+  TntRuns& runs = code_->runs();
+  for (;;) {
+    if (model.TakesRunBlocks()) {
+      int status = 0;
+      const RunStep step = TakeTntRun(model, runs, walk, offset, status);
+      if (step == RunStep::kTaken) continue;
+      if (step == RunStep::kReturn) return status;
+    }
+    last_run_ = nullptr;
+    const int status = NextPlain(walk);
+    if (status != 0 || process_event_ || (status_ & pts_event_pending) || !enabled_) return status;
+    const uint64_t after = qry_->Offset();
+    if (after != time_offset_) {
+      uint64_t tsc = 0;
+      time_known_ = qry_->Time(&tsc) >= 0;
+      time_tsc_ = tsc;
+      time_offset_ = after;
+    }
+    if (model.TakesRunBlocks()) {
+      model.TakeRunBlock(walk.ip, walk.end_ip, static_cast<uint32_t>(walk.ninsn), *walk.last,
+                         ToExecMode(walk.mode), walk.speculative, offset, time_known_, time_tsc_);
+    } else {
+      EmitWalk(model, walk, offset);
+    }
+    offset = after;
+  }
+}
+
+// A TNT run (fast/tnt_runs.h) from the block at ip_, when one applies: its blocks go to the
+// model in one piece and the state moves past them as the plain walk would have moved it
+// (kTaken). kNone: the plain walk must take this block (nothing has changed). kReturn: return
+// `status` to Run with `walk` (the block after which Run looks again), as RunPlain does.
+FastFlowDecoder::RunStep FastFlowDecoder::TakeTntRun(FlowToModel& model, TntRuns& runs, Walk& walk,
+                                                     uint64_t& offset, int& status) {
+  // The block at ip_: known when the last run led here, else from the graph.
+  const TntRun* previous = last_run_;
+  last_run_ = nullptr;
+  const CodeBlock* block = previous ? previous_next_
+                           : next_block_ && next_block_->first_ip == ip_ &&
+                                   next_mode_ == mode_ && next_code_ == code_
+                               ? next_block_
+                               : nullptr;
+  if (!block) {
+    std::string ignored;
+    block = code_->Block(ip_, mode_, ignored);
+    if (!block) return RunStep::kNone;
+  }
+  const X86Kind kind = block->last.kind;
+  if ((kind != X86Kind::kCondJump && kind != X86Kind::kRetNear) || block->ninsn > kMaxBlockInsns)
+    return RunStep::kNone;
+  uint64_t ret = 0;
+  if (kind == X86Kind::kRetNear) {
+    if (ret_top_ == ret_bottom_) return RunStep::kNone;  // the plain walk reports it
+    ret = retstack_[ret_top_ ? ret_top_ - 1 : kRetStackSize];
+  }
+  if (!qry_->HasTntBits()) {
+    // Where the plain walk asks for this block's bit.
+    const int refilled = qry_->RefillTnt();
+    if (refilled < 0) {
+      if (kind == X86Kind::kRetNear && refilled == -pte_bad_query)
+        return RunStep::kNone;  // not a compressed return: the plain walk asks for a TIP
+      walk.ninsn = block->ninsn;
+      walk.ip = ip_;
+      walk.end_ip = block->last_ip;
+      walk.isid = block->last_isid;
+      walk.mode = mode_;
+      walk.speculative = speculative_;
+      walk.last = &block->last;
+      ip_ = block->last_ip;
+      next_block_ = nullptr;
+      status = refilled;
+      return RunStep::kReturn;
+    }
+  }
+  const uint32_t pending = qry_->PendingBits();
+  const uint64_t state = TntRuns::State(qry_->PendingBitValues(), pending, speculative_);
+  const TntRun* predicted = previous ? previous->follow : nullptr;
+  const TntRun& run =
+      predicted && predicted->start == block && predicted->state == state && predicted->ret == ret
+          ? *predicted
+          : runs.Find(block, state, ret, mode_, speculative_, qry_->PendingBitValues(), pending);
+  if (previous) previous->follow = &run;
+  if (run.core == 0) return RunStep::kNone;
+  const uint32_t depth = ReturnDepth();
+  if (depth + run.core_depth > kRetStackSize) return RunStep::kNone;
+  if (const TntRun* next = run.follow) {
+    // Likely the next run: start loading it while this one is copied.
+    __builtin_prefetch(next);
+    __builtin_prefetch(reinterpret_cast<const char*>(next) + 64);
+    __builtin_prefetch(reinterpret_cast<const char*>(next) + 128);
+    __builtin_prefetch(reinterpret_cast<const char*>(next) + 192);
+  }
+  const uint64_t after = qry_->Offset();
+  if (after != time_offset_) {
+    uint64_t tsc = 0;
+    time_known_ = qry_->Time(&tsc) >= 0;
+    time_tsc_ = tsc;
+    time_offset_ = after;
+  }
+  const int flags = qry_->TakeTntBits(run.bits);
+  status_ = flags;
+  if (run.pops) ret_top_ = ret_top_ ? ret_top_ - 1 : kRetStackSize;
+  const uint64_t* pushes = run.pushes();
+  for (uint32_t i = 0; i < run.core_pushes; ++i) PushReturn(pushes[i]);
+  if (flags != 0) {
+    // The run ends where Run must look again: its last block goes back as the plain walk's.
+    ip_ = run.core_next_ip;
+    next_block_ = run.core_next;
+    next_mode_ = mode_;
+    next_code_ = code_;
+    const CodeBlock* last = run.core_last;
+    const uint32_t emit = run.core - 1;
+    if (emit) {
+      const PackedEvent& before = run.blocks()[emit - 1];
+      model.TakeRun(run.blocks(), emit, run.core_insns - last->ninsn, RunBlockKind(before),
+                    before.first_ip_or_index + before.span, offset, after, time_known_,
+                    time_tsc_);
+      offset = after;
+    }
+    walk.ninsn = last->ninsn;
+    walk.ip = last->first_ip;
+    walk.end_ip = last->last_ip;
+    walk.isid = last->last_isid;
+    walk.mode = mode_;
+    walk.speculative = speculative_;
+    walk.last = &last->last;
+    status = (status_ & pts_event_pending) ? ProceedTrailingEvent(true) : BlkStatus(0);
+    return RunStep::kReturn;
+  }
+  // Past the last bit with no event waiting, the direct calls and jumps after it go too.
+  const bool trailing = run.size > run.core && depth + run.depth <= kRetStackSize;
+  if (trailing) {
+    for (uint32_t i = run.core_pushes; i < run.pushes_size; ++i) PushReturn(pushes[i]);
+    model.TakeRun(run.blocks(), run.size, run.core_insns + run.trailing_insns, run.last_kind,
+                  run.last_ip, offset, after, time_known_, time_tsc_);
+    ip_ = run.next_ip;
+    previous_next_ = run.next;
+  } else {
+    model.TakeRun(run.blocks(), run.core, run.core_insns, run.core_last_kind, run.core_last_ip,
+                  offset, after, time_known_, time_tsc_);
+    ip_ = run.core_next_ip;
+    previous_next_ = run.core_next;
+  }
+  offset = after;
+  // The next call starts from the block the run ends at (when the graph has it).
+  if (previous_next_) last_run_ = &run;
+  next_block_ = previous_next_;
+  next_mode_ = mode_;
+  next_code_ = code_;
+  return RunStep::kTaken;
+}
+
 uint64_t FastFlowDecoder::EmitWalk(FlowObserver& observer, const Walk& walk, uint64_t offset) {
-  uint64_t after = 0;
-  pt_qry_get_offset(qry_, &after);
+  const uint64_t after = qry_->Offset();
   if (walk.ninsn == 0) return after;
   WalkedBlock block;
   block.ip = walk.ip;
@@ -449,8 +641,7 @@ uint64_t FastFlowDecoder::EmitWalk(FlowObserver& observer, const Walk& walk, uin
   // the offset it was last asked at, the answer is the same (blocks ended by bits of one TNT).
   if (after != time_offset_) {
     uint64_t tsc = 0;
-    uint32_t lost_mtc = 0, lost_cyc = 0;
-    time_known_ = pt_qry_time(qry_, &tsc, &lost_mtc, &lost_cyc) >= 0;
+    time_known_ = qry_->Time(&tsc) >= 0;
     time_tsc_ = tsc;
     time_offset_ = after;
   }
@@ -462,24 +653,19 @@ uint64_t FastFlowDecoder::EmitWalk(FlowObserver& observer, const Walk& walk, uin
 
 FastFlowOutcome FastFlowDecoder::Run(FlowObserver& observer, uint64_t trust_end) {
   FastFlowOutcome outcome;
-  qry_ = pt_qry_alloc_decoder(&config_);
-  if (!qry_) {
-    outcome.handled = false;
-    outcome.why = "libipt refused the query decoder configuration";
-    return outcome;
-  }
+  qry_ = std::make_unique<QueryDecoder>(config_);
   // The end of the decode: -pte_eos ends it as libipt's ends; any other failure is the fast
   // engine's limit, unless it lies where the caller trusts nothing anyway.
   auto stop = [&](int status) {
     if (status == -pte_eos) return;
-    uint64_t offset = 0;
-    pt_qry_get_offset(qry_, &offset);
+    const uint64_t offset = qry_->Offset();
     if (offset >= trust_end) {
       outcome.stopped_untrusted = true;
       return;
     }
     outcome.handled = false;
     outcome.why_offset = offset;
+    if (status == kUnsupported && why_.empty()) why_ = qry_->why();
     outcome.why = status == kUnsupported
                       ? why_
                       : std::string("a decode error (") + pt_errstr(pt_errcode(status)) + ")";
@@ -490,11 +676,11 @@ FastFlowOutcome FastFlowDecoder::Run(FlowObserver& observer, uint64_t trust_end)
     return outcome;
   }
   outcome.synced = true;
+  FlowToModel* model = observer.AsModel();
   // The decoder's time now (libipt's pt_blk_time), when it has one.
   auto now = [&]() -> std::optional<uint64_t> {
     uint64_t tsc = 0;
-    uint32_t lost_mtc = 0, lost_cyc = 0;
-    if (pt_qry_time(qry_, &tsc, &lost_mtc, &lost_cyc) < 0) return std::nullopt;
+    if (qry_->Time(&tsc) < 0) return std::nullopt;
     return tsc;
   };
   // Where the decoder stands, when nothing has moved it since the last block was emitted (the
@@ -502,14 +688,11 @@ FastFlowOutcome FastFlowDecoder::Run(FlowObserver& observer, uint64_t trust_end)
   std::optional<uint64_t> known_offset;
   for (;;) {
     if (code_switch_) {
-      uint64_t offset = 0;
-      pt_qry_get_offset(qry_, &offset);
-      if (CodeBlocks* code = code_switch_(now(), offset)) code_ = code;
+      if (CodeBlocks* code = code_switch_(now(), qry_->Offset())) code_ = code;
     }
     while (status >= 0 && (status & pts_event_pending)) {
       known_offset.reset();  // reading the event moves the decoder
-      uint64_t offset = 0;
-      pt_qry_get_offset(qry_, &offset);
+      const uint64_t offset = qry_->Offset();
       pt_event event;
       status = Event(event);
       if (status >= 0 && code_switch_) {
@@ -531,12 +714,11 @@ FastFlowOutcome FastFlowDecoder::Run(FlowObserver& observer, uint64_t trust_end)
       status = -pte_eos;
       break;
     }
-    uint64_t offset = 0;
-    if (known_offset) offset = *known_offset;
-    else pt_qry_get_offset(qry_, &offset);
+    uint64_t offset = known_offset ? *known_offset : qry_->Offset();
     Walk walk;
-    status = process_event_ || (status_ & pts_event_pending) || !enabled_ ? Next(walk)
-                                                                          : NextPlain(walk);
+    if (process_event_ || (status_ & pts_event_pending) || !enabled_) status = Next(walk);
+    else if (model && !code_switch_) status = RunPlain(*model, walk, offset);
+    else status = NextPlain(walk);
     if (status < 0) {
       if (status == -pte_eos) EmitWalk(observer, walk, offset);  // as libipt: the partial block
       break;

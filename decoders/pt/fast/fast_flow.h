@@ -1,8 +1,9 @@
 #pragma once
 // FastFlowDecoder answers the flow decoder's question ("what did the traced CPU execute?") with
-// ptprof's own block walker: it drives libipt's query decoder (packets, time, events, offsets)
-// itself and moves through the code with a memoised control-flow graph (fast/code_blocks.h), each
-// run of code decoded once, instead of libipt's block decoder. It reports to the same
+// ptprof's own block walker: it asks ptprof's own query decoder (fast/query_decoder.h: packets,
+// time, events, offsets exactly as libipt's query decoder gives them) and moves through the code
+// with a memoised control-flow graph (fast/code_blocks.h), each run of code decoded once, instead
+// of libipt's block decoder. It reports to the same
 // FlowObserver as FlowDecoder, and what it reports is what FlowDecoder's block decode reports
 // once FlowToModel has joined contiguous blocks: the same blocks, counts, times and offsets.
 //
@@ -14,12 +15,15 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <span>
 #include <vector>
 
 #include "decoders/pt/fast/code_blocks.h"
+#include "decoders/pt/fast/query_decoder.h"
+#include "decoders/pt/fast/tnt_runs.h"
 #include "decoders/pt/flow_observer.h"
 
 namespace ptprof::pt::fast {
@@ -56,7 +60,6 @@ class FastFlowDecoder {
 
  private:
   struct Walk;  // the block being built
-  static constexpr int kUnsupported = -1000;
 
   int Unsupported(std::string why);
   int BlkStatus(int flags) const;
@@ -77,11 +80,18 @@ class FastFlowDecoder {
   int NextIpWithoutTrace(uint64_t insn_ip, const X86Insn& insn);
   void LogCall(uint64_t insn_ip, const X86Insn& insn);
   void SetDisableResumeIp(uint64_t insn_ip, const X86Insn& insn);
+  void Remember(const CodeBlock* from, int taken);
+  int RunPlain(FlowToModel& model, Walk& walk, uint64_t& offset);
+  enum class RunStep { kTaken, kNone, kReturn };
+  RunStep TakeTntRun(FlowToModel& model, TntRuns& runs, Walk& walk, uint64_t& offset,
+                     int& status);
+  void PushReturn(uint64_t ip);
+  uint32_t ReturnDepth() const;
   // Passes the block walked (if any) on; returns the decoder's offset after it.
   uint64_t EmitWalk(FlowObserver& observer, const Walk& walk, uint64_t offset);
 
   pt_config config_;
-  pt_query_decoder* qry_ = nullptr;
+  std::unique_ptr<QueryDecoder> qry_;
   CodeBlocks* code_;
   CodeSwitchHook code_switch_;
   std::string why_;
@@ -101,6 +111,14 @@ class FastFlowDecoder {
   uint64_t time_offset_ = UINT64_MAX;
   uint64_t time_tsc_ = 0;
   bool time_known_ = false;
+  // The block at ip_ when the last block's edge led there (ProceedNoEvent checks it still is).
+  const CodeBlock* next_block_ = nullptr;
+  pt_exec_mode next_mode_ = ptem_unknown;
+  const CodeBlocks* next_code_ = nullptr;
+  // The TNT run just taken, when the walk went on from its end without anything between, and the
+  // block it ends at.
+  const TntRun* last_run_ = nullptr;
+  const CodeBlock* previous_next_ = nullptr;
 };
 
 }  // namespace ptprof::pt::fast

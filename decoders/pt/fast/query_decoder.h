@@ -1,0 +1,200 @@
+#pragma once
+// QueryDecoder answers the questions a block walker asks of an Intel PT trace ("was this
+// conditional branch taken?", "where did this indirect branch go?", "which event comes next?",
+// "what time is it?", "where in the trace are we?") the way libipt 2.0.5's query decoder answers
+// them, bit for bit: the same read-ahead over timing packets, the same events bound to the same
+// packets, the same time at each answer and the same offsets. It is ptprof's own code on the raw
+// bytes (packet_scan.h), so the fast flow engine asks it without a library call per branch, and
+// keeps the common answers inline (a TNT bit is a shift).
+//
+// What the fast engine never handles (VMCS, PTWRITE, EXSTOP and MWAIT packets, the overflow
+// errata SKD010, APL11 and APL12, an unknown packet with a decode callback)
+// makes it answer kUnsupported with the reason in why(): the caller then decodes with libipt.
+// Errors carry libipt's codes (-pte_eos at the end, -pte_bad_query when asked out of turn, ...).
+#include <intel-pt.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "decoders/pt/fast/packet_scan.h"
+#include "decoders/pt/pt_time.h"
+#include "decoders/pt/pt_time_cal.h"
+
+namespace ptprof::pt::fast {
+
+// An answer the fast engine cannot give (see why()).
+inline constexpr int kUnsupported = -1000;
+
+class QueryDecoder {
+ public:
+  // `config` as for libipt's query decoder: its buffer, errata and timing parameters.
+  explicit QueryDecoder(const pt_config& config);
+
+  // libipt's pt_qry_sync_forward, pt_qry_cond_branch, pt_qry_indirect_branch, pt_qry_event and
+  // pt_qry_time: status flags (pts_*) or a negative error code.
+  int SyncForward(uint64_t* ip);
+  int CondBranch(int* taken) {
+    if (tnt_index_ == 0) {
+      const int status = CacheTnt();
+      if (status < 0) return status;
+    }
+    *taken = (tnt_bits_ & tnt_index_) != 0;
+    tnt_index_ >>= 1;
+    return tnt_index_ ? 0 : StatusFlags();
+  }
+  int IndirectBranch(uint64_t* ip);
+  int Event(pt_event* event);
+  int Time(uint64_t* tsc) const {
+    *tsc = last_tsc_;
+    return last_have_tsc_ ? 0 : -pte_no_time;
+  }
+  // Where the decoder stands (pt_qry_get_offset); only valid once synchronised.
+  uint64_t Offset() const { return pos_ ? static_cast<uint64_t>(pos_ - begin_) : 0; }
+
+  const std::string& why() const { return why_; }
+
+  // For the engine's inner loop: the TNT bits not yet asked for, and taking one.
+  bool HasTntBits() const { return tnt_index_ != 0; }
+  // Takes one cached TNT bit (HasTntBits() must hold); the status flags, as CondBranch.
+  int TakeTntBit(bool& taken) {
+    taken = (tnt_bits_ & tnt_index_) != 0;
+    tnt_index_ >>= 1;
+    return tnt_index_ ? 0 : StatusFlags();
+  }
+  // Fills the TNT cache from the next TNT packet (what CondBranch does when it is empty).
+  int RefillTnt() {
+    if (next_ != PacketKind::kTnt8) return CacheTnt();
+    // The common case, inline: a TNT-8 packet (its opcode is even and above 2, so it holds a
+    // stop bit and at least one bit) and, after it, another.
+    const unsigned payload = *pos_ >> 1;
+    const int stop = 31 - __builtin_clz(payload);
+    tnt_bits_ = payload & ~(1u << stop);
+    tnt_index_ = uint64_t{1} << (stop - 1);
+    ++pos_;
+    last_have_tsc_ = time_.Query(last_tsc_) == TimeStatus::kOk;
+    if (pos_ < end_ && (*pos_ & 1) == 0 && *pos_ > 2) return 0;  // next_ stays kTnt8
+    const int status = ReadAhead();
+    return status < 0 && status != -pte_eos ? status : 0;
+  }
+  // How many TNT bits are pending, and their values (the next one is bit PendingBits() - 1).
+  uint32_t PendingBits() const { return tnt_index_ ? 64 - __builtin_clzll(tnt_index_) : 0; }
+  uint64_t PendingBitValues() const { return tnt_bits_; }
+  // Takes `n` pending bits at once: the status flags, as CondBranch gives them after the last.
+  int TakeTntBits(uint32_t n) {
+    tnt_index_ >>= n;
+    return tnt_index_ ? 0 : StatusFlags();
+  }
+
+ private:
+  // Pending events, one FIFO per packet they bind to, as libipt keeps them (8 slots, one always
+  // free so that the last event handed out stays valid).
+  class EventQueue {
+   public:
+    enum Binding : uint8_t { kAtPsbEnd, kAtTip, kAtFup, kBindings };
+    void Reset() { std::memset(this, 0, sizeof *this); }
+    pt_event* Standalone() {
+      std::memset(&standalone_, 0, sizeof standalone_);
+      return &standalone_;
+    }
+    pt_event* Enqueue(Binding b);
+    pt_event* Dequeue(Binding b);
+    bool Pending(Binding b) const { return begin_[b] != end_[b]; }
+    pt_event* Find(Binding b, pt_event_type type);
+    void Clear(Binding b) { begin_[b] = end_[b] = 0; }
+
+   private:
+    static constexpr uint8_t kSlots = 8;
+    pt_event queue_[kBindings][kSlots];
+    uint8_t begin_[kBindings];
+    uint8_t end_[kBindings];
+    pt_event standalone_;
+  };
+
+  int Unsupported(const char* why);
+  void Reset();
+  int Start(const uint8_t* pos, uint64_t* ip);
+  int Fetch() { return FetchKind(pos_, begin_, end_, next_); }
+  bool HaveNext() const { return next_ != PacketKind::kInvalid; }
+  int WillEvent() const;
+  bool WillEos() const;
+  int StatusFlags() const {
+    // Nothing is pending while TNT bits are, or when a TNT packet comes next.
+    if (tnt_index_ != 0 || next_ == PacketKind::kTnt8) return 0;
+    return PendingFlags();
+  }
+  int PendingFlags() const;
+  int ProvokeFetchError() const;
+  int ReadAhead();
+  int CacheTnt();
+
+  // The decoder functions: what the packet at pos_ (of kind next_) does, outside and inside a
+  // PSB+ header. Each returns 0 or an error code and moves pos_ past what it consumed.
+  int Decode();
+  int DecodeHeader();
+  int DecodePsb();
+  int ReadPsbHeader();
+  int DecodeIp(int& size);
+  int DecodeTip();
+  int DecodeTnt();
+  int DecodeTipPge();
+  int DecodeTipPgd();
+  int DecodeFup();
+  int HeaderFup();
+  int FupBelongsToNextEnable(const uint8_t* pos) const;
+  int DecodePip();
+  int HeaderPip();
+  int DecodeOvf();
+  int FindOvfFup() const;
+  int DecodeMode();
+  int HeaderMode();
+  int DecodePsbEnd();
+  int ProcessPendingPsbEvents();
+  int DecodeTsc(bool in_header);
+  int DecodeCbr(bool in_header);
+  int DecodeTma();
+  int DecodeMtc();
+  int DecodeCyc();
+  int DecodeStop();
+  int DecodeMnt(bool in_header);
+  int DecodePower();
+
+  // The IP of last_ip for an event's field: suppressed or missing IPs mark the event.
+  int EventIp(uint64_t& field, pt_event& event) const;
+  int QueryLastIp(uint64_t* ip) const;
+  void StampEvent(pt_event& event) const;
+
+  const uint8_t* begin_;
+  const uint8_t* end_;
+  const uint8_t* pos_ = nullptr;
+  const uint8_t* sync_ = nullptr;
+  PacketKind next_ = PacketKind::kInvalid;  // the packet at pos_; kInvalid: none fetched
+  pt_errata errata_;
+  bool decode_callback_ = false;
+  TimingParams timing_;
+
+  // The last IP (pt_last_ip).
+  uint64_t last_ip_ = 0;
+  bool have_ip_ = false;
+  bool ip_suppressed_ = false;
+
+  // The cached TNT bits: the next one is at tnt_index_ (0: empty).
+  uint64_t tnt_bits_ = 0;
+  uint64_t tnt_index_ = 0;
+
+  TimeTracker time_;
+  TimeCalibration tcal_;
+  // The time at the last answer (libipt's last_time): all pt_qry_time reports of it.
+  uint64_t last_tsc_ = 0;
+  bool last_have_tsc_ = false;
+
+  EventQueue evq_;
+  pt_event* event_ = nullptr;  // the event the last decoder function published
+  bool enabled_ = false;
+  bool consume_packet_ = false;
+
+  Packet packet_;  // scratch for the packet being decoded
+  std::string why_;
+};
+
+}  // namespace ptprof::pt::fast

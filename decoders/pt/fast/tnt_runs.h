@@ -1,0 +1,151 @@
+#pragma once
+// TntRuns answers "starting at this block with these TNT bits pending, which blocks run, and
+// where does the code stand after them?" once per (block, bits), so that the fast engine moves
+// through a whole TNT packet's worth of blocks with one lookup and one copy instead of one
+// lookup, one bit and one model call per block (libxdc caches TNT runs per code location for
+// coverage; this cache keeps the full flow: every block with its instruction count and end).
+//
+// A run walks the code graph exactly as FastFlowDecoder's plain walk would: direct calls and
+// jumps without trace, a conditional branch per bit, a compressed return per bit (to a return
+// address pushed inside the run, or, for a run that starts with a return, to the address on top
+// of the caller's return stack, which is then part of the key). It stops before anything else: a
+// branch that needs a TIP, any other return to an address pushed before the run, a return whose
+// bit says not taken (an error the plain walk reports), code it cannot read, a block the model
+// cannot hold. After the last bit it goes on through direct calls and jumps (the trailing part),
+// which the caller takes only when no event waits there.
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "decoders/pt/fast/code_blocks.h"
+#include "src/model/block_batch.h"
+
+namespace ptprof::pt::fast {
+
+// One run, in one allocation: this header, then its packed blocks, then its pushes.
+struct TntRun {
+  // The key: the first block, the pending bits (count, values, speculative) and, when the first
+  // block ends in a return, where it returns to (else 0).
+  const CodeBlock* start = nullptr;
+  uint64_t state = 0;
+  uint64_t ret = 0;
+  bool pops = false;         // the first block returns: one address comes off the caller's stack
+  uint32_t core = 0;         // blocks [0, core) are walked while bits are pending; 0: no run
+  uint32_t size = 0;         // blocks in all, the trailing part included
+  uint32_t bits = 0;         // bits taken by the core
+  uint32_t core_depth = 0;   // the most the core's own pushes stack up at any point
+  uint32_t depth = 0;        // the same over the whole run
+  uint32_t core_pushes = 0;  // pushes()[0, core_pushes) stay after the core, the rest after all
+  uint32_t pushes_size = 0;
+  X86Kind core_last_kind = X86Kind::kOther;  // the last instruction of blocks[core - 1]
+  X86Kind last_kind = X86Kind::kOther;       // and of the last block
+  uint64_t core_insns = 0;
+  uint64_t trailing_insns = 0;
+  uint64_t core_last_ip = 0;  // the last instruction of blocks[core - 1], and of the last block
+  uint64_t last_ip = 0;
+  // Where the code goes after the core and after the trailing part, with its block when the
+  // graph has one.
+  uint64_t core_next_ip = 0;
+  const CodeBlock* core_next = nullptr;
+  uint64_t next_ip = 0;
+  const CodeBlock* next = nullptr;
+  const CodeBlock* core_last = nullptr;  // the code block of blocks[core - 1]
+  // The run taken right after this one the last time (loops repeat them): checked first.
+  mutable const TntRun* follow = nullptr;
+
+  // The blocks, packed for the model: each one's end resolved by the next (the last one's by
+  // where the run goes), mode and flags set, tsc and offset left to the caller.
+  const PackedEvent* blocks() const { return reinterpret_cast<const PackedEvent*>(this + 1); }
+  PackedEvent* blocks() { return reinterpret_cast<PackedEvent*>(this + 1); }
+  // The return addresses its calls leave on the return stack, oldest first.
+  const uint64_t* pushes() const { return reinterpret_cast<const uint64_t*>(blocks() + size); }
+  uint64_t* pushes() { return reinterpret_cast<uint64_t*>(blocks() + size); }
+};
+static_assert(sizeof(TntRun) % alignof(PackedEvent) == 0);
+
+// The last instruction's kind of a run's block (a run holds only direct calls and jumps,
+// conditional branches and near returns, which its end tells apart).
+inline X86Kind RunBlockKind(const PackedEvent& block) {
+  switch (static_cast<BlockEnd>(block.end)) {
+    case BlockEnd::kCall: return X86Kind::kCallNear;
+    case BlockEnd::kJump: return X86Kind::kJumpNear;
+    case BlockEnd::kReturn: return X86Kind::kRetNear;
+    default: return X86Kind::kCondJump;
+  }
+}
+
+class TntRuns {
+ public:
+  // Blocks a run holds at most (a batch of the model takes it whole).
+  static constexpr uint32_t kMaxBlocks = 96;
+  // Pushes a run may stack up (the return stack holds 64).
+  static constexpr uint32_t kMaxDepth = 32;
+
+  explicit TntRuns(CodeBlocks& code) : code_(code) {}
+  ~TntRuns();
+  TntRuns(const TntRuns&) = delete;
+  TntRuns& operator=(const TntRuns&) = delete;
+
+  // The run from `start` (a block that ends in a conditional branch or a return) with `count`
+  // bits pending (1 to 63), the next one the highest of the low `count` of `bits`. Its core is
+  // empty when the first block cannot be walked this way.
+  // `ret` is the address on top of the caller's return stack when `start` ends in a return, else
+  // 0 (a run then never returns past its own calls).
+  const TntRun& Find(const CodeBlock* start, uint64_t ret, pt_exec_mode mode, bool speculative,
+                     uint64_t bits, uint32_t count) {
+    return Find(start, State(bits, count, speculative), ret, mode, speculative, bits, count);
+  }
+  // Find, with the key's state already made (State).
+  const TntRun& Find(const CodeBlock* start, uint64_t state, uint64_t ret, pt_exec_mode mode,
+                     bool speculative, uint64_t bits, uint32_t count) {
+    const TntRun*& slot = front_[Hash(start, state ^ ret) & (kFrontSlots - 1)];
+    if (slot && slot->start == start && slot->state == state && slot->ret == ret) return *slot;
+    slot = &Lookup(start, state, ret, mode, speculative, bits, count);
+    return *slot;
+  }
+
+  // The pending bits as a run's key holds them.
+  static uint64_t State(uint64_t bits, uint32_t count, bool speculative) {
+    return (bits & ((uint64_t{1} << count) - 1)) | (uint64_t{count} << 56) |
+           (uint64_t{speculative} << 63);
+  }
+
+  size_t size() const { return runs_.size(); }
+
+ private:
+  struct Key {
+    const CodeBlock* start;
+    uint64_t state;
+    uint64_t ret;
+    bool operator==(const Key& o) const {
+      return start == o.start && state == o.state && ret == o.ret;
+    }
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const { return Hash(k.start, k.state ^ k.ret); }
+  };
+  struct Free {
+    void operator()(TntRun* run) const;
+  };
+  using RunPtr = std::unique_ptr<TntRun, Free>;
+
+  static size_t Hash(const CodeBlock* start, uint64_t state) {
+    const uint64_t h = (reinterpret_cast<uintptr_t>(start) >> 4) * 0x9e3779b97f4a7c15ull ^
+                       state * 0xc2b2ae3d27d4eb4full;
+    return static_cast<size_t>(h ^ (h >> 29));
+  }
+  const TntRun& Lookup(const CodeBlock* start, uint64_t state, uint64_t ret, pt_exec_mode mode,
+                       bool speculative, uint64_t bits, uint32_t count);
+  RunPtr Build(const CodeBlock* start, uint64_t state, uint64_t ret, pt_exec_mode mode,
+               bool speculative, uint64_t bits, uint32_t count);
+  // The block at `ip` reached over `from`'s edge `taken`, remembered on the edge.
+  const CodeBlock* Follow(const CodeBlock* from, int taken, uint64_t ip, pt_exec_mode mode);
+
+  CodeBlocks& code_;
+  std::unordered_map<Key, RunPtr, KeyHash> runs_;
+  static constexpr size_t kFrontSlots = 1 << 14;
+  std::vector<const TntRun*> front_ = std::vector<const TntRun*>(kFrontSlots);
+};
+
+}  // namespace ptprof::pt::fast

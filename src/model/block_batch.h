@@ -1,0 +1,59 @@
+#pragma once
+// BlockBatch answers "which blocks came next?" in bulk. A flow decoder produces tens of millions
+// of ExecBlocks a second; handing each on as a 112-byte TraceEvent through a virtual call costs
+// more than decoding it. So plain blocks (no ns time yet, all of one cpu/pid/tid) travel packed,
+// a batch at a time, and a sink that wants them one by one gets exactly the TraceEvents they
+// stand for (EventSink::OnBlocks' default). Nothing is lost: a block that does not pack is
+// passed on as a TraceEvent instead.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "src/model/trace_event.h"
+
+namespace ptprof {
+
+// One event in 40 bytes: a packed block, or (in EventChunks) the index of an event kept whole.
+struct PackedEvent {
+  uint64_t first_ip_or_index = 0;
+  uint64_t tsc = 0;
+  uint64_t offset = 0;
+  uint32_t span = 0;  // last_ip - first_ip
+  uint32_t insns = 0;
+  uint8_t last_insn_size = 0;
+  uint8_t end = 0;
+  uint8_t mode = 0;
+  uint8_t flags = 0;    // kPacked*
+  uint8_t context = 0;  // EventChunks: index into its (cpu, pid, tid) triples
+};
+
+inline constexpr uint8_t kPackedWhole = 1;
+inline constexpr uint8_t kPackedSpeculative = 2;
+inline constexpr uint8_t kPackedTruncated = 4;
+
+// Whether `event` is a block that packs: no ns times yet and at most 4 GiB from first to last IP.
+inline bool Packable(const TraceEvent& event) {
+  const auto* block = std::get_if<ExecBlock>(&event.body);
+  return block && event.header.time_ns == kUnknownTime && block->end_time_ns == kUnknownTime &&
+         block->last_ip >= block->first_ip && block->last_ip - block->first_ip <= UINT32_MAX;
+}
+
+// Packs a Packable event's block (context left 0).
+void PackBlock(const TraceEvent& event, PackedEvent& out);
+
+// The block event `packed` stands for, in `out` (whose body becomes an ExecBlock).
+void UnpackBlock(const PackedEvent& packed, int32_t cpu, int32_t pid, int32_t tid,
+                 TraceEvent& out);
+
+// Blocks passed on together, in order, all with this cpu/pid/tid.
+struct BlockBatch {
+  std::span<const PackedEvent> blocks;
+  int32_t cpu = kUnknownId;
+  int32_t pid = kUnknownId;
+  int32_t tid = kUnknownId;
+
+  // Block i as its TraceEvent.
+  void Unpack(size_t i, TraceEvent& out) const { UnpackBlock(blocks[i], cpu, pid, tid, out); }
+};
+
+}  // namespace ptprof
