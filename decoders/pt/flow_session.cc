@@ -2,6 +2,7 @@
 
 #include <atomic>
 
+#include "decoders/pt/fast/code_blocks.h"
 #include "decoders/pt/flow_range.h"
 #include "decoders/pt/parallel_flow.h"
 
@@ -16,7 +17,7 @@ FlowEngine DefaultFlowEngine() { return default_engine; }
 
 Result<FlowSummary> DecodeFlowSequential(std::span<const uint8_t> trace, const ImageSet& images,
                                          const FlowRequest& request, EventSink& sink) {
-  auto range = DecodeFlowRange(trace, images, request, sink, {});
+  auto range = DecodeFlowRange(trace, images, request, sink, {}, 0, request.graphs);
   if (!range) return tl::unexpected(range.error());
   FlowSummary summary = std::move(range->summary);
   if (auto at = TruncatedPacketAt(trace)) {
@@ -53,7 +54,7 @@ class SkippingSink : public EventSink {
 Result<FlowSummary> DecodeFlowFastSequential(std::span<const uint8_t> trace,
                                              const ImageSet& images,
                                              const FlowRequest& request, EventSink& sink) {
-  auto fast = DecodeFlowRangeFast(trace, images, request, sink, {}, UINT64_MAX);
+  auto fast = DecodeFlowRangeFast(trace, images, request, sink, {}, UINT64_MAX, request.graphs);
   if (!fast) return tl::unexpected(fast.error());
   FlowSummary summary;
   bool synced = false;
@@ -63,7 +64,7 @@ Result<FlowSummary> DecodeFlowFastSequential(std::span<const uint8_t> trace,
     summary.fast_segments = 1;
   } else {
     SkippingSink rest(sink, fast->passed);
-    auto range = DecodeFlowRange(trace, images, request, rest, {});
+    auto range = DecodeFlowRange(trace, images, request, rest, {}, 0, request.graphs);
     if (!range) return tl::unexpected(range.error());
     summary = std::move(range->summary);
     synced = range->synced;

@@ -45,6 +45,10 @@ enum class FlowEngine { kLibipt, kFast };
 void SetDefaultFlowEngine(FlowEngine engine);
 FlowEngine DefaultFlowEngine();
 
+namespace fast {
+class CodeGraphPool;
+}
+
 struct FlowRequest {
   PtParams params;
   FlowEngine engine = DefaultFlowEngine();
@@ -61,6 +65,9 @@ struct FlowRequest {
   // default, SetDefaultDecodeJobs) and the segment size in bytes (0: the process default).
   unsigned jobs = 0;
   uint64_t segment_bytes = 0;
+  // The loaded images and code graphs to decode with (null: made for this decode). Decodes that
+  // share one against the same `images` find the fast engine's graph warm from the ones before.
+  fast::CodeGraphPool* graphs = nullptr;
 };
 
 struct FlowSummary {

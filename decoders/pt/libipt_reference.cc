@@ -45,6 +45,14 @@ void DecodeAll(Decoder* decoder, const Api<Decoder, Unit>& api, ReferenceCount& 
 Result<ReferenceCount> RunLibiptDirectly(std::span<const uint8_t> trace, const ImageSet& images,
                                          const PtParams& params, bool insn_decoder) {
   if (trace.empty()) return Fail("offset 0x0: the trace is empty");
+  PtImageCache cache;
+  if (auto st = cache.AddAll(images); !st) return tl::unexpected(st.error());
+  return RunLibiptDirectly(trace, cache, params, insn_decoder);
+}
+
+Result<ReferenceCount> RunLibiptDirectly(std::span<const uint8_t> trace, PtImageCache& cache,
+                                         const PtParams& params, bool insn_decoder) {
+  if (trace.empty()) return Fail("offset 0x0: the trace is empty");
   FlowOptions flow;
   flow.insn_decoder = insn_decoder;
   pt_config config;
@@ -52,9 +60,6 @@ Result<ReferenceCount> RunLibiptDirectly(std::span<const uint8_t> trace, const I
   if (auto st = FillPtConfig(params, flow, config, errata_status); !st) return tl::unexpected(st.error());
   config.begin = const_cast<uint8_t*>(trace.data());
   config.end = const_cast<uint8_t*>(trace.data()) + trace.size();
-  PtImageCache cache;
-  if (auto st = cache.AddAll(images); !st) return tl::unexpected(st.error());
-
   ReferenceCount count;
   if (insn_decoder) {
     pt_insn_decoder* decoder = pt_insn_alloc_decoder(&config);

@@ -22,4 +22,10 @@ struct ReferenceCount {
 Result<ReferenceCount> RunLibiptDirectly(std::span<const uint8_t> trace, const ImageSet& images,
                                          const PtParams& params, bool insn_decoder);
 
+// The same with the images already loaded into `cache` (which may be used again: libipt keeps
+// its block cache with the sections, so a later decode finds it warm).
+class PtImageCache;
+Result<ReferenceCount> RunLibiptDirectly(std::span<const uint8_t> trace, PtImageCache& cache,
+                                         const PtParams& params, bool insn_decoder);
+
 }  // namespace ptprof::pt

@@ -75,7 +75,10 @@ Result<FlowSummary> DecodeFlowParallel(std::span<const uint8_t> trace, const Ima
   StitchedStream out(sink);
   // Declared first, destroyed last: every segment's events give their chunks back to it.
   EventChunkPool pool(SIZE_MAX);
-  fast::CodeGraphPool graphs;  // the fast engine's images and code graph, warm across segments
+  // The fast engine's images and code graph, warm across segments (the request's, when it lends
+  // one).
+  fast::CodeGraphPool own_graphs;
+  fast::CodeGraphPool& graphs = request.graphs ? *request.graphs : own_graphs;
   FlowSummary summary;
   summary.segments = segments.size();
   summary.sequential_because = plan.sequential_because;
@@ -147,7 +150,7 @@ Result<FlowSummary> DecodeFlowParallel(std::span<const uint8_t> trace, const Ima
     const uint64_t begin = current->range.begin;
     out.Restart(current_base + current_from);
     current.reset();
-    auto range = DecodeFlowRange(rest, images, request, out, {}, begin);
+    auto range = DecodeFlowRange(rest, images, request, out, {}, begin, &graphs);
     if (!range) return tl::unexpected(range.error());
     synced = synced || range->synced;
   } else if (current) {

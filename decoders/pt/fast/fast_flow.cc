@@ -111,9 +111,22 @@ inline void FastFlowDecoder::PushReturn(uint64_t ip) {
   if (ret_bottom_ == ret_top_) ret_bottom_ = ret_bottom_ == kRetStackSize ? 0 : ret_bottom_ + 1;
 }
 
-inline uint32_t FastFlowDecoder::ReturnDepth() const {
-  return ret_top_ >= ret_bottom_ ? ret_top_ - ret_bottom_
-                                 : ret_top_ + kRetStackSize + 1 - ret_bottom_;
+// The return stack operations of a run, in order, as its calls and returns made them.
+inline void FastFlowDecoder::ReplayReturns(const uint64_t* ops, uint32_t count) {
+  for (uint32_t i = 0; i < count; ++i) {
+    if (ops[i] == TntRun::kPop) ret_top_ = ret_top_ ? ret_top_ - 1 : kRetStackSize;
+    else PushReturn(ops[i]);
+  }
+}
+
+// The time at `offset` (the query decoder's time changes only with the packets it reads, which
+// move its offset).
+inline void FastFlowDecoder::UpdateTime(uint64_t offset) {
+  if (offset == time_offset_) return;
+  uint64_t tsc = 0;
+  time_known_ = qry_->Time(&tsc) >= 0;
+  time_tsc_ = tsc;
+  time_offset_ = offset;
 }
 
 void FastFlowDecoder::SetDisableResumeIp(uint64_t insn_ip, const X86Insn& insn) {
@@ -555,8 +568,6 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeTntRun(FlowToModel& model, TntRuns
           : runs.Find(block, state, ret, mode_, speculative_, qry_->PendingBitValues(), pending);
   if (previous) previous->follow = &run;
   if (run.core == 0) return RunStep::kNone;
-  const uint32_t depth = ReturnDepth();
-  if (depth + run.core_depth > kRetStackSize) return RunStep::kNone;
   if (const TntRun* next = run.follow) {
     // Likely the next run: start loading it while this one is copied.
     __builtin_prefetch(next);
@@ -565,63 +576,114 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeTntRun(FlowToModel& model, TntRuns
     __builtin_prefetch(reinterpret_cast<const char*>(next) + 192);
   }
   const uint64_t after = qry_->Offset();
-  if (after != time_offset_) {
-    uint64_t tsc = 0;
-    time_known_ = qry_->Time(&tsc) >= 0;
-    time_tsc_ = tsc;
-    time_offset_ = after;
-  }
+  UpdateTime(after);
   const int flags = qry_->TakeTntBits(run.bits);
   status_ = flags;
   if (run.pops) ret_top_ = ret_top_ ? ret_top_ - 1 : kRetStackSize;
-  const uint64_t* pushes = run.pushes();
-  for (uint32_t i = 0; i < run.core_pushes; ++i) PushReturn(pushes[i]);
+  ReplayReturns(run.ops(), run.core_ops);
   if (flags != 0) {
-    // The run ends where Run must look again: its last block goes back as the plain walk's.
+    // The run ends where Run must look again: its core's last block goes back as the plain
+    // walk's.
     ip_ = run.core_next_ip;
     next_block_ = run.core_next;
     next_mode_ = mode_;
     next_code_ = code_;
-    const CodeBlock* last = run.core_last;
-    const uint32_t emit = run.core - 1;
-    if (emit) {
-      const PackedEvent& before = run.blocks()[emit - 1];
-      model.TakeRun(run.blocks(), emit, run.core_insns - last->ninsn, RunBlockKind(before),
-                    before.first_ip_or_index + before.span, offset, after, time_known_,
-                    time_tsc_);
-      offset = after;
-    }
-    walk.ninsn = last->ninsn;
-    walk.ip = last->first_ip;
-    walk.end_ip = last->last_ip;
-    walk.isid = last->last_isid;
-    walk.mode = mode_;
-    walk.speculative = speculative_;
-    walk.last = &last->last;
-    status = (status_ & pts_event_pending) ? ProceedTrailingEvent(true) : BlkStatus(0);
-    return RunStep::kReturn;
+    return HandBack(model, run, run.core, walk, offset, after,
+                    (status_ & pts_event_pending) ? ProceedTrailingEvent(true) : BlkStatus(0),
+                    status);
   }
-  // Past the last bit with no event waiting, the direct calls and jumps after it go too.
-  const bool trailing = run.size > run.core && depth + run.depth <= kRetStackSize;
-  if (trailing) {
-    for (uint32_t i = run.core_pushes; i < run.pushes_size; ++i) PushReturn(pushes[i]);
-    model.TakeRun(run.blocks(), run.size, run.core_insns + run.trailing_insns, run.last_kind,
-                  run.last_ip, offset, after, time_known_, time_tsc_);
-    ip_ = run.next_ip;
-    previous_next_ = run.next;
-  } else {
+  if (run.size == run.core) {
     model.TakeRun(run.blocks(), run.core, run.core_insns, run.core_last_kind, run.core_last_ip,
                   offset, after, time_known_, time_tsc_);
     ip_ = run.core_next_ip;
-    previous_next_ = run.core_next;
+    return Continue(run, run.core_next, offset, after);
   }
-  offset = after;
-  // The next call starts from the block the run ends at (when the graph has it).
+  // Past the last bit with no event waiting, the direct calls and jumps after it go too.
+  ReplayReturns(run.ops() + run.core_ops, run.ops_size - run.core_ops);
+  if (!run.ends_in_tip) {
+    model.TakeRun(run.blocks(), run.size, run.core_insns + run.trailing_insns, run.last_kind,
+                  run.last_ip, offset, after, time_known_, time_tsc_);
+    ip_ = run.next_ip;
+    return Continue(run, run.next, offset, after);
+  }
+  // The last block's branch needs a TIP: asked for before anything is passed on, as the plain
+  // walk asks for it at the end of that block.
+  ip_ = run.last_ip;
+  int tip = qry_->IndirectBranch(&ip_);
+  if (tip >= 0) {
+    status_ = tip;
+    tip = (tip & pts_ip_suppressed) ? -pte_noip : 0;
+  }
+  if (tip == 0)
+    tip = (status_ & pts_event_pending) ? ProceedTrailingEvent(true) : BlkStatus(0);
+  if (tip != 0 || process_event_ || (status_ & pts_event_pending) || !enabled_) {
+    next_block_ = nullptr;
+    return HandBack(model, run, run.size, walk, offset, after, tip, status);
+  }
+  // All but the last block carry the time at the TNT packet, the last the time at the TIP.
+  const uint32_t before_tip = run.size - 1;
+  if (before_tip)
+    model.TakeRun(run.blocks(), before_tip, run.core_insns + run.trailing_insns - run.last->ninsn,
+                  RunBlockKind(run.blocks()[before_tip - 1]),
+                  run.blocks()[before_tip - 1].first_ip_or_index +
+                      run.blocks()[before_tip - 1].span,
+                  offset, after, time_known_, time_tsc_);
+  const uint64_t at_tip = qry_->Offset();
+  UpdateTime(at_tip);
+  model.TakeRun(run.blocks() + before_tip, 1, run.last->ninsn, run.last_kind, run.last_ip,
+                before_tip ? after : offset, after, time_known_, time_tsc_);
+  offset = at_tip;
+  // The block the TIP leads to, remembered on the run for the next time it goes the same way.
+  if (run.tip_target != ip_ || !run.tip_next) {
+    std::string ignored;
+    run.tip_target = ip_;
+    run.tip_next = code_->Block(ip_, mode_, ignored);
+  }
+  previous_next_ = run.tip_next;
   if (previous_next_) last_run_ = &run;
   next_block_ = previous_next_;
   next_mode_ = mode_;
   next_code_ = code_;
   return RunStep::kTaken;
+}
+
+// After a run: the walk goes on from `next` (the block at ip_, when the graph has one).
+FastFlowDecoder::RunStep FastFlowDecoder::Continue(const TntRun& run, const CodeBlock* next,
+                                                   uint64_t& offset, uint64_t after) {
+  offset = after;
+  previous_next_ = next;
+  if (next) last_run_ = &run;
+  next_block_ = next;
+  next_mode_ = mode_;
+  next_code_ = code_;
+  return RunStep::kTaken;
+}
+
+// A run whose first `upto` blocks were walked, after which Run must look again: blocks before the
+// last of them go to the model, the last goes back to Run as the plain walk's block, with
+// `result` (what NextPlain would have returned for it) in `status`.
+FastFlowDecoder::RunStep FastFlowDecoder::HandBack(FlowToModel& model, const TntRun& run,
+                                                   uint32_t upto, Walk& walk, uint64_t& offset,
+                                                   uint64_t after, int result, int& status) {
+  const uint32_t emit = upto - 1;
+  const CodeBlock* last = upto == run.core ? run.core_last : run.last;
+  if (emit) {
+    const PackedEvent& before = run.blocks()[emit - 1];
+    uint64_t insns = 0;
+    for (uint32_t i = 0; i < emit; ++i) insns += run.blocks()[i].insns;
+    model.TakeRun(run.blocks(), emit, insns, RunBlockKind(before),
+                  before.first_ip_or_index + before.span, offset, after, time_known_, time_tsc_);
+    offset = after;
+  }
+  walk.ninsn = last->ninsn;
+  walk.ip = last->first_ip;
+  walk.end_ip = last->last_ip;
+  walk.isid = last->last_isid;
+  walk.mode = mode_;
+  walk.speculative = speculative_;
+  walk.last = &last->last;
+  status = result;
+  return RunStep::kReturn;
 }
 
 uint64_t FastFlowDecoder::EmitWalk(FlowObserver& observer, const Walk& walk, uint64_t offset) {

@@ -85,8 +85,12 @@ class FastFlowDecoder {
   enum class RunStep { kTaken, kNone, kReturn };
   RunStep TakeTntRun(FlowToModel& model, TntRuns& runs, Walk& walk, uint64_t& offset,
                      int& status);
+  RunStep Continue(const TntRun& run, const CodeBlock* next, uint64_t& offset, uint64_t after);
+  RunStep HandBack(FlowToModel& model, const TntRun& run, uint32_t upto, Walk& walk,
+                   uint64_t& offset, uint64_t after, int result, int& status);
   void PushReturn(uint64_t ip);
-  uint32_t ReturnDepth() const;
+  void ReplayReturns(const uint64_t* ops, uint32_t count);
+  void UpdateTime(uint64_t offset);
   // Passes the block walked (if any) on; returns the decoder's offset after it.
   uint64_t EmitWalk(FlowObserver& observer, const Walk& walk, uint64_t offset);
 

@@ -40,13 +40,24 @@ const CodeBlock* TntRuns::Follow(const CodeBlock* from, int taken, uint64_t ip, 
   return to;
 }
 
-const TntRun& TntRuns::Lookup(const CodeBlock* start, uint64_t state, uint64_t ret,
-                              pt_exec_mode mode, bool speculative, uint64_t bits, uint32_t count) {
-  const Key key{start, state, ret};
-  auto it = runs_.find(key);
-  if (it == runs_.end())
-    it = runs_.emplace(key, Build(start, state, ret, mode, speculative, bits, count)).first;
-  return *it->second;
+const TntRun& TntRuns::Add(size_t i, const CodeBlock* start, uint64_t state, uint64_t ret,
+                           pt_exec_mode mode, bool speculative, uint64_t bits, uint32_t count) {
+  table_[i] = Build(start, state, ret, mode, speculative, bits, count);
+  const TntRun& run = *table_[i];
+  if (++size_ * 2 > table_.size()) Grow();
+  return run;
+}
+
+void TntRuns::Grow() {
+  std::vector<RunPtr> old = std::move(table_);
+  table_ = std::vector<RunPtr>(old.size() * 2);
+  mask_ = table_.size() - 1;
+  for (RunPtr& run : old) {
+    if (!run) continue;
+    size_t i = Hash(run->start, run->state ^ run->ret) & mask_;
+    while (table_[i]) i = (i + 1) & mask_;
+    table_[i] = std::move(run);
+  }
 }
 
 TntRuns::RunPtr TntRuns::Build(const CodeBlock* start, uint64_t state, uint64_t ret,
@@ -57,7 +68,7 @@ TntRuns::RunPtr TntRuns::Build(const CodeBlock* start, uint64_t state, uint64_t 
   head.state = state;
   head.ret = ret;
   std::vector<PackedEvent> blocks;
-  std::vector<uint64_t> core_pushes, trailing_pushes;
+  std::vector<uint64_t> ops;
   const uint8_t model_mode = static_cast<uint8_t>(ToExecMode(mode));
   const uint8_t flags = speculative ? kPackedSpeculative : 0;
   std::vector<uint64_t> stack;  // return addresses pushed inside the run, still there
@@ -73,12 +84,12 @@ TntRuns::RunPtr TntRuns::Build(const CodeBlock* start, uint64_t state, uint64_t 
     uint64_t next_ip = 0;
     const CodeBlock* next = nullptr;
     BlockEnd end = X86KindToBlockEnd(last.kind);
+    bool tip = false;
     if (IsDirectCallOrJump(last)) {
       if (PushesReturn(last)) {
         if (stack.size() == kMaxDepth) break;
         stack.push_back(fall_through);
-        if (trailing) trailing_pushes.push_back(fall_through);
-        head.depth = std::max(head.depth, static_cast<uint32_t>(stack.size()));
+        ops.push_back(fall_through);
       }
       next_ip = last.NextIp(block->last_ip);
       next = Follow(block, 1, next_ip, mode);
@@ -95,6 +106,7 @@ TntRuns::RunPtr TntRuns::Build(const CodeBlock* start, uint64_t state, uint64_t 
       if (!stack.empty()) {
         next_ip = stack.back();
         stack.pop_back();
+        ops.push_back(TntRun::kPop);
       } else if (blocks.empty()) {
         next_ip = ret;  // the caller's return address: the first block's, and in the key
         head.pops = true;
@@ -104,8 +116,16 @@ TntRuns::RunPtr TntRuns::Build(const CodeBlock* start, uint64_t state, uint64_t 
       pending -= 1;
       std::string ignored;
       next = code_.Block(next_ip, mode, ignored);
+    } else if (trailing && last.kind != X86Kind::kCondJump && last.kind != X86Kind::kRetNear) {
+      // A TIP decides where this one goes: the run ends with it. (An indirect call still pushes.)
+      if (PushesReturn(last)) {
+        if (stack.size() == kMaxDepth) break;
+        stack.push_back(fall_through);
+        ops.push_back(fall_through);
+      }
+      tip = true;
     } else {
-      break;  // a TIP decides, or (trailing) a bit would be needed
+      break;  // a TIP decides while bits are pending, or (trailing) a bit would be needed
     }
     PackedEvent packed;
     packed.first_ip_or_index = block->first_ip;
@@ -125,31 +145,33 @@ TntRuns::RunPtr TntRuns::Build(const CodeBlock* start, uint64_t state, uint64_t 
       head.core_last = block;
       head.core_next_ip = next_ip;
       head.core_next = next;
-      head.core_depth = head.depth;
-      core_pushes = stack;
+      head.core_ops = static_cast<uint32_t>(ops.size());
     } else {
       head.trailing_insns += block->ninsn;
     }
     head.last_kind = last.kind;
     head.last_ip = block->last_ip;
+    head.last = block;
     head.next_ip = next_ip;
     head.next = next;
+    head.ends_in_tip = tip;
+    if (tip) break;
     block = next;
     if (pending == 0) trailing = true;
   }
-  if (head.core == 0) blocks.clear();
+  if (head.core == 0) {
+    blocks.clear();
+    ops.clear();
+  }
   head.size = static_cast<uint32_t>(blocks.size());
-  head.core_pushes = static_cast<uint32_t>(core_pushes.size());
-  head.pushes_size = head.core_pushes + static_cast<uint32_t>(trailing_pushes.size());
+  head.ops_size = static_cast<uint32_t>(ops.size());
   const size_t bytes = sizeof(TntRun) + blocks.size() * sizeof(PackedEvent) +
-                       head.pushes_size * sizeof(uint64_t);
+                       ops.size() * sizeof(uint64_t);
   void* memory = std::malloc(bytes);
   if (!memory) throw std::bad_alloc();
   RunPtr run(new (memory) TntRun(head));
   if (!blocks.empty()) std::memcpy(run->blocks(), blocks.data(), blocks.size() * sizeof(PackedEvent));
-  uint64_t* pushes = run->pushes();
-  for (uint64_t ret : core_pushes) *pushes++ = ret;
-  for (uint64_t ret : trailing_pushes) *pushes++ = ret;
+  if (!ops.empty()) std::memcpy(run->ops(), ops.data(), ops.size() * sizeof(uint64_t));
   return run;
 }
 

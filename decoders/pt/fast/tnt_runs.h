@@ -12,10 +12,11 @@
 // branch that needs a TIP, any other return to an address pushed before the run, a return whose
 // bit says not taken (an error the plain walk reports), code it cannot read, a block the model
 // cannot hold. After the last bit it goes on through direct calls and jumps (the trailing part),
-// which the caller takes only when no event waits there.
+// which the caller takes only when no event waits there; the trailing part may end with a
+// branch a TIP decides (an indirect jump or call, a far branch), which the caller asks the trace
+// for.
 #include <cstdint>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
 #include "decoders/pt/fast/code_blocks.h"
@@ -34,10 +35,11 @@ struct TntRun {
   uint32_t core = 0;         // blocks [0, core) are walked while bits are pending; 0: no run
   uint32_t size = 0;         // blocks in all, the trailing part included
   uint32_t bits = 0;         // bits taken by the core
-  uint32_t core_depth = 0;   // the most the core's own pushes stack up at any point
-  uint32_t depth = 0;        // the same over the whole run
-  uint32_t core_pushes = 0;  // pushes()[0, core_pushes) stay after the core, the rest after all
-  uint32_t pushes_size = 0;
+  // The return stack operations of the run's calls and returns, in order (ops(): a return
+  // address pushed, or kPop): ops()[0, core_ops) are the core's, the rest the trailing part's.
+  uint32_t core_ops = 0;
+  uint32_t ops_size = 0;
+  bool ends_in_tip = false;  // the last block's branch needs a TIP (then next_ip is not known)
   X86Kind core_last_kind = X86Kind::kOther;  // the last instruction of blocks[core - 1]
   X86Kind last_kind = X86Kind::kOther;       // and of the last block
   uint64_t core_insns = 0;
@@ -51,6 +53,10 @@ struct TntRun {
   uint64_t next_ip = 0;
   const CodeBlock* next = nullptr;
   const CodeBlock* core_last = nullptr;  // the code block of blocks[core - 1]
+  const CodeBlock* last = nullptr;       // and of the last block
+  // For a run that ends in a TIP: where the TIP went the last time, and the block there.
+  mutable uint64_t tip_target = 0;
+  mutable const CodeBlock* tip_next = nullptr;
   // The run taken right after this one the last time (loops repeat them): checked first.
   mutable const TntRun* follow = nullptr;
 
@@ -58,9 +64,9 @@ struct TntRun {
   // where the run goes), mode and flags set, tsc and offset left to the caller.
   const PackedEvent* blocks() const { return reinterpret_cast<const PackedEvent*>(this + 1); }
   PackedEvent* blocks() { return reinterpret_cast<PackedEvent*>(this + 1); }
-  // The return addresses its calls leave on the return stack, oldest first.
-  const uint64_t* pushes() const { return reinterpret_cast<const uint64_t*>(blocks() + size); }
-  uint64_t* pushes() { return reinterpret_cast<uint64_t*>(blocks() + size); }
+  const uint64_t* ops() const { return reinterpret_cast<const uint64_t*>(blocks() + size); }
+  uint64_t* ops() { return reinterpret_cast<uint64_t*>(blocks() + size); }
+  static constexpr uint64_t kPop = ~uint64_t{0};
 };
 static_assert(sizeof(TntRun) % alignof(PackedEvent) == 0);
 
@@ -79,7 +85,8 @@ class TntRuns {
  public:
   // Blocks a run holds at most (a batch of the model takes it whole).
   static constexpr uint32_t kMaxBlocks = 96;
-  // Pushes a run may stack up (the return stack holds 64).
+  // Return addresses a run's own calls may stack up (the return stack holds 64, so the run's
+  // returns always find their own calls' addresses there).
   static constexpr uint32_t kMaxDepth = 32;
 
   explicit TntRuns(CodeBlocks& code) : code_(code) {}
@@ -99,10 +106,12 @@ class TntRuns {
   // Find, with the key's state already made (State).
   const TntRun& Find(const CodeBlock* start, uint64_t state, uint64_t ret, pt_exec_mode mode,
                      bool speculative, uint64_t bits, uint32_t count) {
-    const TntRun*& slot = front_[Hash(start, state ^ ret) & (kFrontSlots - 1)];
-    if (slot && slot->start == start && slot->state == state && slot->ret == ret) return *slot;
-    slot = &Lookup(start, state, ret, mode, speculative, bits, count);
-    return *slot;
+    // Open addressing, linear probing: the table holds the runs, each run its key.
+    for (size_t i = Hash(start, state ^ ret) & mask_;; i = (i + 1) & mask_) {
+      const TntRun* run = table_[i].get();
+      if (!run) return Add(i, start, state, ret, mode, speculative, bits, count);
+      if (run->start == start && run->state == state && run->ret == ret) return *run;
+    }
   }
 
   // The pending bits as a run's key holds them.
@@ -111,20 +120,9 @@ class TntRuns {
            (uint64_t{speculative} << 63);
   }
 
-  size_t size() const { return runs_.size(); }
+  size_t size() const { return size_; }
 
  private:
-  struct Key {
-    const CodeBlock* start;
-    uint64_t state;
-    uint64_t ret;
-    bool operator==(const Key& o) const {
-      return start == o.start && state == o.state && ret == o.ret;
-    }
-  };
-  struct KeyHash {
-    size_t operator()(const Key& k) const { return Hash(k.start, k.state ^ k.ret); }
-  };
   struct Free {
     void operator()(TntRun* run) const;
   };
@@ -135,17 +133,19 @@ class TntRuns {
                        state * 0xc2b2ae3d27d4eb4full;
     return static_cast<size_t>(h ^ (h >> 29));
   }
-  const TntRun& Lookup(const CodeBlock* start, uint64_t state, uint64_t ret, pt_exec_mode mode,
-                       bool speculative, uint64_t bits, uint32_t count);
+  // Builds the run for an empty slot `i` of the table and keeps it there (growing the table).
+  const TntRun& Add(size_t i, const CodeBlock* start, uint64_t state, uint64_t ret,
+                    pt_exec_mode mode, bool speculative, uint64_t bits, uint32_t count);
+  void Grow();
   RunPtr Build(const CodeBlock* start, uint64_t state, uint64_t ret, pt_exec_mode mode,
                bool speculative, uint64_t bits, uint32_t count);
   // The block at `ip` reached over `from`'s edge `taken`, remembered on the edge.
   const CodeBlock* Follow(const CodeBlock* from, int taken, uint64_t ip, pt_exec_mode mode);
 
   CodeBlocks& code_;
-  std::unordered_map<Key, RunPtr, KeyHash> runs_;
-  static constexpr size_t kFrontSlots = 1 << 14;
-  std::vector<const TntRun*> front_ = std::vector<const TntRun*>(kFrontSlots);
+  std::vector<RunPtr> table_ = std::vector<RunPtr>(1 << 12);  // a power of two, at most half full
+  size_t mask_ = (1 << 12) - 1;
+  size_t size_ = 0;
 };
 
 }  // namespace ptprof::pt::fast
