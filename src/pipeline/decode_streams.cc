@@ -15,7 +15,7 @@ class StreamStamp : public EventSink {
  public:
   StreamStamp(EventSink& next, const SessionTasks* tasks, std::optional<perf::PerfClock> clock,
               StreamOutcome& outcome)
-      : next_(next), tasks_(tasks), clock_(clock), outcome_(outcome) {}
+      : next_(next), tasks_(tasks), clock_(clock), outcome_(outcome), ns_(tasks, clock) {}
 
   void OnEvent(const TraceEvent& event) override {
     if (const auto* gap = std::get_if<TraceGap>(&event.body); gap && !outcome_.first_gap) {
@@ -28,17 +28,41 @@ class StreamStamp : public EventSink {
       return;
     }
     TraceEvent stamped = event;
-    stamped.header.time_ns =
-        tasks_ ? tasks_->TimeOf(event.header.tsc) : clock_->TscToPerfTime(event.header.tsc);
+    stamped.header.time_ns = ns_.TimeOf(event.header.tsc);
     next_.OnEvent(stamped);
+  }
+  // Blocks go on in their batch, which carries the clock.
+  void OnBlocks(const BlockBatch& batch) override {
+    if (batch.clock || (!tasks_ && !clock_)) {
+      next_.OnBlocks(batch);
+      return;
+    }
+    BlockBatch stamped = batch;
+    stamped.clock = &ns_;
+    next_.OnBlocks(stamped);
   }
   void OnEnd() override {}
 
  private:
+  // The perf time of a TSC: from the tasks' clock, else the trace's.
+  class Ns : public BlockClock {
+   public:
+    Ns(const SessionTasks* tasks, const std::optional<perf::PerfClock>& clock)
+        : tasks_(tasks), clock_(clock) {}
+    uint64_t TimeOf(uint64_t tsc) const override {
+      return tasks_ ? tasks_->TimeOf(tsc) : clock_->TscToPerfTime(tsc);
+    }
+
+   private:
+    const SessionTasks* tasks_;
+    std::optional<perf::PerfClock> clock_;
+  };
+
   EventSink& next_;
   const SessionTasks* tasks_;
   std::optional<perf::PerfClock> clock_;
   StreamOutcome& outcome_;
+  Ns ns_;
 };
 
 std::optional<perf::PerfClock> ClockOf(const Session& session) {

@@ -27,6 +27,9 @@ class CountingSink : public EventSink {
   void OnEvent(const TraceEvent& event) override {
     if (const auto* b = std::get_if<ExecBlock>(&event.body)) insns += b->insns;
   }
+  void OnBlocks(const BlockBatch& batch) override {
+    for (const PackedEvent& b : batch.blocks) insns += b.insns;
+  }
   uint64_t insns = 0;
 };
 

@@ -23,15 +23,40 @@ struct ExpandedBlock {
   // Instructions whose code was found and decoded, from the start of the block; fewer than the
   // block's count when the walk met an address without code or with undecodable bytes.
   uint32_t expanded = 0;
+  // For its user (DeltaProfiler): whether the block leaves an idle pattern matcher idle without
+  // a match (-1: not known yet).
+  mutable int8_t quiet = -1;
 };
 
 class BlockExpander {
  public:
   explicit BlockExpander(patterns::InsnCache& cache) : cache_(cache) {}
 
-  const ExpandedBlock& Expand(const ExecBlock& block);
+  const ExpandedBlock& Expand(const ExecBlock& block) {
+    return Expand(block.first_ip, block.insns, block.mode);
+  }
+  const ExpandedBlock& Expand(uint64_t first_ip, uint32_t insns, ExecMode mode) {
+    // Most blocks were seen a moment ago: a direct-mapped slot answers before the map.
+    const uint64_t hash = first_ip * 0x9e3779b97f4a7c15ull ^ (uint64_t{insns} << 8) ^
+                          static_cast<uint64_t>(mode);
+    Front& slot = front_[(hash >> 40) & (kFrontSlots - 1)];
+    if (slot.block && slot.ip == first_ip && slot.insns == insns && slot.mode == mode)
+      return *slot.block;
+    const ExpandedBlock& expanded = Walk(first_ip, insns, mode);
+    slot = Front{first_ip, insns, mode, &expanded};
+    return expanded;
+  }
 
  private:
+  const ExpandedBlock& Walk(uint64_t first_ip, uint32_t insns, ExecMode mode);
+  struct Front {
+    uint64_t ip = 0;
+    uint32_t insns = 0;
+    ExecMode mode = ExecMode::kUnknown;
+    const ExpandedBlock* block = nullptr;  // node-based map: stays put
+  };
+  static constexpr size_t kFrontSlots = 1 << 14;
+  std::vector<Front> front_ = std::vector<Front>(kFrontSlots);
   struct Key {
     uint64_t ip;
     uint32_t insns;

@@ -111,6 +111,49 @@ void DeltaProfiler::OnBlock(const EventHeader& header, const ExecBlock& block) {
   lane.position += block.insns;
 }
 
+// Whether the block, entered with an idle matcher, leaves it idle without a match and had all
+// its code found: then, for an idle lane, it only moves the lane on (its instructions matched
+// nothing that lasts). Worked out once per distinct block.
+bool DeltaProfiler::Quiet(const ExpandedBlock& expanded, uint32_t insns) {
+  if (expanded.quiet >= 0) return expanded.quiet != 0;
+  patterns::PatternMatcher::State state = matcher_.NewState();
+  bool matched = false;
+  uint32_t done = 0;
+  for (const BlockHit& hit : expanded.hits) {
+    if (hit.index > done) matcher_.Skip(state, hit.index - done);
+    matched |= matcher_.Step(state, hit.atoms, matched_);
+    done = hit.index + 1;
+  }
+  if (expanded.expanded > done) matcher_.Skip(state, expanded.expanded - done);
+  expanded.quiet = !matched && state.Idle() && expanded.expanded == insns;
+  return expanded.quiet != 0;
+}
+
+void DeltaProfiler::OnBlocks(const BlockBatch& batch) {
+  if (batch.blocks.empty()) return;
+  EventHeader header;
+  header.cpu = batch.cpu;
+  header.pid = batch.pid;
+  header.tid = batch.tid;
+  Lane& lane = LaneOf(header);
+  TraceEvent event{EventHeader{}, ExecBlock{}};
+  for (size_t i = 0; i < batch.blocks.size(); ++i) {
+    const PackedEvent& p = batch.blocks[i];
+    const ExpandedBlock& expanded =
+        expander_.Expand(p.first_ip_or_index, p.insns, static_cast<ExecMode>(p.mode));
+    if ((expanded.hits.empty() && expanded.expanded == p.insns) ||
+        (lane.match.Idle() && Quiet(expanded, p.insns))) {
+      // As OnBlock, for a block that matches nothing that lasts.
+      counts_.instructions += p.insns;
+      matcher_.Skip(lane.match, p.insns);
+      lane.position += p.insns;
+      continue;
+    }
+    batch.Unpack(i, event);
+    OnBlock(event.header, std::get<ExecBlock>(event.body));
+  }
+}
+
 void DeltaProfiler::OnEvent(const TraceEvent& event) {
   if (const auto* block = std::get_if<ExecBlock>(&event.body)) {
     OnBlock(event.header, *block);

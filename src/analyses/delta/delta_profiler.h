@@ -76,6 +76,8 @@ class DeltaProfiler : public EventSink {
                                                        DeltaOptions options);
 
   void OnEvent(const TraceEvent& event) override;
+  // Blocks in bulk: a block with no instruction of either pattern only moves the lane on.
+  void OnBlocks(const BlockBatch& batch) override;
   void OnEnd() override;
 
   const std::vector<Interval>& intervals() const { return intervals_; }
@@ -108,6 +110,7 @@ class DeltaProfiler : public EventSink {
   };
 
   Lane& LaneOf(const EventHeader& header);
+  bool Quiet(const ExpandedBlock& expanded, uint32_t insns);
   void OnBlock(const EventHeader& header, const ExecBlock& block);
   void OnMatch(Lane& lane, const EventHeader& header, uint64_t ip, uint64_t position,
                ExecMode mode);

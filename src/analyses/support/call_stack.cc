@@ -80,9 +80,24 @@ CallStackBuilder::CallStackBuilder(CallStackOptions options) : options_(std::mov
 }
 
 std::pair<std::string, uint64_t> CallStackBuilder::FunctionAt(uint64_t ip) const {
-  if (options_.symbols)
-    if (const Symbol* symbol = options_.symbols->Find(ip)) return {symbol->name, symbol->address};
-  return {Hex(ip), ip};
+  const Named& named = NameAt(ip);
+  return {named.name, named.function};
+}
+
+const CallStackBuilder::Named& CallStackBuilder::NameAt(uint64_t ip) const {
+  auto [it, added] = names_.try_emplace(ip);
+  Named& named = it->second;
+  if (!added) return named;
+  const Symbol* symbol = options_.symbols ? options_.symbols->Find(ip) : nullptr;
+  if (symbol) {
+    named.name = symbol->name;
+    named.function = symbol->address;
+    named.symbol = true;
+  } else {
+    named.name = Hex(ip);
+    named.function = ip;
+  }
+  return named;
 }
 
 int32_t CallStackBuilder::LaneKey(const EventHeader& header) const {
@@ -129,9 +144,92 @@ void CallStackBuilder::OnEvent(const TraceEvent& event) {
 }
 
 void CallStackBuilder::OnBlock(const EventHeader& header, const ExecBlock& block) {
-  ++blocks_;
+  TakeBlock(LaneFor(header), options_.time_of(header), block);
+}
+
+void CallStackBuilder::OnBlocks(const BlockBatch& batch) {
+  if (batch.blocks.empty()) return;
+  EventHeader header;
+  header.cpu = batch.cpu;
+  header.pid = batch.pid;
+  header.tid = batch.tid;
   Lane& lane = LaneFor(header);
-  const std::optional<uint64_t> now = options_.time_of(header);
+  std::optional<uint64_t> now;
+  bool timed = false;  // `now` is the time of header.tsc
+  ExecBlock block;
+  for (size_t i = 0; i < batch.blocks.size(); ++i) {
+    const PackedEvent& p = batch.blocks[i];
+    if (!timed || p.tsc != header.tsc) {
+      header.tsc = p.tsc;
+      header.time_ns = batch.TimeNs(i);
+      now = options_.time_of(header);
+      timed = true;
+    }
+    Pending& pending = lane.pending;
+    if (pending.valid && !pending.cost_done && !lane.view.stack.empty() &&
+        !Transitions(pending.end)) {
+      // TakeBlock after a block that moved nothing on the stack (most blocks): its cost goes to
+      // the top frame, and this block is the pending one.
+      std::optional<uint64_t> until = now;
+      if (!until && pending.end_time_ns != kUnknownTime) until = pending.end_time_ns;
+      const uint64_t ns = until && pending.start_known && *until >= pending.start_ns
+                              ? *until - pending.start_ns
+                              : 0;
+      CallTreeNode* node = lane.view.stack.back().node;
+      node->self_insns += pending.insns;
+      node->self_ns += ns;
+      lane.view.insns += pending.insns;
+      lane.unreported_insns += pending.insns;
+      lane.unreported_ns += ns;
+      lane.unreported = true;
+      if (now) {
+        lane.view.ns = *now;
+        lane.view.time_known = true;
+      }
+      lane.view.block_first_ip = pending.first_ip;
+      lane.view.block_last_ip = pending.last_ip;
+      pending.first_ip = p.first_ip_or_index;
+      pending.last_ip = p.first_ip_or_index + p.span;
+      pending.fall_through = pending.last_ip + p.last_insn_size;
+      pending.end = static_cast<BlockEnd>(p.end);
+      pending.insns = p.insns;
+      pending.start_known = now.has_value();
+      pending.start_ns = now.value_or(0);
+      pending.cost_done = false;
+      pending.stopped = false;
+      pending.stop_ns = 0;
+      pending.end_time_ns = kUnknownTime;
+      ++blocks_;
+      continue;
+    }
+    block.first_ip = p.first_ip_or_index;
+    block.last_ip = p.first_ip_or_index + p.span;
+    block.insns = p.insns;
+    block.last_insn_size = p.last_insn_size;
+    block.end = static_cast<BlockEnd>(p.end);
+    block.end_time_ns = kUnknownTime;
+    TakeBlock(lane, now, block);
+  }
+}
+
+// Whether a block that ended so moves the call stack when the next block starts (Transition).
+bool CallStackBuilder::Transitions(BlockEnd end) {
+  switch (end) {
+    case BlockEnd::kCall:
+    case BlockEnd::kReturn:
+    case BlockEnd::kSyscall:
+    case BlockEnd::kInterrupt:
+    case BlockEnd::kSysret:
+    case BlockEnd::kIret:
+    case BlockEnd::kJump:
+    case BlockEnd::kFarBranch: return true;
+    default: return false;
+  }
+}
+
+void CallStackBuilder::TakeBlock(Lane& lane, const std::optional<uint64_t>& now,
+                                 const ExecBlock& block) {
+  ++blocks_;
   AttributePending(lane, now);
   const std::optional<uint64_t> stopped =
       lane.pending.valid && lane.pending.stopped ? std::optional<uint64_t>(lane.pending.stop_ns)
@@ -177,7 +275,18 @@ void CallStackBuilder::AttributePending(Lane& lane, std::optional<uint64_t> unti
     p.stop_ns = *until_ns;
   }
   p.cost_done = true;
-  for (CallStackObserver* observer : observers_) observer->OnCost(lane.view, p.insns, ns);
+  // Observers hear of the cost once the frame changes (ReportCost): one call for a run of blocks.
+  lane.unreported_insns += p.insns;
+  lane.unreported_ns += ns;
+  lane.unreported = true;
+}
+
+void CallStackBuilder::ReportCost(Lane& lane) {
+  if (!lane.unreported) return;
+  for (CallStackObserver* observer : observers_)
+    observer->OnCost(lane.view, lane.unreported_insns, lane.unreported_ns);
+  lane.unreported_insns = lane.unreported_ns = 0;
+  lane.unreported = false;
 }
 
 void CallStackBuilder::Transition(Lane& lane, uint64_t target) {
@@ -228,17 +337,18 @@ void CallStackBuilder::Transition(Lane& lane, uint64_t target) {
 }
 
 void CallStackBuilder::Push(Lane& lane, FrameKind kind, uint64_t target, uint64_t return_ip) {
-  auto [name, function] = FunctionAt(target);
-  if (kind == FrameKind::kCall && function != target && options_.symbols) {
+  const Named& named = NameAt(target);
+  if (kind == FrameKind::kCall && named.function != target && options_.symbols) {
     // A call into the middle of a symbol (a local label): the frame is that address.
-    name = Hex(target);
-    function = target;
+    PushNamed(lane, kind, Hex(target), target, return_ip);
+    return;
   }
-  PushNamed(lane, kind, name, function, return_ip);
+  PushNamed(lane, kind, named.name, named.function, return_ip);
 }
 
 void CallStackBuilder::PushNamed(Lane& lane, FrameKind kind, const std::string& name,
                                  uint64_t function, uint64_t return_ip) {
+  ReportCost(lane);
   std::vector<StackFrame>& stack = lane.view.stack;
   CallTreeNode& parent = stack.empty() ? lane.tree.root() : *stack.back().node;
   CallTreeNode& node = parent.Child(name);
@@ -256,6 +366,7 @@ void CallStackBuilder::PushNamed(Lane& lane, FrameKind kind, const std::string& 
 }
 
 void CallStackBuilder::Pop(Lane& lane) {
+  ReportCost(lane);
   for (CallStackObserver* observer : observers_) observer->OnPop(lane.view, lane.view.stack.back());
   lane.view.stack.pop_back();
 }
@@ -265,22 +376,24 @@ void CallStackBuilder::PopTo(Lane& lane, size_t index) {
 }
 
 void CallStackBuilder::StartStack(Lane& lane, uint64_t ip, FrameKind kind) {
-  auto [name, function] = FunctionAt(ip);
+  const Named& named = NameAt(ip);
   if (kind == FrameKind::kStart) ++repairs_.stack_starts;
-  PushNamed(lane, kind, name, function, 0);
+  PushNamed(lane, kind, named.name, named.function, 0);
 }
 
 void CallStackBuilder::Reset(Lane& lane) {
   ++repairs_.gap_resets;
   lane.local_calls = 0;
+  ReportCost(lane);
   for (CallStackObserver* observer : observers_) observer->OnReset(lane.view);
   lane.view.stack.clear();
 }
 
 bool CallStackBuilder::IsLocalCall(const Lane& lane, uint64_t target) const {
   if (!options_.symbols || lane.view.stack.empty()) return false;
-  const Symbol* symbol = options_.symbols->Find(target);
-  return symbol && symbol->address != target && symbol->address == lane.view.stack.back().function;
+  const Named& named = NameAt(target);
+  return named.symbol && named.function != target &&
+         named.function == lane.view.stack.back().function;
 }
 
 void CallStackBuilder::ReturnTo(Lane& lane, uint64_t target) {
@@ -308,7 +421,9 @@ void CallStackBuilder::ReturnTo(Lane& lane, uint64_t target) {
   }
   // No frame expects this address: a return into a function further up (its frame's return
   // address was changed), above the outermost frame, or somewhere else.
-  auto [name, function] = FunctionAt(target);
+  const Named& named = NameAt(target);
+  const std::string& name = named.name;
+  const uint64_t function = named.function;
   for (size_t i = stack.size() - 1; i-- > 0;) {
     if (stack[i].function != function || !options_.symbols) continue;
     const size_t popped = stack.size() - (i + 1);
@@ -357,13 +472,13 @@ void CallStackBuilder::KernelExitTo(Lane& lane, uint64_t target, FrameKind kind)
 
 void CallStackBuilder::JumpTo(Lane& lane, uint64_t target) {
   if (!options_.symbols) return;
-  const Symbol* symbol = options_.symbols->Find(target);
+  const Named& symbol = NameAt(target);
   std::vector<StackFrame>& stack = lane.view.stack;
-  if (!symbol || symbol->address == stack.back().function) return;
+  if (!symbol.symbol || symbol.function == stack.back().function) return;
   // Kernel entry code jumps between its assembly symbols: the entry frame stays what it is.
   if (IsKernelEntry(stack.back())) return;
   for (size_t i = stack.size() - 1; i-- > 0;) {
-    if (stack[i].function != symbol->address || symbol->address == target) continue;
+    if (stack[i].function != symbol.function || symbol.function == target) continue;
     // A jump back into a function further up (longjmp): the frames above it are gone.
     const size_t popped = stack.size() - (i + 1);
     ++repairs_.unwinds;
@@ -371,16 +486,17 @@ void CallStackBuilder::JumpTo(Lane& lane, uint64_t target) {
     PopTo(lane, i + 1);
     return;
   }
-  if (symbol->address != target) return;  // into the middle of another symbol: a local label
+  if (symbol.function != target) return;  // into the middle of another symbol: a local label
   ++repairs_.tail_calls;
   const StackFrame replaced = stack.back();
   Pop(lane);
-  PushNamed(lane, FrameKind::kTailCall, symbol->name, symbol->address, replaced.return_ip);
+  PushNamed(lane, FrameKind::kTailCall, symbol.name, symbol.function, replaced.return_ip);
 }
 
 void CallStackBuilder::OnEnd() {
   for (auto& [key, lane] : lanes_) {
     AttributePending(lane, std::nullopt);
+    ReportCost(lane);
     lane.tree.Finalize();
   }
 }

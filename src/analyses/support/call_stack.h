@@ -102,7 +102,8 @@ class CallStackObserver {
   virtual void OnPush(const StackLane& /*lane*/, const StackFrame& /*frame*/) {}
   // `frame` is being popped; it is still lane.stack.back(). lane.insns/ns are the exit counters.
   virtual void OnPop(const StackLane& /*lane*/, const StackFrame& /*frame*/) {}
-  // A block's instructions and time were attributed to lane.stack.back().
+  // Instructions and time were attributed to lane.stack.back(): those of one block or of several
+  // in a row (reported before the stack next changes, and at the end).
   virtual void OnCost(const StackLane& /*lane*/, uint64_t /*insns*/, uint64_t /*ns*/) {}
   // A gap: every frame of lane.stack is about to be dropped without a pop.
   virtual void OnReset(const StackLane& /*lane*/) {}
@@ -110,7 +111,8 @@ class CallStackObserver {
 
 struct CallStackOptions {
   const SymbolTable* symbols = nullptr;  // names frames; null: every frame is "0x<entry>"
-  // An event's time in ns; default: header.time_ns when known.
+  // An event's time in ns; default: header.time_ns when known. It must depend on the header's
+  // time_ns and tsc only (blocks with the same ones are asked once).
   std::function<std::optional<uint64_t>(const EventHeader&)> time_of;
 };
 
@@ -121,6 +123,7 @@ class CallStackBuilder : public EventSink {
   void AddObserver(CallStackObserver* observer) { observers_.push_back(observer); }
 
   void OnEvent(const TraceEvent& event) override;
+  void OnBlocks(const BlockBatch& batch) override;
   void OnEnd() override;  // attributes the last blocks and finalises the trees
 
   // The lanes seen, in increasing order.
@@ -153,12 +156,26 @@ class CallStackBuilder : public EventSink {
     CallTree tree;
     Pending pending;
     uint64_t local_calls = 0;  // local calls whose return has not come yet
+    // Cost attributed to the top frame that observers have not heard of yet (ReportCost).
+    uint64_t unreported_insns = 0, unreported_ns = 0;
+    bool unreported = false;
   };
 
   int32_t LaneKey(const EventHeader& header) const;
   Lane& LaneFor(const EventHeader& header);
   void OnBlock(const EventHeader& header, const ExecBlock& block);
+  // OnBlock with its lane and time found already.
+  void TakeBlock(Lane& lane, const std::optional<uint64_t>& now, const ExecBlock& block);
   void AttributePending(Lane& lane, std::optional<uint64_t> until_ns);
+  void ReportCost(Lane& lane);
+  static bool Transitions(BlockEnd end);
+  // FunctionAt, kept per address: the frame name, the function's entry, whether a symbol names it.
+  struct Named {
+    std::string name;
+    uint64_t function = 0;
+    bool symbol = false;
+  };
+  const Named& NameAt(uint64_t ip) const;
   void Transition(Lane& lane, uint64_t target);
   void Push(Lane& lane, FrameKind kind, uint64_t target, uint64_t return_ip);
   void PushNamed(Lane& lane, FrameKind kind, const std::string& name, uint64_t function,
@@ -180,6 +197,7 @@ class CallStackBuilder : public EventSink {
   uint64_t blocks_ = 0;
   std::optional<uint64_t> pending_stop_;  // during Transition: when the previous block's cost ended
   CallTree empty_;
+  mutable std::unordered_map<uint64_t, Named> names_;
 };
 
 }  // namespace ptprof

@@ -30,6 +30,16 @@ class CountingSink : public EventSink {
     }
     next_.OnEvent(event);
   }
+  void OnBlocks(const BlockBatch& batch) override {
+    bool any_tsc = false;
+    for (size_t i = 0; i < batch.blocks.size(); ++i) {
+      instructions += batch.blocks[i].insns;
+      any_tsc |= batch.blocks[i].tsc != kUnknownTime;
+    }
+    has_tsc |= any_tsc;
+    has_time_ns |= batch.clock && any_tsc;
+    next_.OnBlocks(batch);
+  }
   void OnEnd() override { next_.OnEnd(); }
   uint64_t instructions = 0;
   bool has_time_ns = false;
