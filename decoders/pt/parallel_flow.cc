@@ -27,7 +27,7 @@ std::string Hex(uint64_t value) {
 }
 
 void Emit(StitchedStream& out, const EventChunks& events, size_t from, size_t to) {
-  for (size_t i = from; i < to; ++i) out.Pass(events[i]);
+  out.PassRange(events, from, to);
 }
 
 // Whether the stitching thread decodes segment `index` itself (streamed) rather than taking a

@@ -18,6 +18,17 @@ class CollectingSink : public EventSink {
     if (untrusted == SIZE_MAX && offset >= trust_end_) untrusted = events_.size();
     events_.push_back(event);
   }
+  void OnBlocks(const BlockBatch& batch) override {
+    // The first block at or past the cut and the trust end, while not found yet.
+    if (at_cut == SIZE_MAX || untrusted == SIZE_MAX) {
+      for (size_t i = 0; i < batch.blocks.size(); ++i) {
+        const uint64_t offset = batch.blocks[i].offset;
+        if (at_cut == SIZE_MAX && offset >= cut_) at_cut = events_.size() + i;
+        if (untrusted == SIZE_MAX && offset >= trust_end_) untrusted = events_.size() + i;
+      }
+    }
+    events_.Append(batch);
+  }
   void Reset() {
     events_.Clear();
     at_cut = untrusted = SIZE_MAX;

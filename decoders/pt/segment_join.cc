@@ -19,7 +19,7 @@ bool TailsAgree(const DecodedSegment& prev, size_t k, const DecodedSegment& next
   const size_t length = prev.trusted - k;
   if (j + length > next.trusted) return false;
   for (size_t i = 0; i < length; ++i)
-    if (!SameEvent(prev.events[k + i], next.events[j + i])) return false;
+    if (!prev.events.SameAt(k + i, next.events, j + i)) return false;
   return true;
 }
 
@@ -35,7 +35,7 @@ Candidates CandidatesOf(const DecodedSegment& prev, size_t prev_from, uint64_t n
   if (prev.at_cut != SIZE_MAX && prev.range.cut == next_begin && prev.at_cut >= prev_from)
     at_cut = std::min(prev.at_cut, prev.trusted);
   else
-    while (at_cut < prev.trusted && prev.events[at_cut].header.offset < next_begin) ++at_cut;
+    while (at_cut < prev.trusted && prev.events.OffsetAt(at_cut) < next_begin) ++at_cut;
   return Candidates{std::max(prev_from, at_cut >= kBeforeCut ? at_cut - kBeforeCut : 0),
                     std::min(prev.trusted, at_cut + kAfterCut)};
 }
@@ -50,7 +50,7 @@ std::optional<SegmentJoin> FindJoin(const DecodedSegment& prev, size_t prev_from
   for (size_t k = candidates.first; k < candidates.last; ++k) {
     std::optional<size_t> found;
     for (size_t j = 0; j < startup; ++j) {
-      if (!SameEvent(prev.events[k], next.events[j]) || !TailsAgree(prev, k, next, j)) continue;
+      if (!prev.events.SameAt(k, next.events, j) || !TailsAgree(prev, k, next, j)) continue;
       if (found) return std::nullopt;  // two ways to line them up: prove nothing
       found = j;
     }

@@ -7,6 +7,7 @@
 #include <variant>
 
 #include "decoders/pt/flow_session.h"
+#include "src/model/event_chunks.h"
 
 namespace ptprof::pt {
 
@@ -33,9 +34,36 @@ class StitchedStream : public EventSink {
     }
     next_.OnEvent(event);
   }
+  void OnBlocks(const BlockBatch& batch) override {
+    if (skip_ >= batch.blocks.size()) {
+      skip_ -= batch.blocks.size();
+      return;
+    }
+    BlockBatch rest = batch;
+    rest.blocks = batch.blocks.subspan(skip_);
+    skip_ = 0;
+    PassBlocks(rest);
+  }
+  // Blocks already at their offsets in the whole trace.
+  void PassBlocks(const BlockBatch& batch) {
+    blocks += batch.blocks.size();
+    for (const PackedEvent& block : batch.blocks) insns += block.insns;
+    next_.OnBlocks(batch);
+  }
+  // Events [from, to) of a segment's events, passed on (in batches where they are blocks).
+  void PassRange(const EventChunks& events, size_t from, size_t to) {
+    Passer passer{*this};
+    events.PassOn(from, to, passer);
+  }
   uint64_t blocks = 0, insns = 0, gaps = 0;
 
  private:
+  struct Passer : EventSink {
+    explicit Passer(StitchedStream& stream) : stream(stream) {}
+    void OnEvent(const TraceEvent& event) override { stream.Pass(event); }
+    void OnBlocks(const BlockBatch& batch) override { stream.PassBlocks(batch); }
+    StitchedStream& stream;
+  };
   EventSink& next_;
   size_t skip_ = 0;
 };

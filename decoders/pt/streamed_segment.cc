@@ -43,6 +43,77 @@ void StreamedSegment::OnEvent(const TraceEvent& event) {
   }
 }
 
+void StreamedSegment::Count(std::span<const PackedEvent> blocks) {
+  if (untrusted_ == SIZE_MAX) {
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      if (blocks[i].offset >= range_.trust_end) {
+        untrusted_ = seen_ + i;
+        break;
+      }
+    }
+  }
+  seen_ += blocks.size();
+}
+
+void StreamedSegment::OnBlocks(const BlockBatch& batch) {
+  std::span<const PackedEvent> blocks = batch.blocks;
+  if (skip_) {
+    const size_t dropped = std::min(skip_, blocks.size());
+    skip_ -= dropped;
+    blocks = blocks.subspan(dropped);
+  }
+  BlockBatch part = batch;
+  while (!blocks.empty()) {
+    switch (state_) {
+      case State::kHead: {
+        // One by one up to what the join reads, then the join.
+        const size_t want = need_ > head_.events.size() ? need_ - head_.events.size() : 1;
+        const size_t take = std::min(want, blocks.size());
+        part.blocks = blocks.first(take);
+        Count(part.blocks);
+        head_.events.Append(part);
+        blocks = blocks.subspan(take);
+        if (head_.events.size() >= need_) TryJoin();
+        break;
+      }
+      case State::kStream: {
+        // Everything before the first block at or past the cut goes on at once (see Feed).
+        size_t before_cut = blocks.size();
+        if (!range_.last()) {
+          for (size_t i = 0; i < blocks.size(); ++i) {
+            if (blocks[i].offset >= range_.cut) {
+              before_cut = i;
+              break;
+            }
+          }
+        }
+        if (before_cut) {
+          part.blocks = blocks.first(before_cut);
+          Count(part.blocks);
+          out_.PassBlocks(part);
+          blocks = blocks.subspan(before_cut);
+        }
+        if (!blocks.empty()) {
+          state_ = State::kTail;
+          tail_base_ = seen_;
+          tail_.at_cut = 0;
+        }
+        break;
+      }
+      case State::kTail:
+        part.blocks = blocks;
+        Count(part.blocks);
+        tail_.events.Append(part);
+        blocks = {};
+        break;
+      case State::kNoJoin:
+        Count(blocks);
+        blocks = {};
+        break;
+    }
+  }
+}
+
 void StreamedSegment::BeforeFinish() { before_finish_ = seen_; }
 
 void StreamedSegment::Redo() {
@@ -58,11 +129,19 @@ void StreamedSegment::TryJoin() {
     head_.events.Clear();
     return;
   }
-  for (size_t i = prev_from_; i < join->prev_end; ++i) out_.Pass(prev_->events[i]);
+  out_.PassRange(prev_->events, prev_from_, join->prev_end);
   prev_->events.Clear();
   prev_ = nullptr;
   state_ = State::kStream;
-  for (size_t i = join->next_begin; i < head_.events.size(); ++i) Feed(head_.events[i], i);
+  // The head's events after the join, as Feed would take them one by one: those before the
+  // first at or past the cut go on (in batches), the rest start the tail.
+  size_t i = join->next_begin;
+  size_t stream_end = i;
+  while (stream_end < head_.events.size() &&
+         (range_.last() || head_.events.OffsetAt(stream_end) < range_.cut))
+    ++stream_end;
+  out_.PassRange(head_.events, i, stream_end);
+  for (i = stream_end; i < head_.events.size(); ++i) Feed(head_.events[i], i);
   head_.events.Clear();
 }
 

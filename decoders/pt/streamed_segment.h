@@ -26,6 +26,8 @@ class StreamedSegment : public EventSink {
 
   // The decoder's events, offsets in the whole trace.
   void OnEvent(const TraceEvent& event) override;
+  // Blocks in bulk, as OnEvent of each: the middle of a segment goes on as batches.
+  void OnBlocks(const BlockBatch& batch) override;
   // Where the decoder met the end of its bytes (DecodeFlowRange's before_finish).
   void BeforeFinish();
   // The same bytes are decoded again from the start (libipt after the fast engine stopped): the
@@ -44,6 +46,8 @@ class StreamedSegment : public EventSink {
   enum class State { kHead, kStream, kTail, kNoJoin };
   void TryJoin();
   void Feed(const TraceEvent& event, size_t index);
+  // Counts `n` more events of this decode, the first at offset[0].. (untrusted_).
+  void Count(std::span<const PackedEvent> blocks);
   size_t TrustedUpTo() const;  // this decode's events before this number are trusted
 
   StitchedStream& out_;

@@ -1,5 +1,10 @@
 #include "src/model/event_chunks.h"
 
+#include "src/model/event_equality.h"
+
+#include <algorithm>
+#include <cstring>
+
 namespace ptprof {
 
 namespace {
@@ -60,34 +65,95 @@ EventChunks& EventChunks::operator=(EventChunks&& other) noexcept {
   return *this;
 }
 
-bool EventChunks::Pack(const TraceEvent& event, PackedEvent& out) {
-  if (!Packable(event)) return false;
-  const EventHeader& h = event.header;
-  size_t context = contexts_.size();
+size_t EventChunks::ContextOf(int32_t cpu, int32_t pid, int32_t tid) {
   // Nearly always the last one (a segment is one CPU or thread until a task switch).
   for (size_t i = contexts_.size(); i-- > 0;) {
     const Context& c = contexts_[i];
-    if (c.cpu == h.cpu && c.pid == h.pid && c.tid == h.tid) {
-      context = i;
-      break;
-    }
+    if (c.cpu == cpu && c.pid == pid && c.tid == tid) return i;
   }
-  if (context == contexts_.size()) {
-    if (contexts_.size() == kMaxContexts) return false;
-    contexts_.push_back({h.cpu, h.pid, h.tid});
-  }
+  if (contexts_.size() == kMaxContexts) return kMaxContexts;
+  contexts_.push_back({cpu, pid, tid});
+  return contexts_.size() - 1;
+}
+
+bool EventChunks::Pack(const TraceEvent& event, PackedEvent& out) {
+  if (!Packable(event)) return false;
+  const EventHeader& h = event.header;
+  const size_t context = ContextOf(h.cpu, h.pid, h.tid);
+  if (context == kMaxContexts) return false;
   PackBlock(event, out);
   out.context = static_cast<uint8_t>(context);
   return true;
 }
 
-void EventChunks::push_back(const TraceEvent& event) {
+PackedEvent& EventChunks::Slot() {
   if (size_ % EventChunkPool::kChunkEvents == 0) {
     chunks_.push_back(pool_ ? pool_->Take()
                             : std::make_unique<EventChunk>(EventChunkPool::kChunkEvents));
   }
   PackedEvent& slot = (*chunks_.back())[size_ % EventChunkPool::kChunkEvents];
   ++size_;
+  return slot;
+}
+
+void EventChunks::Append(const BlockBatch& batch) {
+  const size_t context =
+      batch.clock ? kMaxContexts : ContextOf(batch.cpu, batch.pid, batch.tid);
+  if (context == kMaxContexts) {
+    // Stamped with ns, or too many contexts: kept whole, as push_back keeps them.
+    TraceEvent event{EventHeader{}, ExecBlock{}};
+    for (size_t i = 0; i < batch.blocks.size(); ++i) {
+      batch.Unpack(i, event);
+      push_back(event);
+    }
+    return;
+  }
+  size_t i = 0;
+  const size_t n = batch.blocks.size();
+  while (i < n) {
+    // As many as the current chunk holds, copied at once.
+    PackedEvent* out = &Slot();
+    size_t room = EventChunkPool::kChunkEvents - (size_ - 1) % EventChunkPool::kChunkEvents;
+    const size_t take = std::min(room, n - i);
+    size_ += take - 1;
+    std::memcpy(static_cast<void*>(out), &batch.blocks[i], take * sizeof(PackedEvent));
+    for (size_t k = 0; k < take; ++k) {
+      out[k].flags &= static_cast<uint8_t>(~kWhole);
+      out[k].context = static_cast<uint8_t>(context);
+    }
+    i += take;
+  }
+}
+
+void EventChunks::PassOn(size_t from, size_t to, EventSink& sink) const {
+  size_t i = from;
+  while (i < to) {
+    const PackedEvent& first =
+        (*chunks_[i / EventChunkPool::kChunkEvents])[i % EventChunkPool::kChunkEvents];
+    if (first.flags & kWhole) {
+      sink.OnEvent(whole_[first.first_ip_or_index]);
+      ++i;
+      continue;
+    }
+    // A run of packed blocks of one context within this chunk: one batch.
+    const size_t chunk_end = (i / EventChunkPool::kChunkEvents + 1) * EventChunkPool::kChunkEvents;
+    const size_t limit = std::min(to, chunk_end);
+    const PackedEvent* run = &first;
+    size_t n = 1;
+    while (i + n < limit && !(run[n].flags & kWhole) && run[n].context == first.context) ++n;
+    const Context& c = contexts_[first.context];
+    BlockBatch batch;
+    batch.blocks = std::span<const PackedEvent>(run, n);
+    batch.cpu = c.cpu;
+    batch.pid = c.pid;
+    batch.tid = c.tid;
+    sink.OnBlocks(batch);
+    i += n;
+  }
+}
+
+void EventChunks::push_back(const TraceEvent& event) {
+  PackedEvent& slot = Slot();
   if (Pack(event, slot)) return;
   slot.flags = kWhole;
   slot.first_ip_or_index = whole_.size();
@@ -101,6 +167,18 @@ const TraceEvent& EventChunks::operator[](size_t i) const {
   const Context& c = contexts_[p.context];
   UnpackBlock(p, c.cpu, c.pid, c.tid, unpacked_);
   return unpacked_;
+}
+
+bool EventChunks::SameAt(size_t i, const EventChunks& other, size_t j) const {
+  const PackedEvent& a = Packed(i);
+  const PackedEvent& b = other.Packed(j);
+  if ((a.flags | b.flags) & kWhole) return SameEvent((*this)[i], other[j]);
+  const Context& x = contexts_[a.context];
+  const Context& y = other.contexts_[b.context];
+  return a.first_ip_or_index == b.first_ip_or_index && a.tsc == b.tsc && a.offset == b.offset &&
+         a.span == b.span && a.insns == b.insns && a.last_insn_size == b.last_insn_size &&
+         a.end == b.end && a.mode == b.mode && a.flags == b.flags && x.cpu == y.cpu &&
+         x.pid == y.pid && x.tid == y.tid;
 }
 
 void EventChunks::Clear() {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "src/model/block_batch.h"
+#include "src/model/event_sink.h"
 #include "src/model/trace_event.h"
 
 namespace ptprof {
@@ -45,11 +46,24 @@ class EventChunks {
   EventChunks& operator=(const EventChunks&) = delete;
 
   void push_back(const TraceEvent& event);
+  // The blocks of a batch, in order (as push_back of each, without unpacking them).
+  void Append(const BlockBatch& batch);
+  // Events [from, to) to `sink`: runs of packed blocks of one cpu/pid/tid as batches, the
+  // others one by one.
+  void PassOn(size_t from, size_t to, EventSink& sink) const;
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   // Event i, equal to what was pushed. A packed block is unpacked into one event the container
   // owns: the reference is good until the next call of operator[] on the same container.
   const TraceEvent& operator[](size_t i) const;
+  // Whether event i equals `other`'s event j, as SameEvent says (packed blocks are compared
+  // packed, without unpacking them).
+  bool SameAt(size_t i, const EventChunks& other, size_t j) const;
+  // Event i's trace offset.
+  uint64_t OffsetAt(size_t i) const {
+    const PackedEvent& p = Packed(i);
+    return (p.flags & kPackedWhole) ? whole_[p.first_ip_or_index].header.offset : p.offset;
+  }
   // Drops every event; the chunks go back to the pool.
   void Clear();
   // Events kept whole (not packed), for tests and benchmarks.
@@ -60,6 +74,12 @@ class EventChunks {
     int32_t cpu, pid, tid;
   };
   bool Pack(const TraceEvent& event, PackedEvent& out);
+  const PackedEvent& Packed(size_t i) const {
+    return (*chunks_[i / EventChunkPool::kChunkEvents])[i % EventChunkPool::kChunkEvents];
+  }
+  // The index of (cpu, pid, tid) among contexts_, added when new; kMaxContexts when full.
+  size_t ContextOf(int32_t cpu, int32_t pid, int32_t tid);
+  PackedEvent& Slot();  // the next record, its chunk taken when needed; size_ counts it
 
   EventChunkPool* pool_;
   std::vector<std::unique_ptr<EventChunk>> chunks_;
