@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "src/model/event_equality.h"
+
 using namespace ptprof;
 
 namespace {
@@ -122,4 +124,82 @@ TEST_CASE("EventChunks moves without copying events", "[event_chunks]") {
   a.Clear();
   CHECK(a.empty());
   CHECK(pool.spare() == 1);
+}
+
+namespace {
+
+class Collect : public EventSink {
+ public:
+  void OnEvent(const TraceEvent& event) override { events.push_back(event); }
+  void OnBlocks(const BlockBatch& batch) override {
+    ++batches;
+    EventSink::OnBlocks(batch);
+  }
+  std::vector<TraceEvent> events;
+  size_t batches = 0;
+};
+
+std::vector<TraceEvent> Mixed() {
+  std::vector<TraceEvent> events;
+  for (size_t i = 0; i < 3 * EventChunkPool::kChunkEvents; ++i) {
+    TraceEvent event = BlockAt(i);
+    if (i % 1000 == 999) event.header.tid = 7;  // another task now and then
+    events.push_back(event);
+    if (i % 777 == 0) {
+      TraceGap gap;
+      gap.reason = GapReason::kDesync;
+      events.push_back(TraceEvent{EventHeader{}, gap});
+    }
+  }
+  return events;
+}
+
+}  // namespace
+
+TEST_CASE("EventChunks appends batches and passes ranges back out as they went in",
+          "[event_chunks]") {
+  const std::vector<TraceEvent> events = Mixed();
+  EventChunkPool pool;
+  EventChunks pushed(&pool), appended(&pool);
+  for (const TraceEvent& event : events) pushed.push_back(event);
+  // The same events, blocks arriving in batches (runs of one task), the others one by one.
+  std::vector<PackedEvent> run;
+  int32_t tid = kUnknownId;
+  auto flush = [&] {
+    if (run.empty()) return;
+    BlockBatch batch;
+    batch.blocks = run;
+    batch.tid = tid;
+    appended.Append(batch);
+    run.clear();
+  };
+  for (const TraceEvent& event : events) {
+    if (!Packable(event) || (!run.empty() && event.header.tid != tid)) flush();
+    if (!Packable(event)) {
+      appended.push_back(event);
+      continue;
+    }
+    tid = event.header.tid;
+    run.emplace_back();
+    PackBlock(event, run.back());
+  }
+  flush();
+  REQUIRE(appended.size() == events.size());
+  REQUIRE(appended.whole() == pushed.whole());
+  for (size_t i = 0; i < events.size(); i += 101) {
+    INFO("event " << i);
+    CHECK(SameEvent(appended[i], events[i]));
+    CHECK(appended.SameAt(i, pushed, i));
+    CHECK(appended.OffsetAt(i) == events[i].header.offset);
+  }
+  CHECK_FALSE(appended.SameAt(5, pushed, 6));
+  // Passed on in one piece and from the middle: the same events, blocks in batches.
+  for (auto [from, to] : {std::pair<size_t, size_t>{0, events.size()}, {4000, 9000}}) {
+    Collect out;
+    appended.PassOn(from, to, out);
+    REQUIRE(out.events.size() == to - from);
+    for (size_t i = from; i < to; i += 97) CHECK(SameEvent(out.events[i - from], events[i]));
+    CHECK(out.batches > 0);
+    CHECK(out.batches < (to - from) / 100);
+  }
 }

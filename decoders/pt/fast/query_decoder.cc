@@ -537,14 +537,26 @@ int QueryDecoder::DecodeFup() {
   return 0;
 }
 
+// The packet at `pos` as libipt's packet decoder reads it (the look-ahead of BDM70 and overflows
+// uses one): its size, with `kind` kInvalid for a TMA that SKZ84 corrupted.
+int QueryDecoder::ScanPacket(const uint8_t* pos, PacketKind& kind) const {
+  int status = FetchKind(pos, begin_, end_, kind);
+  if (status < 0) return status;
+  Packet packet;
+  status = ReadPacket(kind, pos, end_, packet);
+  if (status == -pte_bad_packet && kind == PacketKind::kTma && errata_.skz84) {
+    kind = PacketKind::kInvalid;
+    return kTmaSize + 1;
+  }
+  return status;
+}
+
 // BDM70: a PSB+ while tracing is off may hold a FUP that belongs to the TIP.PGE after it. It
 // does when only status packets lie between the PSBEND and that TIP.PGE.
 int QueryDecoder::FupBelongsToNextEnable(const uint8_t* pos) const {
-  Packet packet;
   for (;;) {
     PacketKind kind;
-    int status = FetchKind(pos, begin_, end_, kind);
-    if (status == 0) status = ReadPacket(kind, pos, end_, packet);
+    const int status = ScanPacket(pos, kind);
     if (status < 0) return status == -pte_eos ? 0 : status;
     pos += status;
     switch (kind) {
@@ -648,12 +660,9 @@ int QueryDecoder::DecodePsbEnd() {
 // enabled), 0 when another packet says tracing resumed disabled, or an error.
 int QueryDecoder::FindOvfFup() const {
   const uint8_t* pos = pos_;
-  Packet packet;
   for (;;) {
     PacketKind kind;
-    int status = FetchKind(pos, begin_, end_, kind);
-    if (status < 0) return status;
-    const int size = ReadPacket(kind, pos, end_, packet);
+    const int size = ScanPacket(pos, kind);
     if (size < 0) return size;
     pos += size;
     switch (kind) {
@@ -675,6 +684,7 @@ int QueryDecoder::FindOvfFup() const {
       case PacketKind::kTipPgd:
       case PacketKind::kTnt8:
       case PacketKind::kTnt64: return -pte_bad_context;
+      case PacketKind::kInvalid: return -pte_bad_opc;
       default: return 0;
     }
   }

@@ -142,6 +142,7 @@ class QueryDecoder {
   int DecodeFup();
   int HeaderFup();
   int FupBelongsToNextEnable(const uint8_t* pos) const;
+  int ScanPacket(const uint8_t* pos, PacketKind& kind) const;
   int DecodePip();
   int HeaderPip();
   int DecodeOvf();

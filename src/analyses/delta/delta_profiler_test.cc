@@ -135,3 +135,70 @@ TEST_CASE("sequences match across blocks; blocks without code are counted, not m
   CHECK(p->intervals()[0].close_ip == 0x1009);
   CHECK(p->counts().unexpanded_instructions == 7);
 }
+
+TEST_CASE("blocks in batches profile as the same blocks one by one") {
+  // 0x2000 pushf ; 0x2001 pop rax ; 0x2002 cli ; 0x2003 nop ; 0x2004 push rax ; 0x2005 popf ;
+  // 0x2006 nop ; 0x2007 push rbx ; 0x2008 nop ; 0x2009 pop rbx ; 0x200a nop ; 0x200b sti
+  const std::vector<uint8_t> code = {0x9c, 0x58, 0xfa, 0x90, 0x50, 0x9d,
+                                     0x90, 0x53, 0x90, 0x5b, 0x90, 0xfb};
+  ImageSet images = testing::ImageWith(code, 0x2000);
+  // Blocks that cut the sequences anywhere, over and over, with a gap now and then.
+  std::vector<TraceEvent> events;
+  uint64_t tsc = 100;
+  for (int round = 0; round < 40; ++round) {
+    for (uint64_t ip = 0x2000; ip < 0x200c;) {
+      const uint32_t insns = static_cast<uint32_t>(1 + (round + ip) % 4);
+      const uint32_t left = static_cast<uint32_t>(0x200c - ip);
+      const uint32_t n = std::min(insns, left);
+      events.push_back(Block(ip, n, tsc, 0, tsc));
+      tsc += round % 3;
+      ip += n;
+    }
+    if (round % 9 == 4) events.push_back(Gap());
+  }
+  const std::string kCli = "pushf* ; pop r64 ;{8} cli | cli", kSti = "push r64 ; popf* | sti";
+  auto one = Profiler(images, kCli, kSti);
+  for (const TraceEvent& event : events) one->OnEvent(event);
+  one->OnEnd();
+  auto batched = Profiler(images, kCli, kSti);
+  std::vector<PackedEvent> packed;
+  auto flush = [&] {
+    BlockBatch batch;
+    batch.blocks = packed;
+    batch.cpu = 0;
+    batched->OnBlocks(batch);
+    packed.clear();
+  };
+  for (const TraceEvent& event : events) {
+    if (!std::holds_alternative<ExecBlock>(event.body)) {
+      flush();
+      batched->OnEvent(event);
+      continue;
+    }
+    packed.emplace_back();
+    PackBlock(event, packed.back());
+    if (packed.size() == 7) flush();
+  }
+  flush();
+  batched->OnEnd();
+  const DeltaCounts& a = one->counts();
+  const DeltaCounts& b = batched->counts();
+  CHECK(a.intervals > 10);
+  CHECK(b.intervals == a.intervals);
+  CHECK(b.nested_openers == a.nested_openers);
+  CHECK(b.dropped_at_gap == a.dropped_at_gap);
+  CHECK(b.closers_without_opener == a.closers_without_opener);
+  CHECK(b.instructions == a.instructions);
+  CHECK(b.matches[0] == a.matches[0]);
+  CHECK(b.matches[1] == a.matches[1]);
+  REQUIRE(batched->intervals().size() == one->intervals().size());
+  for (size_t i = 0; i < one->intervals().size(); ++i) {
+    const Interval& x = one->intervals()[i];
+    const Interval& y = batched->intervals()[i];
+    CHECK(y.open_position == x.open_position);
+    CHECK(y.close_position == x.close_position);
+    CHECK(y.open_offset == x.open_offset);
+    CHECK(y.close_offset == x.close_offset);
+    CHECK(y.time() == x.time());
+  }
+}

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <map>
+
 namespace ptprof {
 namespace {
 
@@ -253,4 +255,111 @@ TEST_CASE("without symbols frames are named after the call target") {
 }
 
 }  // namespace
+}  // namespace ptprof
+
+namespace ptprof {
+
+namespace {
+
+// Every node of a tree with its counts, depth first.
+void Dump(const CallTreeNode& node, int depth, std::string& out) {
+  out += std::string(depth, ' ') + node.name + " " + std::to_string(node.entries) + " " +
+         std::to_string(node.self_insns) + " " + std::to_string(node.self_ns) + " " +
+         std::to_string(node.total_insns) + "\n";
+  for (const auto& child : node.children) Dump(*child, depth + 1, out);
+}
+
+// What observers hear: pushes, pops, resets, and the cost per frame summed.
+struct Totals : CallStackObserver {
+  std::string log;
+  std::map<std::string, uint64_t> cost_insns, cost_ns;
+  void OnPush(const StackLane&, const StackFrame& frame) override { log += "+" + frame.node->name; }
+  void OnPop(const StackLane& lane, const StackFrame& frame) override {
+    log += "-" + frame.node->name + std::to_string(lane.insns - frame.entry_insns);
+  }
+  void OnCost(const StackLane& lane, uint64_t insns, uint64_t ns) override {
+    cost_insns[lane.stack.back().node->name] += insns;
+    cost_ns[lane.stack.back().node->name] += ns;
+  }
+  void OnReset(const StackLane&) override { log += "!"; }
+};
+
+}  // namespace
+
+TEST_CASE("blocks in batches build what the same blocks one by one build") {
+  SymbolTable symbols = TestSymbols();
+  // One thread's blocks: calls, returns, a tail call, a syscall, jumps, with a gap in between.
+  struct Step {
+    uint64_t first, last;
+    uint32_t insns;
+    BlockEnd end;
+  };
+  const std::vector<Step> steps = {
+      {0x1000, 0x1010, 4, BlockEnd::kCall},     {0x2000, 0x2008, 3, BlockEnd::kCondTaken},
+      {0x2020, 0x2028, 3, BlockEnd::kCall},     {0x3000, 0x3004, 2, BlockEnd::kJump},
+      {0x4000, 0x4004, 2, BlockEnd::kReturn},   {0x202a, 0x2030, 2, BlockEnd::kSyscall},
+      {0xf000, 0xf010, 5, BlockEnd::kCall},     {0xf200, 0xf210, 6, BlockEnd::kReturn},
+      {0xf012, 0xf020, 3, BlockEnd::kSysret},   {0x2032, 0x2040, 4, BlockEnd::kCondNotTaken},
+      {0x2042, 0x2044, 1, BlockEnd::kReturn},   {0x1012, 0x1020, 7, BlockEnd::kCondTaken},
+      {0x1000, 0x1010, 4, BlockEnd::kCall},     {0x2000, 0x2008, 3, BlockEnd::kCondTaken}};
+  auto run = [&](bool batched, std::string& tree, Totals& totals, RepairCounts& repairs) {
+    // Time from the TSC (the default takes time_ns only).
+    CallStackBuilder builder({&symbols, [](const EventHeader& h) -> std::optional<uint64_t> {
+                                if (h.tsc == kUnknownTime) return std::nullopt;
+                                return h.tsc * 2;
+                              }});
+    builder.AddObserver(&totals);
+    std::vector<PackedEvent> packed;
+    uint64_t tsc = 100;
+    auto flush = [&] {
+      BlockBatch batch;
+      batch.blocks = packed;
+      batch.tid = 7;
+      builder.OnBlocks(batch);
+      packed.clear();
+    };
+    for (int round = 0; round < 3; ++round) {
+      for (const Step& step : steps) {
+        ExecBlock block;
+        block.first_ip = step.first;
+        block.last_ip = step.last;
+        block.insns = step.insns;
+        block.last_insn_size = 2;
+        block.end = step.end;
+        TraceEvent event{EventHeader{}, block};
+        event.header.tid = 7;
+        event.header.tsc = tsc;
+        tsc += step.insns % 3 ? 10 : 0;  // some blocks share a time, as blocks of one packet do
+        if (!batched) {
+          builder.OnEvent(event);
+          continue;
+        }
+        packed.emplace_back();
+        PackBlock(event, packed.back());
+        if (packed.size() == 5) flush();
+      }
+      if (batched) flush();
+      TraceEvent gap{EventHeader{}, TraceGap{}};
+      gap.header.tid = 7;
+      builder.OnEvent(gap);
+    }
+    builder.OnEnd();
+    Dump(builder.Merged().root(), 0, tree);
+    repairs = builder.repairs();
+  };
+  std::string one_by_one, in_batches;
+  Totals totals_one, totals_batched;
+  RepairCounts repairs_one, repairs_batched;
+  run(false, one_by_one, totals_one, repairs_one);
+  run(true, in_batches, totals_batched, repairs_batched);
+  CHECK(in_batches == one_by_one);
+  CHECK(totals_batched.log == totals_one.log);
+  CHECK(totals_batched.cost_insns == totals_one.cost_insns);
+  CHECK(totals_batched.cost_ns == totals_one.cost_ns);
+  CHECK(repairs_batched.Total() == repairs_one.Total());
+  CHECK(repairs_batched.tail_calls == repairs_one.tail_calls);
+  CHECK(one_by_one.find("g") != std::string::npos);
+  CHECK(totals_one.cost_ns["f"] > 0);
+}
+
 }  // namespace ptprof
