@@ -40,6 +40,9 @@ struct CodeBlock {
   // The blocks at the fall-through (not-taken) and at the direct branch target (taken), once the
   // walk has been there: the graph's edges, so that a hot loop looks nothing up.
   mutable const CodeBlock* next[2] = {nullptr, nullptr};
+  // For a block a TIP decides: where the TIP went the last time, and the block there.
+  mutable uint64_t tip_target = 0;
+  mutable const CodeBlock* tip_next = nullptr;
 };
 
 class CodeBlocks {

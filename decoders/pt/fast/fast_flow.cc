@@ -533,8 +533,12 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeTntRun(FlowToModel& model, TntRuns
     if (!block) return RunStep::kNone;
   }
   const X86Kind kind = block->last.kind;
-  if ((kind != X86Kind::kCondJump && kind != X86Kind::kRetNear) || block->ninsn > kMaxBlockInsns)
-    return RunStep::kNone;
+  if (block->ninsn > kMaxBlockInsns || kind == X86Kind::kOther) return RunStep::kNone;
+  if (kind != X86Kind::kCondJump && kind != X86Kind::kRetNear) {
+    if (IsDirect(block->last, X86Kind::kCallNear) || IsDirect(block->last, X86Kind::kJumpNear))
+      return RunStep::kNone;
+    return TakeTipBlock(model, block, walk, offset, status);
+  }
   uint64_t ret = 0;
   if (kind == X86Kind::kRetNear) {
     if (ret_top_ == ret_bottom_) return RunStep::kNone;  // the plain walk reports it
@@ -544,8 +548,8 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeTntRun(FlowToModel& model, TntRuns
     // Where the plain walk asks for this block's bit.
     const int refilled = qry_->RefillTnt();
     if (refilled < 0) {
-      if (kind == X86Kind::kRetNear && refilled == -pte_bad_query)
-        return RunStep::kNone;  // not a compressed return: the plain walk asks for a TIP
+      if (kind == X86Kind::kRetNear && refilled == -pte_bad_query)  // not a compressed return
+        return TakeTipBlock(model, block, walk, offset, status);
       walk.ninsn = block->ninsn;
       walk.ip = ip_;
       walk.end_ip = block->last_ip;
@@ -642,6 +646,49 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeTntRun(FlowToModel& model, TntRuns
   previous_next_ = run.tip_next;
   if (previous_next_) last_run_ = &run;
   next_block_ = previous_next_;
+  next_mode_ = mode_;
+  next_code_ = code_;
+  return RunStep::kTaken;
+}
+
+// One block whose branch a TIP decides (an indirect jump or call, a far branch, a return that
+// is not compressed), as the plain walk takes it: its call pushed, then the TIP.
+FastFlowDecoder::RunStep FastFlowDecoder::TakeTipBlock(FlowToModel& model, const CodeBlock* block,
+                                                       Walk& walk, uint64_t& offset,
+                                                       int& status) {
+  const uint64_t start = ip_;
+  LogCall(block->last_ip, block->last);
+  ip_ = block->last_ip;
+  int tip = qry_->IndirectBranch(&ip_);
+  if (tip >= 0) {
+    status_ = tip;
+    tip = (tip & pts_ip_suppressed) ? -pte_noip : 0;
+  }
+  if (tip == 0) tip = (status_ & pts_event_pending) ? ProceedTrailingEvent(true) : BlkStatus(0);
+  if (tip != 0 || process_event_ || (status_ & pts_event_pending) || !enabled_) {
+    next_block_ = nullptr;
+    walk.ninsn = block->ninsn;
+    walk.ip = start;
+    walk.end_ip = block->last_ip;
+    walk.isid = block->last_isid;
+    walk.mode = mode_;
+    walk.speculative = speculative_;
+    walk.last = &block->last;
+    status = tip;
+    return RunStep::kReturn;
+  }
+  const uint64_t after = qry_->Offset();
+  UpdateTime(after);
+  model.TakeRunBlock(start, block->last_ip, block->ninsn, block->last, ToExecMode(mode_),
+                     speculative_, offset, time_known_, time_tsc_);
+  offset = after;
+  // The block the TIP leads to, remembered on this one for the next time it goes the same way.
+  if (block->tip_target != ip_ || !block->tip_next) {
+    std::string ignored;
+    block->tip_target = ip_;
+    block->tip_next = code_->Block(ip_, mode_, ignored);
+  }
+  next_block_ = block->tip_next;
   next_mode_ = mode_;
   next_code_ = code_;
   return RunStep::kTaken;

@@ -85,6 +85,8 @@ class FastFlowDecoder {
   enum class RunStep { kTaken, kNone, kReturn };
   RunStep TakeTntRun(FlowToModel& model, TntRuns& runs, Walk& walk, uint64_t& offset,
                      int& status);
+  RunStep TakeTipBlock(FlowToModel& model, const CodeBlock* block, Walk& walk, uint64_t& offset,
+                       int& status);
   RunStep Continue(const TntRun& run, const CodeBlock* next, uint64_t& offset, uint64_t after);
   RunStep HandBack(FlowToModel& model, const TntRun& run, uint32_t upto, Walk& walk,
                    uint64_t& offset, uint64_t after, int result, int& status);

@@ -102,19 +102,6 @@ void QueryDecoder::Reset() {
   evq_.Reset();
 }
 
-int QueryDecoder::QueryLastIp(uint64_t* ip) const {
-  if (!have_ip_) {
-    if (ip) *ip = 0;
-    return -pte_noip;
-  }
-  if (ip_suppressed_) {
-    if (ip) *ip = 0;
-    return -pte_ip_suppressed;
-  }
-  if (ip) *ip = last_ip_;
-  return 0;
-}
-
 int QueryDecoder::EventIp(uint64_t& field, pt_event& event) const {
   if (QueryLastIp(&field) < 0) event.ip_suppressed = 1;
   return 0;
@@ -237,7 +224,7 @@ int QueryDecoder::CacheTnt() {
   return 0;
 }
 
-int QueryDecoder::IndirectBranch(uint64_t* ip) {
+int QueryDecoder::SlowIndirectBranch(uint64_t* ip) {
   int flags = 0;
   for (;;) {
     if (!HaveNext()) return ProvokeFetchError();

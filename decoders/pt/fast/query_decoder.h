@@ -43,7 +43,14 @@ class QueryDecoder {
     tnt_index_ >>= 1;
     return tnt_index_ ? 0 : StatusFlags();
   }
-  int IndirectBranch(uint64_t* ip);
+  int IndirectBranch(uint64_t* ip) {
+    if (next_ == PacketKind::kTip && !evq_.Pending(EventQueue::kAtTip)) {
+      // The common case, inline: a TIP no event binds to.
+      const int status = PlainTip(ip);
+      if (status != kNotPlain) return status;
+    }
+    return SlowIndirectBranch(ip);
+  }
   int Event(pt_event* event);
   int Time(uint64_t* tsc) const {
     *tsc = last_tsc_;
@@ -127,6 +134,41 @@ class QueryDecoder {
   int ProvokeFetchError() const;
   int ReadAhead();
   int CacheTnt();
+  int SlowIndirectBranch(uint64_t* ip);
+  // IndirectBranch for a TIP at pos_ that no event binds to; kNotPlain when it is not that simple
+  // (nothing has changed then).
+  static constexpr int kNotPlain = -2000;
+  int PlainTip(uint64_t* ip) {
+    const uint8_t ipc = *pos_ >> 5;
+    static constexpr int8_t kPayload[8] = {0, 2, 4, 6, 6, -1, 8, -1};
+    const int payload = kPayload[ipc];
+    if (payload < 0 || end_ - pos_ < 1 + payload) return kNotPlain;
+    uint64_t bits = 0;
+    std::memcpy(&bits, pos_ + 1, static_cast<size_t>(payload));  // little-endian
+    int flags = 0;
+    switch (ipc) {
+      case 0: ip_suppressed_ = true; break;
+      case 1: last_ip_ = (last_ip_ & ~0xffffull) | bits; break;
+      case 2: last_ip_ = (last_ip_ & ~0xffffffffull) | bits; break;
+      case 3: last_ip_ = (bits & (uint64_t{1} << 47)) ? bits | ~0xffffffffffffull : bits; break;
+      case 4: last_ip_ = (last_ip_ & ~0xffffffffffffull) | bits; break;
+      default: last_ip_ = bits; break;
+    }
+    if (ipc != 0) {
+      have_ip_ = true;
+      ip_suppressed_ = false;
+    }
+    pos_ += 1 + payload;
+    if (QueryLastIp(ip) < 0) flags |= pts_ip_suppressed;
+    last_have_tsc_ = time_.Query(last_tsc_) == TimeStatus::kOk;
+    if (pos_ < end_ && (*pos_ & 1) == 0 && *pos_ > 2) {
+      next_ = PacketKind::kTnt8;
+      return flags;
+    }
+    const int status = ReadAhead();
+    if (status < 0 && status != -pte_eos) return status;
+    return flags | StatusFlags();
+  }
 
   // The decoder functions: what the packet at pos_ (of kind next_) does, outside and inside a
   // PSB+ header. Each returns 0 or an error code and moves pos_ past what it consumed.
@@ -162,7 +204,18 @@ class QueryDecoder {
 
   // The IP of last_ip for an event's field: suppressed or missing IPs mark the event.
   int EventIp(uint64_t& field, pt_event& event) const;
-  int QueryLastIp(uint64_t* ip) const;
+  int QueryLastIp(uint64_t* ip) const {
+    if (!have_ip_) {
+      if (ip) *ip = 0;
+      return -pte_noip;
+    }
+    if (ip_suppressed_) {
+      if (ip) *ip = 0;
+      return -pte_ip_suppressed;
+    }
+    if (ip) *ip = last_ip_;
+    return 0;
+  }
   void StampEvent(pt_event& event) const;
 
   const uint8_t* begin_;
