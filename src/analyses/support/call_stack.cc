@@ -85,6 +85,15 @@ std::pair<std::string, uint64_t> CallStackBuilder::FunctionAt(uint64_t ip) const
 }
 
 const CallStackBuilder::Named& CallStackBuilder::NameAt(uint64_t ip) const {
+  // Calls and jumps go to the same few addresses over and over: a direct-mapped slot first.
+  NameSlot& slot = name_front_[(ip * 0x9e3779b97f4a7c15ull) >> (64 - kNameFrontBits)];
+  if (slot.named && slot.ip == ip) return *slot.named;
+  const Named& named = LookUpName(ip);
+  slot = NameSlot{ip, &named};
+  return named;
+}
+
+const CallStackBuilder::Named& CallStackBuilder::LookUpName(uint64_t ip) const {
   auto [it, added] = names_.try_emplace(ip);
   Named& named = it->second;
   if (!added) return named;
@@ -157,6 +166,21 @@ void CallStackBuilder::OnBlocks(const BlockBatch& batch) {
   std::optional<uint64_t> now;
   bool timed = false;  // `now` is the time of header.tsc
   ExecBlock block;
+  // The cost of the blocks attributed to the top frame in a row, added to its node (and to the
+  // lane's counters) once the frame changes or the batch ends: not block by block through memory.
+  CallTreeNode* cost_node = nullptr;
+  uint64_t cost_insns = 0, cost_ns = 0;
+  auto add_cost = [&] {
+    if (!cost_node) return;
+    cost_node->self_insns += cost_insns;
+    cost_node->self_ns += cost_ns;
+    lane.view.insns += cost_insns;
+    lane.unreported_insns += cost_insns;
+    lane.unreported_ns += cost_ns;
+    lane.unreported = true;
+    cost_node = nullptr;
+    cost_insns = cost_ns = 0;
+  };
   for (size_t i = 0; i < batch.blocks.size(); ++i) {
     const PackedEvent& p = batch.blocks[i];
     if (!timed || p.tsc != header.tsc) {
@@ -176,18 +200,17 @@ void CallStackBuilder::OnBlocks(const BlockBatch& batch) {
                               ? *until - pending.start_ns
                               : 0;
       CallTreeNode* node = lane.view.stack.back().node;
-      node->self_insns += pending.insns;
-      node->self_ns += ns;
-      lane.view.insns += pending.insns;
-      lane.unreported_insns += pending.insns;
-      lane.unreported_ns += ns;
-      lane.unreported = true;
+      if (node != cost_node) {
+        add_cost();
+        cost_node = node;
+      }
+      cost_insns += pending.insns;
+      cost_ns += ns;
       if (now) {
         lane.view.ns = *now;
         lane.view.time_known = true;
       }
-      lane.view.block_first_ip = pending.first_ip;
-      lane.view.block_last_ip = pending.last_ip;
+      // (lane.view's block IPs are only read by observers of a push, which TakeBlock sets.)
       pending.first_ip = p.first_ip_or_index;
       pending.last_ip = p.first_ip_or_index + p.span;
       pending.fall_through = pending.last_ip + p.last_insn_size;
@@ -202,6 +225,7 @@ void CallStackBuilder::OnBlocks(const BlockBatch& batch) {
       ++blocks_;
       continue;
     }
+    add_cost();
     block.first_ip = p.first_ip_or_index;
     block.last_ip = p.first_ip_or_index + p.span;
     block.insns = p.insns;
@@ -210,6 +234,7 @@ void CallStackBuilder::OnBlocks(const BlockBatch& batch) {
     block.end_time_ns = kUnknownTime;
     TakeBlock(lane, now, block);
   }
+  add_cost();
 }
 
 // Whether a block that ended so moves the call stack when the next block starts (Transition).

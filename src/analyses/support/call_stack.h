@@ -176,6 +176,12 @@ class CallStackBuilder : public EventSink {
     bool symbol = false;
   };
   const Named& NameAt(uint64_t ip) const;
+  const Named& LookUpName(uint64_t ip) const;
+  struct NameSlot {
+    uint64_t ip = 0;
+    const Named* named = nullptr;  // names_ is node-based: it stays put
+  };
+  static constexpr unsigned kNameFrontBits = 12;
   void Transition(Lane& lane, uint64_t target);
   void Push(Lane& lane, FrameKind kind, uint64_t target, uint64_t return_ip);
   void PushNamed(Lane& lane, FrameKind kind, const std::string& name, uint64_t function,
@@ -198,6 +204,7 @@ class CallStackBuilder : public EventSink {
   std::optional<uint64_t> pending_stop_;  // during Transition: when the previous block's cost ended
   CallTree empty_;
   mutable std::unordered_map<uint64_t, Named> names_;
+  mutable std::vector<NameSlot> name_front_ = std::vector<NameSlot>(size_t{1} << kNameFrontBits);
 };
 
 }  // namespace ptprof

@@ -32,7 +32,8 @@ SyscallTracker::SyscallTracker(SyscallArch arch, UserNumberFinder user_number)
     : arch_(arch), user_number_(std::move(user_number)) {}
 
 void SyscallTracker::OnPush(const StackLane& lane, const StackFrame& frame) {
-  auto it = open_.find(lane.lane);
+  // Most pushes are user calls with no syscall open anywhere.
+  auto it = open_.empty() ? open_.end() : open_.find(lane.lane);
   if (it != open_.end()) {
     Open& open = it->second;
     if (lane.stack.size() - 1 < open.depth) return;
@@ -86,6 +87,7 @@ void SyscallTracker::NameFromHandler(Open& open, const std::string& function) {
 }
 
 void SyscallTracker::OnPop(const StackLane& lane, const StackFrame& frame) {
+  if (open_.empty()) return;
   auto it = open_.find(lane.lane);
   if (it == open_.end()) return;
   Open& open = it->second;
@@ -104,6 +106,7 @@ void SyscallTracker::OnPop(const StackLane& lane, const StackFrame& frame) {
 }
 
 void SyscallTracker::OnCost(const StackLane& lane, uint64_t insns, uint64_t ns) {
+  if (open_.empty()) return;
   auto it = open_.find(lane.lane);
   if (it == open_.end() || lane.stack.size() - 1 < it->second.depth) return;
   CallTreeNode* node = it->second.path.back();
