@@ -1,5 +1,7 @@
 #include "decoders/pt/pt_time.h"
 
+#include <intel-pt.h>
+
 #include "decoders/pt/packet_config.h"
 
 namespace ptprof::pt {
@@ -18,6 +20,18 @@ uint32_t MtcCtc(uint8_t payload, uint8_t mtc_freq) {
 }
 
 }  // namespace
+
+int LibiptErrorOf(TimeStatus status) {
+  switch (status) {
+    case TimeStatus::kOk: return 0;
+    case TimeStatus::kNoTime: return -pte_no_time;
+    case TimeStatus::kBadContext: return -pte_bad_context;
+    case TimeStatus::kBadPacket: return -pte_bad_packet;
+    case TimeStatus::kBadConfig: return -pte_bad_config;
+    case TimeStatus::kInternal: return -pte_internal;
+  }
+  return -pte_internal;
+}
 
 TimingParams TimingParamsFor(const PtParams& params) {
   TimingParams timing;

@@ -31,6 +31,9 @@ struct TimingParams {
   bool skl168 = false;         // erratum SKL168: CYC can be lost right before a PSB
 };
 
+// libipt's error code (a negative pte_* value, 0 for kOk) for a status.
+int LibiptErrorOf(TimeStatus status);
+
 // The timing parameters of `params`, with the errata of its CPU.
 TimingParams TimingParamsFor(const PtParams& params);
 

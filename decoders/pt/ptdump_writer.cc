@@ -30,18 +30,6 @@ void AppendPadded(std::string& out, const std::string& text, size_t width) {
   if (text.size() < width) out.append(width - text.size(), ' ');
 }
 
-int LibiptCode(TimeStatus status) {
-  switch (status) {
-    case TimeStatus::kOk: return 0;
-    case TimeStatus::kNoTime: return -pte_no_time;
-    case TimeStatus::kBadContext: return -pte_bad_context;
-    case TimeStatus::kBadPacket: return -pte_bad_packet;
-    case TimeStatus::kBadConfig: return -pte_bad_config;
-    case TimeStatus::kInternal: return -pte_internal;
-  }
-  return -pte_internal;
-}
-
 bool IsTimingPacket(PacketKind kind) {
   return kind == PacketKind::kTsc || kind == PacketKind::kCbr || kind == PacketKind::kTma ||
          kind == PacketKind::kMtc || kind == PacketKind::kCyc;
@@ -73,7 +61,7 @@ void PtdumpWriter::Diag(std::string_view what, uint64_t offset, int code) {
 }
 
 void PtdumpWriter::DiagTime(std::string_view what, uint64_t offset, TimeStatus status) {
-  if (status != TimeStatus::kOk) Diag(what, offset, LibiptCode(status));
+  if (status != TimeStatus::kOk) Diag(what, offset, LibiptErrorOf(status));
 }
 
 void PtdumpWriter::TrackLastIp(const IpPayload& ip, uint64_t offset, Line& line) {

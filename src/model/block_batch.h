@@ -62,6 +62,14 @@ struct BlockBatch {
   int32_t tid = kUnknownId;
   const BlockClock* clock = nullptr;  // null: the blocks have no ns time
 
+  // The header fields every block of the batch shares (cpu, pid, tid).
+  EventHeader Header() const {
+    EventHeader header;
+    header.cpu = cpu;
+    header.pid = pid;
+    header.tid = tid;
+    return header;
+  }
   // Block i's time_ns, as its TraceEvent's header would have it.
   uint64_t TimeNs(size_t i) const {
     const uint64_t tsc = blocks[i].tsc;

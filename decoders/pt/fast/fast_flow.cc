@@ -550,13 +550,7 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeTntRun(FlowToModel& model, TntRuns
     if (refilled < 0) {
       if (kind == X86Kind::kRetNear && refilled == -pte_bad_query)  // not a compressed return
         return TakeTipBlock(model, block, walk, offset, status);
-      walk.ninsn = block->ninsn;
-      walk.ip = ip_;
-      walk.end_ip = block->last_ip;
-      walk.isid = block->last_isid;
-      walk.mode = mode_;
-      walk.speculative = speculative_;
-      walk.last = &block->last;
+      SetWalk(walk, *block, ip_);
       ip_ = block->last_ip;
       next_block_ = nullptr;
       status = refilled;
@@ -651,6 +645,18 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeTntRun(FlowToModel& model, TntRuns
   return RunStep::kTaken;
 }
 
+// `walk` as the plain walk leaves it after walking `block` from `ip` (its first IP, or where the
+// walk entered it).
+void FastFlowDecoder::SetWalk(Walk& walk, const CodeBlock& block, uint64_t ip) const {
+  walk.ninsn = block.ninsn;
+  walk.ip = ip;
+  walk.end_ip = block.last_ip;
+  walk.isid = block.last_isid;
+  walk.mode = mode_;
+  walk.speculative = speculative_;
+  walk.last = &block.last;
+}
+
 // One block whose branch a TIP decides (an indirect jump or call, a far branch, a return that
 // is not compressed), as the plain walk takes it: its call pushed, then the TIP.
 FastFlowDecoder::RunStep FastFlowDecoder::TakeTipBlock(FlowToModel& model, const CodeBlock* block,
@@ -667,13 +673,7 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeTipBlock(FlowToModel& model, const
   if (tip == 0) tip = (status_ & pts_event_pending) ? ProceedTrailingEvent(true) : BlkStatus(0);
   if (tip != 0 || process_event_ || (status_ & pts_event_pending) || !enabled_) {
     next_block_ = nullptr;
-    walk.ninsn = block->ninsn;
-    walk.ip = start;
-    walk.end_ip = block->last_ip;
-    walk.isid = block->last_isid;
-    walk.mode = mode_;
-    walk.speculative = speculative_;
-    walk.last = &block->last;
+    SetWalk(walk, *block, start);
     status = tip;
     return RunStep::kReturn;
   }
@@ -722,13 +722,7 @@ FastFlowDecoder::RunStep FastFlowDecoder::HandBack(FlowToModel& model, const Tnt
                   before.first_ip_or_index + before.span, offset, after, time_known_, time_tsc_);
     offset = after;
   }
-  walk.ninsn = last->ninsn;
-  walk.ip = last->first_ip;
-  walk.end_ip = last->last_ip;
-  walk.isid = last->last_isid;
-  walk.mode = mode_;
-  walk.speculative = speculative_;
-  walk.last = &last->last;
+  SetWalk(walk, *last, last->first_ip);
   status = result;
   return RunStep::kReturn;
 }

@@ -85,6 +85,7 @@ class FastFlowDecoder {
   enum class RunStep { kTaken, kNone, kReturn };
   RunStep TakeTntRun(FlowToModel& model, TntRuns& runs, Walk& walk, uint64_t& offset,
                      int& status);
+  void SetWalk(Walk& walk, const CodeBlock& block, uint64_t ip) const;
   RunStep TakeTipBlock(FlowToModel& model, const CodeBlock* block, Walk& walk, uint64_t& offset,
                        int& status);
   RunStep Continue(const TntRun& run, const CodeBlock* next, uint64_t& offset, uint64_t after);

@@ -11,22 +11,9 @@ constexpr int kOvfSize = 2;
 constexpr int kStopSize = 2;
 constexpr int kTmaSize = 7;
 
-// libipt's error code for a timing status.
-int TimeError(TimeStatus status) {
-  switch (status) {
-    case TimeStatus::kOk: return 0;
-    case TimeStatus::kNoTime: return -pte_no_time;
-    case TimeStatus::kBadContext: return -pte_bad_context;
-    case TimeStatus::kBadPacket: return -pte_bad_packet;
-    case TimeStatus::kBadConfig: return -pte_bad_config;
-    case TimeStatus::kInternal: return -pte_internal;
-  }
-  return -pte_internal;
-}
-
 // The query decoder ignores configuration errors in timing: they only make time imprecise.
 int TimingResult(TimeStatus status) {
-  return status == TimeStatus::kBadConfig ? 0 : TimeError(status);
+  return status == TimeStatus::kBadConfig ? 0 : LibiptErrorOf(status);
 }
 
 TimingParams TimingOf(const pt_config& config) {
@@ -347,7 +334,7 @@ int QueryDecoder::DecodePsb() {
   const uint8_t* psb = pos_;
   const int size = ReadPsb(pos_, end_);
   if (size < 0) return size;
-  if (const TimeStatus st = tcal_.OnPsb(); st != TimeStatus::kOk) return TimeError(st);
+  if (const TimeStatus st = tcal_.OnPsb(); st != TimeStatus::kOk) return LibiptErrorOf(st);
   pos_ += size;
   const int status = ReadPsbHeader();
   if (status < 0) {
@@ -769,6 +756,14 @@ int QueryDecoder::DecodeTsc(bool in_header) {
   return 0;
 }
 
+// An event a PSB+ header reports at its PSBEND (queued), or one published at once; null when the
+// queue is full.
+pt_event* QueryDecoder::HeaderOrStandalone(bool in_header) {
+  if (in_header) return evq_.Enqueue(EventQueue::kAtPsbEnd);
+  event_ = evq_.Standalone();
+  return event_;
+}
+
 int QueryDecoder::DecodeCbr(bool in_header) {
   const int size = ReadPacket(next_, pos_, end_, packet_);
   if (size < 0) return size;
@@ -776,14 +771,8 @@ int QueryDecoder::DecodeCbr(bool in_header) {
   if (status < 0) return status;
   status = TimingResult(time_.OnCbr(packet_.cbr_ratio));
   if (status < 0) return status;
-  pt_event* ev = nullptr;
-  if (in_header) {
-    ev = evq_.Enqueue(EventQueue::kAtPsbEnd);
-    if (!ev) return -pte_nomem;
-  } else {
-    ev = evq_.Standalone();
-    event_ = ev;
-  }
+  pt_event* ev = HeaderOrStandalone(in_header);
+  if (!ev) return -pte_nomem;
   ev->type = ptev_cbr;
   ev->variant.cbr.ratio = packet_.cbr_ratio;
   if (!in_header) StampEvent(*ev);
@@ -834,7 +823,7 @@ int QueryDecoder::DecodeCyc() {
   if (status < 0) return status;
   uint64_t fcr = 0;
   if (const TimeStatus st = tcal_.Fcr(fcr); st != TimeStatus::kOk) {
-    if (st != TimeStatus::kNoTime) return TimeError(st);
+    if (st != TimeStatus::kNoTime) return LibiptErrorOf(st);
     fcr = 0;  // uncalibrated: the time update counts this CYC as lost
   }
   status = TimingResult(time_.OnCyc(packet_.cyc, fcr));
@@ -855,14 +844,8 @@ int QueryDecoder::DecodeStop() {
 int QueryDecoder::DecodeMnt(bool in_header) {
   const int size = ReadPacket(next_, pos_, end_, packet_);
   if (size < 0) return size;
-  pt_event* ev = nullptr;
-  if (in_header) {
-    ev = evq_.Enqueue(EventQueue::kAtPsbEnd);
-    if (!ev) return -pte_nomem;
-  } else {
-    ev = evq_.Standalone();
-    event_ = ev;
-  }
+  pt_event* ev = HeaderOrStandalone(in_header);
+  if (!ev) return -pte_nomem;
   ev->type = ptev_mnt;
   ev->variant.mnt.payload = packet_.mnt;
   if (!in_header) StampEvent(*ev);

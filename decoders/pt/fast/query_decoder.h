@@ -193,6 +193,7 @@ class QueryDecoder {
   int HeaderMode();
   int DecodePsbEnd();
   int ProcessPendingPsbEvents();
+  pt_event* HeaderOrStandalone(bool in_header);
   int DecodeTsc(bool in_header);
   int DecodeCbr(bool in_header);
   int DecodeTma();

@@ -72,6 +72,13 @@ TntRuns::RunPtr TntRuns::Build(const CodeBlock* start, uint64_t state, uint64_t 
   const uint8_t model_mode = static_cast<uint8_t>(ToExecMode(mode));
   const uint8_t flags = speculative ? kPackedSpeculative : 0;
   std::vector<uint64_t> stack;  // return addresses pushed inside the run, still there
+  // A call's return address onto the run's own stack (false: the run stacks up too much).
+  auto push = [&](uint64_t ret) {
+    if (stack.size() == kMaxDepth) return false;
+    stack.push_back(ret);
+    ops.push_back(ret);
+    return true;
+  };
   const CodeBlock* block = start;
   uint32_t pending = count;
   bool trailing = false;  // past the last bit: only direct calls and jumps go on
@@ -86,11 +93,7 @@ TntRuns::RunPtr TntRuns::Build(const CodeBlock* start, uint64_t state, uint64_t 
     BlockEnd end = X86KindToBlockEnd(last.kind);
     bool tip = false;
     if (IsDirectCallOrJump(last)) {
-      if (PushesReturn(last)) {
-        if (stack.size() == kMaxDepth) break;
-        stack.push_back(fall_through);
-        ops.push_back(fall_through);
-      }
+      if (PushesReturn(last) && !push(fall_through)) break;
       next_ip = last.NextIp(block->last_ip);
       next = Follow(block, 1, next_ip, mode);
     } else if (!trailing && last.kind == X86Kind::kCondJump) {
@@ -118,11 +121,7 @@ TntRuns::RunPtr TntRuns::Build(const CodeBlock* start, uint64_t state, uint64_t 
       next = code_.Block(next_ip, mode, ignored);
     } else if (trailing && last.kind != X86Kind::kCondJump && last.kind != X86Kind::kRetNear) {
       // A TIP decides where this one goes: the run ends with it. (An indirect call still pushes.)
-      if (PushesReturn(last)) {
-        if (stack.size() == kMaxDepth) break;
-        stack.push_back(fall_through);
-        ops.push_back(fall_through);
-      }
+      if (PushesReturn(last) && !push(fall_through)) break;
       tip = true;
     } else {
       break;  // a TIP decides while bits are pending, or (trailing) a bit would be needed

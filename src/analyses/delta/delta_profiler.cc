@@ -131,10 +131,7 @@ bool DeltaProfiler::Quiet(const ExpandedBlock& expanded, uint32_t insns) {
 
 void DeltaProfiler::OnBlocks(const BlockBatch& batch) {
   if (batch.blocks.empty()) return;
-  EventHeader header;
-  header.cpu = batch.cpu;
-  header.pid = batch.pid;
-  header.tid = batch.tid;
+  EventHeader header = batch.Header();
   Lane& lane = LaneOf(header);
   TraceEvent event{EventHeader{}, ExecBlock{}};
   for (size_t i = 0; i < batch.blocks.size(); ++i) {

@@ -158,10 +158,7 @@ void CallStackBuilder::OnBlock(const EventHeader& header, const ExecBlock& block
 
 void CallStackBuilder::OnBlocks(const BlockBatch& batch) {
   if (batch.blocks.empty()) return;
-  EventHeader header;
-  header.cpu = batch.cpu;
-  header.pid = batch.pid;
-  header.tid = batch.tid;
+  EventHeader header = batch.Header();
   Lane& lane = LaneFor(header);
   std::optional<uint64_t> now;
   bool timed = false;  // `now` is the time of header.tsc
