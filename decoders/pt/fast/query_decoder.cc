@@ -569,23 +569,43 @@ int QueryDecoder::HeaderFup() {
   return 0;
 }
 
+namespace {
+
+// A PIP's event: a CR3 change now (paging) or where an asynchronous branch lands (async_paging).
+void SetPaging(pt_event& ev, pt_event_type type, const Packet& pip) {
+  ev.type = type;
+  // paging and async_paging lay out cr3 and non_root alike.
+  ev.variant.async_paging.cr3 = pip.cr3;
+  ev.variant.async_paging.non_root = pip.pip_nr ? 1 : 0;
+}
+
+// A MODE packet's event: exec mode or TSX state.
+void SetMode(pt_event& ev, const ModePayload& mode) {
+  if (mode.leaf == kModeLeafExec) {
+    ev.type = ptev_exec_mode;
+    ev.variant.exec_mode.mode = ExecModeOfPayload(mode);
+  } else {
+    ev.type = ptev_tsx;
+    ev.variant.tsx.speculative = mode.intx ? 1 : 0;
+    ev.variant.tsx.aborted = mode.abrt ? 1 : 0;
+  }
+}
+
+}  // namespace
+
 int QueryDecoder::DecodePip() {
   const int size = ReadPacket(next_, pos_, end_, packet_);
   if (size < 0) return size;
   pt_event* ev = nullptr;
   if (!evq_.Find(EventQueue::kAtTip, ptev_async_branch)) {
     ev = evq_.Standalone();
-    ev->type = ptev_paging;
-    ev->variant.paging.cr3 = packet_.cr3;
-    ev->variant.paging.non_root = packet_.pip_nr ? 1 : 0;
+    SetPaging(*ev, ptev_paging, packet_);
     event_ = ev;
   } else {
     // With an asynchronous branch in flight, the CR3 changes where that branch lands.
     ev = evq_.Enqueue(EventQueue::kAtTip);
     if (!ev) return -pte_nomem;
-    ev->type = ptev_async_paging;
-    ev->variant.async_paging.cr3 = packet_.cr3;
-    ev->variant.async_paging.non_root = packet_.pip_nr ? 1 : 0;
+    SetPaging(*ev, ptev_async_paging, packet_);
   }
   StampEvent(*ev);
   pos_ += size;
@@ -597,9 +617,7 @@ int QueryDecoder::HeaderPip() {
   if (size < 0) return size;
   pt_event* ev = evq_.Enqueue(EventQueue::kAtPsbEnd);
   if (!ev) return -pte_nomem;
-  ev->type = ptev_async_paging;
-  ev->variant.async_paging.cr3 = packet_.cr3;
-  ev->variant.async_paging.non_root = packet_.pip_nr ? 1 : 0;
+  SetPaging(*ev, ptev_async_paging, packet_);
   pos_ += size;
   return 0;
 }
@@ -701,28 +719,23 @@ int QueryDecoder::DecodeMode() {
   const int size = ReadPacket(next_, pos_, end_, packet_);
   if (size < 0) return size;
   const ModePayload& mode = packet_.mode;
+  pt_event* ev = nullptr;
   if (mode.leaf == kModeLeafExec) {
-    pt_event* ev = evq_.Enqueue(EventQueue::kAtTip);
+    // MODE.exec binds to the next TIP.
+    ev = evq_.Enqueue(EventQueue::kAtTip);
     if (!ev) return -pte_nomem;
-    ev->type = ptev_exec_mode;
-    ev->variant.exec_mode.mode = ExecModeOfPayload(mode);
-    StampEvent(*ev);
+  } else if (!enabled_) {
+    // MODE.TSX while tracing is off stands alone, without an IP.
+    ev = evq_.Standalone();
+    ev->variant.tsx.ip = 0;
+    ev->ip_suppressed = 1;
+    event_ = ev;
   } else {
-    pt_event* ev = nullptr;
-    if (!enabled_) {
-      ev = evq_.Standalone();
-      ev->variant.tsx.ip = 0;
-      ev->ip_suppressed = 1;
-      event_ = ev;
-    } else {
-      ev = evq_.Enqueue(EventQueue::kAtFup);
-      if (!ev) return -pte_nomem;
-    }
-    ev->type = ptev_tsx;
-    ev->variant.tsx.speculative = mode.intx ? 1 : 0;
-    ev->variant.tsx.aborted = mode.abrt ? 1 : 0;
-    StampEvent(*ev);
+    ev = evq_.Enqueue(EventQueue::kAtFup);  // else it binds to the next FUP
+    if (!ev) return -pte_nomem;
   }
+  SetMode(*ev, mode);
+  StampEvent(*ev);
   pos_ += size;
   return 0;
 }
@@ -732,15 +745,7 @@ int QueryDecoder::HeaderMode() {
   if (size < 0) return size;
   pt_event* ev = evq_.Enqueue(EventQueue::kAtPsbEnd);
   if (!ev) return -pte_nomem;
-  const ModePayload& mode = packet_.mode;
-  if (mode.leaf == kModeLeafExec) {
-    ev->type = ptev_exec_mode;
-    ev->variant.exec_mode.mode = ExecModeOfPayload(mode);
-  } else {
-    ev->type = ptev_tsx;
-    ev->variant.tsx.speculative = mode.intx ? 1 : 0;
-    ev->variant.tsx.aborted = mode.abrt ? 1 : 0;
-  }
+  SetMode(*ev, packet_.mode);
   pos_ += size;
   return 0;
 }
