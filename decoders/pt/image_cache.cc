@@ -1,7 +1,9 @@
 #include "decoders/pt/image_cache.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 
 namespace ptprof::pt {
 
@@ -32,6 +34,10 @@ Status PtImageCache::Add(const ImageSection& section, size_t image_index) {
     char where[32];
     std::snprintf(where, sizeof where, "0x%" PRIx64, section.address);
     return Fail(section.file + ": cannot map at " + where + ": " + pt_errstr(pt_errcode(status)));
+  }
+  if (section.size > 0 && section.bytes.size() == section.size) {
+    if (bytes_.size() <= static_cast<size_t>(isid)) bytes_.resize(static_cast<size_t>(isid) + 1);
+    bytes_[static_cast<size_t>(isid)] = Bytes{section.bytes.data(), section.address, section.size};
   }
   if (section.size > 0) {
     // The new section hides what it overlaps: trim or drop the ranges under it.
@@ -76,6 +82,18 @@ int PtImageCache::ReadVisible(uint64_t ip, uint8_t* out, uint64_t size, int& isi
   if (!visible) return -pte_nomap;
   isid = visible->isid;
   if (size > visible->end - ip) size = visible->end - ip;
+  return ReadSection(isid, ip, out, size);
+}
+
+int PtImageCache::ReadSection(int isid, uint64_t ip, uint8_t* out, uint64_t size) const {
+  if (isid > 0 && static_cast<size_t>(isid) < bytes_.size()) {
+    const Bytes& b = bytes_[static_cast<size_t>(isid)];
+    if (b.data && ip >= b.address && ip < b.address + b.size) {
+      const uint64_t n = std::min(size, b.address + b.size - ip);
+      std::memcpy(out, b.data + (ip - b.address), n);
+      return static_cast<int>(n);
+    }
+  }
   return pt_iscache_read(iscache_, out, size, isid, ip);
 }
 
@@ -87,7 +105,7 @@ Status PtImageCache::AddAll(const ImageSet& images) {
 }
 
 int PtImageCache::Read(int isid, uint64_t ip, uint8_t* out, uint64_t size) const {
-  return pt_iscache_read(iscache_, out, size, isid, ip);
+  return ReadSection(isid, ip, out, size);
 }
 
 }  // namespace ptprof::pt

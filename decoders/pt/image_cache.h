@@ -21,7 +21,8 @@ class PtImageCache {
   PtImageCache& operator=(const PtImageCache&) = delete;
 
   // Adds one section (file range at an address) to the first image; later sections hide what
-  // they overlap.
+  // they overlap. The section's bytes, when it holds them, must outlive the cache: reads are
+  // served from them, without libipt's section cache.
   Status Add(const ImageSection& section);
   Status AddAll(const ImageSet& images);
 
@@ -58,6 +59,15 @@ class PtImageCache {
   std::vector<pt_image*> more_;  // images 1, 2, ...
   // Each image's visible ranges, by start address (index 0: the first image).
   std::vector<std::map<uint64_t, Visible>> visible_ = std::vector<std::map<uint64_t, Visible>>(1);
+  // The bytes of each section by id, when the ImageSection held them (they are the file range
+  // libipt's section cache would read).
+  struct Bytes {
+    const uint8_t* data = nullptr;
+    uint64_t address = 0;
+    uint64_t size = 0;
+  };
+  std::vector<Bytes> bytes_;  // index: section id
+  int ReadSection(int isid, uint64_t ip, uint8_t* out, uint64_t size) const;
 };
 
 }  // namespace ptprof::pt
