@@ -34,14 +34,17 @@ int LibiptErrorOf(TimeStatus status) {
 }
 
 TimingParams TimingParamsFor(const PtParams& params) {
-  TimingParams timing;
-  timing.mtc_freq = params.mtc_freq;
-  timing.nom_freq = params.nom_freq;
-  timing.cpuid_0x15_eax = params.cpuid_0x15_eax;
-  timing.cpuid_0x15_ebx = params.cpuid_0x15_ebx;
   // The errata table lives in libipt; a one-byte buffer is enough to ask it.
   const uint8_t dummy = 0;
-  const pt_config config = MakePtConfig(std::span<const uint8_t>(&dummy, 1), params);
+  return TimingParamsOf(MakePtConfig(std::span<const uint8_t>(&dummy, 1), params));
+}
+
+TimingParams TimingParamsOf(const pt_config& config) {
+  TimingParams timing;
+  timing.mtc_freq = config.mtc_freq;
+  timing.nom_freq = config.nom_freq;
+  timing.cpuid_0x15_eax = config.cpuid_0x15_eax;
+  timing.cpuid_0x15_ebx = config.cpuid_0x15_ebx;
   timing.skl168 = config.errata.skl168 != 0;
   return timing;
 }

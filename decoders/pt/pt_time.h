@@ -9,6 +9,8 @@
 
 #include "decoders/pt/pt_params.h"
 
+struct pt_config;
+
 namespace ptprof::pt {
 
 // Why a timing update or query did not fully succeed; each maps to one libipt error code so the
@@ -36,6 +38,8 @@ int LibiptErrorOf(TimeStatus status);
 
 // The timing parameters of `params`, with the errata of its CPU.
 TimingParams TimingParamsFor(const PtParams& params);
+// The timing parameters of a libipt configuration (errata included).
+TimingParams TimingParamsOf(const pt_config& config);
 
 // Cycle-to-TSC ratios are fixed-point numbers with this many fraction bits.
 inline constexpr unsigned kFcrShift = 8;

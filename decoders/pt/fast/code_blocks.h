@@ -22,6 +22,17 @@
 namespace ptprof::pt::fast {
 
 class TntRuns;
+struct CodeBlock;
+
+// The most instructions a walked block may hold (pt_block's ninsn is 16 bits).
+inline constexpr uint32_t kMaxBlockInsns = 0xffff;
+
+// Where a TIP from some place went the last time, and the block there (a one-entry memo: an
+// indirect branch mostly goes where it went before).
+struct TipMemo {
+  uint64_t target = 0;
+  const CodeBlock* next = nullptr;
+};
 
 struct CodeInsn {
   uint64_t ip = 0;
@@ -40,9 +51,8 @@ struct CodeBlock {
   // The blocks at the fall-through (not-taken) and at the direct branch target (taken), once the
   // walk has been there: the graph's edges, so that a hot loop looks nothing up.
   mutable const CodeBlock* next[2] = {nullptr, nullptr};
-  // For a block a TIP decides: where the TIP went the last time, and the block there.
-  mutable uint64_t tip_target = 0;
-  mutable const CodeBlock* tip_next = nullptr;
+  // For a block a TIP decides: where the TIP went the last time.
+  mutable TipMemo tip;
 };
 
 class CodeBlocks {
@@ -56,6 +66,23 @@ class CodeBlocks {
   const CodeInsn* Insn(uint64_t ip, pt_exec_mode mode, std::string& why);
   // The block starting at `ip`, or null (as Insn).
   const CodeBlock* Block(uint64_t ip, pt_exec_mode mode, std::string& why);
+  // Block, when why it failed does not matter.
+  const CodeBlock* Block(uint64_t ip, pt_exec_mode mode) {
+    std::string ignored;
+    return Block(ip, mode, ignored);
+  }
+  // The block at `ip` that `from`'s edge `taken` (1: the branch, 0: the fall-through) leads to:
+  // looked up the first time and kept on the edge.
+  const CodeBlock* Edge(const CodeBlock* from, int taken, uint64_t ip, pt_exec_mode mode) {
+    if (const CodeBlock* to = from->next[taken]) return to;
+    return from->next[taken] = Block(ip, mode);
+  }
+  // The block at `ip`, where a TIP went: from `memo` when it went there the last time too, else
+  // looked up and kept in `memo`.
+  const CodeBlock* TipTarget(TipMemo& memo, uint64_t ip, pt_exec_mode mode) {
+    if (memo.target != ip || !memo.next) memo = TipMemo{ip, Block(ip, mode)};
+    return memo.next;
+  }
 
   size_t blocks() const { return blocks_.size(); }
 
@@ -103,5 +130,17 @@ class CodeGraphPool {
 
 // Whether the trace decides where execution goes after `kind` (libipt's "requires trace").
 bool NeedsTrace(const X86Insn& insn);
+
+// A direct near call or jump: where it goes is in the code, and a model block ends there.
+inline bool IsDirectCallOrJump(const X86Insn& insn) {
+  return (insn.kind == X86Kind::kCallNear || insn.kind == X86Kind::kJumpNear) &&
+         insn.has_branch_disp;
+}
+
+// A call that leaves a return address on the return stack (a direct call to the next
+// instruction, as position-independent code makes, returns nowhere).
+inline bool PushesReturn(const X86Insn& insn) {
+  return insn.kind == X86Kind::kCallNear && !(insn.has_branch_disp && insn.branch_disp == 0);
+}
 
 }  // namespace ptprof::pt::fast

@@ -1,3 +1,6 @@
+// FastFlowDecoder's walk, rule for rule as libipt 2.0.5's block decoder walks: synchronising,
+// events and the walk to where they bind, and Run's loop over the blocks. The plain walk (no
+// event waiting, tracing on), which most blocks take, is in fast_flow_plain.cc.
 #include "decoders/pt/fast/fast_flow.h"
 
 #include <cstring>
@@ -28,25 +31,7 @@ const char* EventTypeName(pt_event_type type) {
   }
 }
 
-constexpr uint8_t kRetStackSize = 64;
-constexpr uint32_t kMaxBlockInsns = 0xffff;  // pt_block's ninsn is 16 bits
-
-bool IsDirect(const X86Insn& insn, X86Kind kind) {
-  return insn.kind == kind && insn.has_branch_disp;
-}
-
 }  // namespace
-
-// The instructions walked since the block began: [ip, end_ip], ninsn of them.
-struct FastFlowDecoder::Walk {
-  uint64_t ip = 0;
-  uint64_t end_ip = 0;
-  uint64_t ninsn = 0;
-  int isid = 0;
-  pt_exec_mode mode = ptem_unknown;
-  bool speculative = false;
-  const X86Insn* last = nullptr;  // the instruction at end_ip (stable: the caches never move it)
-};
 
 FastFlowDecoder::FastFlowDecoder(const pt_config& config, std::span<const uint8_t> trace,
                                  CodeBlocks& code)
@@ -62,12 +47,6 @@ FastFlowDecoder::~FastFlowDecoder() = default;
 int FastFlowDecoder::Unsupported(std::string why) {
   if (why_.empty()) why_ = std::move(why);
   return kUnsupported;
-}
-
-int FastFlowDecoder::BlkStatus(int flags) const {
-  if (!enabled_) flags |= pts_ip_suppressed;
-  if ((status_ & pts_eos) && !process_event_) flags |= pts_eos;
-  return flags;
 }
 
 int FastFlowDecoder::FetchEvent() {
@@ -98,37 +77,6 @@ int FastFlowDecoder::SyncForward() {
   return ProceedTrailingEvent(false);
 }
 
-void FastFlowDecoder::LogCall(uint64_t insn_ip, const X86Insn& insn) {
-  if (insn.kind != X86Kind::kCallNear) return;
-  // A direct call to the next instruction (position-independent code) returns nowhere.
-  if (insn.has_branch_disp && insn.branch_disp == 0) return;
-  PushReturn(insn_ip + insn.length);
-}
-
-inline void FastFlowDecoder::PushReturn(uint64_t ip) {
-  retstack_[ret_top_] = ip;
-  ret_top_ = ret_top_ == kRetStackSize ? 0 : ret_top_ + 1;
-  if (ret_bottom_ == ret_top_) ret_bottom_ = ret_bottom_ == kRetStackSize ? 0 : ret_bottom_ + 1;
-}
-
-// The return stack operations of a run, in order, as its calls and returns made them.
-inline void FastFlowDecoder::ReplayReturns(const uint64_t* ops, uint32_t count) {
-  for (uint32_t i = 0; i < count; ++i) {
-    if (ops[i] == TntRun::kPop) ret_top_ = ret_top_ ? ret_top_ - 1 : kRetStackSize;
-    else PushReturn(ops[i]);
-  }
-}
-
-// The time at `offset` (the query decoder's time changes only with the packets it reads, which
-// move its offset).
-inline void FastFlowDecoder::UpdateTime(uint64_t offset) {
-  if (offset == time_offset_) return;
-  uint64_t tsc = 0;
-  time_known_ = qry_->Time(&tsc) >= 0;
-  time_tsc_ = tsc;
-  time_offset_ = offset;
-}
-
 void FastFlowDecoder::SetDisableResumeIp(uint64_t insn_ip, const X86Insn& insn) {
   switch (insn.kind) {
     case X86Kind::kCallNear:
@@ -145,45 +93,11 @@ void FastFlowDecoder::SetDisableResumeIp(uint64_t insn_ip, const X86Insn& insn) 
 }
 
 int FastFlowDecoder::NextIpWithoutTrace(uint64_t insn_ip, const X86Insn& insn) {
-  if (insn.kind == X86Kind::kOther || IsDirect(insn, X86Kind::kCallNear) ||
-      IsDirect(insn, X86Kind::kJumpNear)) {
+  if (insn.kind == X86Kind::kOther || IsDirectCallOrJump(insn)) {
     ip_ = insn.NextIp(insn_ip);
     return 0;
   }
   return -pte_bad_query;
-}
-
-int FastFlowDecoder::ProceedWithTrace(uint64_t insn_ip, const X86Insn& insn) {
-  int status = 0;
-  if (insn.kind == X86Kind::kCondJump) {
-    int taken = 0;
-    status = qry_->CondBranch(&taken);
-    if (status < 0) return status;
-    ip_ = insn_ip + insn.length + (taken ? static_cast<uint64_t>(insn.branch_disp) : 0);
-  } else {
-    bool done = false;
-    if (insn.kind == X86Kind::kRetNear) {
-      // A compressed return is a taken bit.
-      int taken = 0;
-      status = qry_->CondBranch(&taken);
-      if (status >= 0) {
-        if (!taken) return -pte_bad_retcomp;
-        if (ret_top_ == ret_bottom_) return -pte_retstack_empty;
-        ret_top_ = ret_top_ ? ret_top_ - 1 : kRetStackSize;
-        ip_ = retstack_[ret_top_];
-        done = true;
-      } else if (status != -pte_bad_query) {
-        return status;
-      }
-    }
-    if (!done) {
-      status = qry_->IndirectBranch(&ip_);
-      if (status < 0) return status;
-    }
-  }
-  status_ = status;
-  if (status & pts_ip_suppressed) return -pte_noip;
-  return 0;
 }
 
 int FastFlowDecoder::ProceedOneInsn(Walk& walk, const CodeInsn*& insn) {
@@ -227,49 +141,6 @@ int FastFlowDecoder::ProceedToIpWithTrace(Walk& walk, uint64_t ip) {
   const int status = ProceedToIp(walk, ip, last);
   if (status != -pte_bad_query) return status;
   return ProceedWithTrace(last->ip, last->insn);
-}
-
-// The common case, from the memoised graph: one code block, then the branch that ends it.
-int FastFlowDecoder::ProceedNoEvent(Walk& walk) {
-  const CodeBlock* block = next_block_ && next_block_->first_ip == ip_ && next_mode_ == mode_ &&
-                                   next_code_ == code_
-                               ? next_block_
-                               : code_->Block(ip_, mode_, why_);
-  if (!block) return kUnsupported;
-  if (walk.ninsn + block->ninsn > kMaxBlockInsns)
-    return Unsupported("a block of more than 65535 instructions");
-  walk.ninsn += block->ninsn;
-  walk.end_ip = block->last_ip;
-  walk.isid = block->last_isid;
-  walk.last = &block->last;
-  const X86Insn& last = block->last;
-  LogCall(block->last_ip, last);
-  if (IsDirect(last, X86Kind::kCallNear) || IsDirect(last, X86Kind::kJumpNear)) {
-    ip_ = last.NextIp(block->last_ip);
-    Remember(block, 1);
-    return 0;
-  }
-  ip_ = block->last_ip;
-  const int status = ProceedWithTrace(block->last_ip, last);
-  if (status == 0 && last.kind == X86Kind::kCondJump)
-    Remember(block, ip_ == block->last_ip + last.length ? 0 : 1);
-  else
-    next_block_ = nullptr;
-  return status;
-}
-
-// The block at ip_ (where `from` went by its edge `taken`), from the edge when it was walked
-// before, else looked up and kept on the edge; for ProceedNoEvent's next call.
-void FastFlowDecoder::Remember(const CodeBlock* from, int taken) {
-  const CodeBlock* to = from->next[taken];
-  if (!to) {
-    std::string ignored;
-    to = code_->Block(ip_, mode_, ignored);
-    from->next[taken] = to;
-  }
-  next_block_ = to;
-  next_mode_ = mode_;
-  next_code_ = code_;
 }
 
 int FastFlowDecoder::ProceedEvent(Walk& walk) {
@@ -401,18 +272,6 @@ int FastFlowDecoder::Next(Walk& walk) {
   return Proceed(walk);
 }
 
-// Next when no event waits and tracing is on (most blocks): Proceed without its questions.
-inline int FastFlowDecoder::NextPlain(Walk& walk) {
-  walk.ninsn = 0;
-  walk.ip = ip_;
-  walk.mode = mode_;
-  walk.speculative = speculative_;
-  const int status = ProceedNoEvent(walk);
-  if (status < 0) return status;
-  if (!(status_ & pts_event_pending)) return BlkStatus(0);
-  return ProceedTrailingEvent(true);
-}
-
 int FastFlowDecoder::Event(pt_event& out) {
   if (!process_event_) return -pte_bad_query;
   pt_event& ev = event_;
@@ -480,253 +339,6 @@ int FastFlowDecoder::Event(pt_event& out) {
   return ProceedTrailingEvent(false);
 }
 
-// Run's loop for as long as it would only walk plain blocks (no event waiting, tracing on, no
-// task to follow): each block goes to the model directly. Returns what NextPlain returned for the
-// first block after which Run must look again, with that block in `walk` (not passed on) and
-// `offset` where it began.
-int FastFlowDecoder::RunPlain(FlowToModel& model, Walk& walk, uint64_t& offset) {
-  TntRuns& runs = code_->runs();
-  for (;;) {
-    if (model.TakesRunBlocks()) {
-      int status = 0;
-      const RunStep step = TakeTntRun(model, runs, walk, offset, status);
-      if (step == RunStep::kTaken) continue;
-      if (step == RunStep::kReturn) return status;
-    }
-    last_run_ = nullptr;
-    const int status = NextPlain(walk);
-    if (status != 0 || process_event_ || (status_ & pts_event_pending) || !enabled_) return status;
-    const uint64_t after = qry_->Offset();
-    if (after != time_offset_) {
-      uint64_t tsc = 0;
-      time_known_ = qry_->Time(&tsc) >= 0;
-      time_tsc_ = tsc;
-      time_offset_ = after;
-    }
-    if (model.TakesRunBlocks()) {
-      model.TakeRunBlock(walk.ip, walk.end_ip, static_cast<uint32_t>(walk.ninsn), *walk.last,
-                         ToExecMode(walk.mode), walk.speculative, offset, time_known_, time_tsc_);
-    } else {
-      EmitWalk(model, walk, offset);
-    }
-    offset = after;
-  }
-}
-
-// A TNT run (fast/tnt_runs.h) from the block at ip_, when one applies: its blocks go to the
-// model in one piece and the state moves past them as the plain walk would have moved it
-// (kTaken). kNone: the plain walk must take this block (nothing has changed). kReturn: return
-// `status` to Run with `walk` (the block after which Run looks again), as RunPlain does.
-FastFlowDecoder::RunStep FastFlowDecoder::TakeTntRun(FlowToModel& model, TntRuns& runs, Walk& walk,
-                                                     uint64_t& offset, int& status) {
-  // The block at ip_: known when the last run led here, else from the graph.
-  const TntRun* previous = last_run_;
-  last_run_ = nullptr;
-  const CodeBlock* block = previous ? previous_next_
-                           : next_block_ && next_block_->first_ip == ip_ &&
-                                   next_mode_ == mode_ && next_code_ == code_
-                               ? next_block_
-                               : nullptr;
-  if (!block) {
-    std::string ignored;
-    block = code_->Block(ip_, mode_, ignored);
-    if (!block) return RunStep::kNone;
-  }
-  const X86Kind kind = block->last.kind;
-  if (block->ninsn > kMaxBlockInsns || kind == X86Kind::kOther) return RunStep::kNone;
-  if (kind != X86Kind::kCondJump && kind != X86Kind::kRetNear) {
-    if (IsDirect(block->last, X86Kind::kCallNear) || IsDirect(block->last, X86Kind::kJumpNear))
-      return RunStep::kNone;
-    return TakeTipBlock(model, block, walk, offset, status);
-  }
-  uint64_t ret = 0;
-  if (kind == X86Kind::kRetNear) {
-    if (ret_top_ == ret_bottom_) return RunStep::kNone;  // the plain walk reports it
-    ret = retstack_[ret_top_ ? ret_top_ - 1 : kRetStackSize];
-  }
-  if (!qry_->HasTntBits()) {
-    // Where the plain walk asks for this block's bit.
-    const int refilled = qry_->RefillTnt();
-    if (refilled < 0) {
-      if (kind == X86Kind::kRetNear && refilled == -pte_bad_query)  // not a compressed return
-        return TakeTipBlock(model, block, walk, offset, status);
-      SetWalk(walk, *block, ip_);
-      ip_ = block->last_ip;
-      next_block_ = nullptr;
-      status = refilled;
-      return RunStep::kReturn;
-    }
-  }
-  const uint32_t pending = qry_->PendingBits();
-  const uint64_t state = TntRuns::State(qry_->PendingBitValues(), pending, speculative_);
-  const TntRun* predicted = previous ? previous->follow : nullptr;
-  const TntRun& run =
-      predicted && predicted->start == block && predicted->state == state && predicted->ret == ret
-          ? *predicted
-          : runs.Find(block, state, ret, mode_, speculative_, qry_->PendingBitValues(), pending);
-  if (previous) previous->follow = &run;
-  if (run.core == 0) return RunStep::kNone;
-  if (const TntRun* next = run.follow) {
-    // Likely the next run: start loading it while this one is copied.
-    __builtin_prefetch(next);
-    __builtin_prefetch(reinterpret_cast<const char*>(next) + 64);
-    __builtin_prefetch(reinterpret_cast<const char*>(next) + 128);
-    __builtin_prefetch(reinterpret_cast<const char*>(next) + 192);
-  }
-  const uint64_t after = qry_->Offset();
-  UpdateTime(after);
-  const int flags = qry_->TakeTntBits(run.bits);
-  status_ = flags;
-  if (run.pops) ret_top_ = ret_top_ ? ret_top_ - 1 : kRetStackSize;
-  ReplayReturns(run.ops(), run.core_ops);
-  if (flags != 0) {
-    // The run ends where Run must look again: its core's last block goes back as the plain
-    // walk's.
-    ip_ = run.core_next_ip;
-    next_block_ = run.core_next;
-    next_mode_ = mode_;
-    next_code_ = code_;
-    return HandBack(model, run, run.core, walk, offset, after,
-                    (status_ & pts_event_pending) ? ProceedTrailingEvent(true) : BlkStatus(0),
-                    status);
-  }
-  if (run.size == run.core) {
-    model.TakeRun(run.blocks(), run.core, run.core_insns, run.core_last_kind, run.core_last_ip,
-                  offset, after, time_known_, time_tsc_);
-    ip_ = run.core_next_ip;
-    return Continue(run, run.core_next, offset, after);
-  }
-  // Past the last bit with no event waiting, the direct calls and jumps after it go too.
-  ReplayReturns(run.ops() + run.core_ops, run.ops_size - run.core_ops);
-  if (!run.ends_in_tip) {
-    model.TakeRun(run.blocks(), run.size, run.core_insns + run.trailing_insns, run.last_kind,
-                  run.last_ip, offset, after, time_known_, time_tsc_);
-    ip_ = run.next_ip;
-    return Continue(run, run.next, offset, after);
-  }
-  // The last block's branch needs a TIP: asked for before anything is passed on, as the plain
-  // walk asks for it at the end of that block.
-  ip_ = run.last_ip;
-  int tip = qry_->IndirectBranch(&ip_);
-  if (tip >= 0) {
-    status_ = tip;
-    tip = (tip & pts_ip_suppressed) ? -pte_noip : 0;
-  }
-  if (tip == 0)
-    tip = (status_ & pts_event_pending) ? ProceedTrailingEvent(true) : BlkStatus(0);
-  if (tip != 0 || process_event_ || (status_ & pts_event_pending) || !enabled_) {
-    next_block_ = nullptr;
-    return HandBack(model, run, run.size, walk, offset, after, tip, status);
-  }
-  // All but the last block carry the time at the TNT packet, the last the time at the TIP.
-  const uint32_t before_tip = run.size - 1;
-  if (before_tip)
-    model.TakeRun(run.blocks(), before_tip, run.core_insns + run.trailing_insns - run.last->ninsn,
-                  RunBlockKind(run.blocks()[before_tip - 1]),
-                  run.blocks()[before_tip - 1].first_ip_or_index +
-                      run.blocks()[before_tip - 1].span,
-                  offset, after, time_known_, time_tsc_);
-  const uint64_t at_tip = qry_->Offset();
-  UpdateTime(at_tip);
-  model.TakeRun(run.blocks() + before_tip, 1, run.last->ninsn, run.last_kind, run.last_ip,
-                before_tip ? after : offset, after, time_known_, time_tsc_);
-  offset = at_tip;
-  // The block the TIP leads to, remembered on the run for the next time it goes the same way.
-  if (run.tip_target != ip_ || !run.tip_next) {
-    std::string ignored;
-    run.tip_target = ip_;
-    run.tip_next = code_->Block(ip_, mode_, ignored);
-  }
-  previous_next_ = run.tip_next;
-  if (previous_next_) last_run_ = &run;
-  next_block_ = previous_next_;
-  next_mode_ = mode_;
-  next_code_ = code_;
-  return RunStep::kTaken;
-}
-
-// `walk` as the plain walk leaves it after walking `block` from `ip` (its first IP, or where the
-// walk entered it).
-void FastFlowDecoder::SetWalk(Walk& walk, const CodeBlock& block, uint64_t ip) const {
-  walk.ninsn = block.ninsn;
-  walk.ip = ip;
-  walk.end_ip = block.last_ip;
-  walk.isid = block.last_isid;
-  walk.mode = mode_;
-  walk.speculative = speculative_;
-  walk.last = &block.last;
-}
-
-// One block whose branch a TIP decides (an indirect jump or call, a far branch, a return that
-// is not compressed), as the plain walk takes it: its call pushed, then the TIP.
-FastFlowDecoder::RunStep FastFlowDecoder::TakeTipBlock(FlowToModel& model, const CodeBlock* block,
-                                                       Walk& walk, uint64_t& offset,
-                                                       int& status) {
-  const uint64_t start = ip_;
-  LogCall(block->last_ip, block->last);
-  ip_ = block->last_ip;
-  int tip = qry_->IndirectBranch(&ip_);
-  if (tip >= 0) {
-    status_ = tip;
-    tip = (tip & pts_ip_suppressed) ? -pte_noip : 0;
-  }
-  if (tip == 0) tip = (status_ & pts_event_pending) ? ProceedTrailingEvent(true) : BlkStatus(0);
-  if (tip != 0 || process_event_ || (status_ & pts_event_pending) || !enabled_) {
-    next_block_ = nullptr;
-    SetWalk(walk, *block, start);
-    status = tip;
-    return RunStep::kReturn;
-  }
-  const uint64_t after = qry_->Offset();
-  UpdateTime(after);
-  model.TakeRunBlock(start, block->last_ip, block->ninsn, block->last, ToExecMode(mode_),
-                     speculative_, offset, time_known_, time_tsc_);
-  offset = after;
-  // The block the TIP leads to, remembered on this one for the next time it goes the same way.
-  if (block->tip_target != ip_ || !block->tip_next) {
-    std::string ignored;
-    block->tip_target = ip_;
-    block->tip_next = code_->Block(ip_, mode_, ignored);
-  }
-  next_block_ = block->tip_next;
-  next_mode_ = mode_;
-  next_code_ = code_;
-  return RunStep::kTaken;
-}
-
-// After a run: the walk goes on from `next` (the block at ip_, when the graph has one).
-FastFlowDecoder::RunStep FastFlowDecoder::Continue(const TntRun& run, const CodeBlock* next,
-                                                   uint64_t& offset, uint64_t after) {
-  offset = after;
-  previous_next_ = next;
-  if (next) last_run_ = &run;
-  next_block_ = next;
-  next_mode_ = mode_;
-  next_code_ = code_;
-  return RunStep::kTaken;
-}
-
-// A run whose first `upto` blocks were walked, after which Run must look again: blocks before the
-// last of them go to the model, the last goes back to Run as the plain walk's block, with
-// `result` (what NextPlain would have returned for it) in `status`.
-FastFlowDecoder::RunStep FastFlowDecoder::HandBack(FlowToModel& model, const TntRun& run,
-                                                   uint32_t upto, Walk& walk, uint64_t& offset,
-                                                   uint64_t after, int result, int& status) {
-  const uint32_t emit = upto - 1;
-  const CodeBlock* last = upto == run.core ? run.core_last : run.last;
-  if (emit) {
-    const PackedEvent& before = run.blocks()[emit - 1];
-    uint64_t insns = 0;
-    for (uint32_t i = 0; i < emit; ++i) insns += run.blocks()[i].insns;
-    model.TakeRun(run.blocks(), emit, insns, RunBlockKind(before),
-                  before.first_ip_or_index + before.span, offset, after, time_known_, time_tsc_);
-    offset = after;
-  }
-  SetWalk(walk, *last, last->first_ip);
-  status = result;
-  return RunStep::kReturn;
-}
-
 uint64_t FastFlowDecoder::EmitWalk(FlowObserver& observer, const Walk& walk, uint64_t offset) {
   const uint64_t after = qry_->Offset();
   if (walk.ninsn == 0) return after;
@@ -740,14 +352,7 @@ uint64_t FastFlowDecoder::EmitWalk(FlowObserver& observer, const Walk& walk, uin
   block.offset = offset;
   block.decoder_offset = after;
   block.last = walk.last;
-  // The query decoder's time changes only with the packets it reads, which move its offset: at
-  // the offset it was last asked at, the answer is the same (blocks ended by bits of one TNT).
-  if (after != time_offset_) {
-    uint64_t tsc = 0;
-    time_known_ = qry_->Time(&tsc) >= 0;
-    time_tsc_ = tsc;
-    time_offset_ = after;
-  }
+  UpdateTime(after);  // blocks ended by bits of one TNT packet share the answer
   block.has_tsc = time_known_;
   block.tsc = time_tsc_;
   observer.OnWalkedBlock(block);

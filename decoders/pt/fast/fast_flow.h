@@ -59,43 +59,108 @@ class FastFlowDecoder {
   FastFlowOutcome Run(FlowObserver& observer, uint64_t trust_end = UINT64_MAX);
 
  private:
-  struct Walk;  // the block being built
+  // The instructions walked since the block began: [ip, end_ip], ninsn of them.
+  struct Walk {
+    uint64_t ip = 0;
+    uint64_t end_ip = 0;
+    uint64_t ninsn = 0;
+    int isid = 0;
+    pt_exec_mode mode = ptem_unknown;
+    bool speculative = false;
+    const X86Insn* last = nullptr;  // the instruction at end_ip (the caches never move it)
+  };
+  static constexpr uint8_t kRetStackSize = 64;
 
+  // --- libipt's block decoder, rule for rule (fast_flow.cc) ---
   int Unsupported(std::string why);
-  int BlkStatus(int flags) const;
+  int BlkStatus(int flags) const {
+    if (!enabled_) flags |= pts_ip_suppressed;
+    if ((status_ & pts_eos) && !process_event_) flags |= pts_eos;
+    return flags;
+  }
   int FetchEvent();
   int SyncForward();
   int Next(Walk& walk);
-  int NextPlain(Walk& walk);
   int Event(pt_event& out);
   int Proceed(Walk& walk);
   int ProceedEvent(Walk& walk);
   int ProceedTrailingEvent(bool after_block);
-  int ProceedNoEvent(Walk& walk);
+  // What libipt returns after a block: the trailing event, if one waits, else the status.
+  int AfterBlock() {
+    return (status_ & pts_event_pending) ? ProceedTrailingEvent(true) : BlkStatus(0);
+  }
   int ProceedOneInsn(Walk& walk, const CodeInsn*& insn);
   int ProceedToIp(Walk& walk, uint64_t ip, const CodeInsn*& last);
   int ProceedToCr3Write(Walk& walk, const CodeInsn*& last);
   int ProceedToIpWithTrace(Walk& walk, uint64_t ip);
-  int ProceedWithTrace(uint64_t insn_ip, const X86Insn& insn);
   int NextIpWithoutTrace(uint64_t insn_ip, const X86Insn& insn);
-  void LogCall(uint64_t insn_ip, const X86Insn& insn);
+  void LogCall(uint64_t insn_ip, const X86Insn& insn) {
+    if (PushesReturn(insn)) PushReturn(insn_ip + insn.length);
+  }
   void SetDisableResumeIp(uint64_t insn_ip, const X86Insn& insn);
-  void Remember(const CodeBlock* from, int taken);
+  // Passes the block walked (if any) on; returns the decoder's offset after it.
+  uint64_t EmitWalk(FlowObserver& observer, const Walk& walk, uint64_t offset);
+
+  // --- the return stack ---
+  void PushReturn(uint64_t ip) {
+    retstack_[ret_top_] = ip;
+    ret_top_ = ret_top_ == kRetStackSize ? 0 : ret_top_ + 1;
+    if (ret_bottom_ == ret_top_) ret_bottom_ = ret_bottom_ == kRetStackSize ? 0 : ret_bottom_ + 1;
+  }
+  bool ReturnStackEmpty() const { return ret_top_ == ret_bottom_; }
+  uint64_t TopReturn() const { return retstack_[ret_top_ ? ret_top_ - 1 : kRetStackSize]; }
+  uint64_t PopReturn() {
+    ret_top_ = ret_top_ ? ret_top_ - 1 : kRetStackSize;
+    return retstack_[ret_top_];
+  }
+  void ReplayReturns(const uint64_t* ops, uint32_t count);
+
+  // --- the next block, known from the graph ---
+  void SetNextBlock(const CodeBlock* block) {
+    next_block_ = block;
+    next_mode_ = mode_;
+    next_code_ = code_;
+  }
+  // The block at ip_, when the last block's edge led there and nothing has changed since.
+  const CodeBlock* KnownNextBlock() const {
+    return next_block_ && next_block_->first_ip == ip_ && next_mode_ == mode_ &&
+                   next_code_ == code_
+               ? next_block_
+               : nullptr;
+  }
+
+  // --- the plain walk, and the inner loop that passes plain blocks and TNT runs straight to
+  // the model (fast_flow_plain.cc) ---
+  int NextPlain(Walk& walk);
+  int ProceedNoEvent(Walk& walk);
+  int ProceedWithTrace(uint64_t insn_ip, const X86Insn& insn);
   int RunPlain(FlowToModel& model, Walk& walk, uint64_t& offset);
+  // Whether, after a block that returned `status`, Run would walk the next one plainly too.
+  bool GoesOnPlain(int status) const {
+    return status == 0 && !process_event_ && !(status_ & pts_event_pending) && enabled_;
+  }
   enum class RunStep { kTaken, kNone, kReturn };
   RunStep TakeTntRun(FlowToModel& model, TntRuns& runs, Walk& walk, uint64_t& offset,
                      int& status);
-  void SetWalk(Walk& walk, const CodeBlock& block, uint64_t ip) const;
   RunStep TakeTipBlock(FlowToModel& model, const CodeBlock* block, Walk& walk, uint64_t& offset,
                        int& status);
+  int TipAfterBlock(uint64_t last_ip);
+  void SetWalk(Walk& walk, const CodeBlock& block, uint64_t ip) const;
+  RunStep TakeRunPart(FlowToModel& model, const TntRun& run, const RunStop& stop,
+                      uint64_t& offset, uint64_t after);
   RunStep Continue(const TntRun& run, const CodeBlock* next, uint64_t& offset, uint64_t after);
-  RunStep HandBack(FlowToModel& model, const TntRun& run, uint32_t upto, Walk& walk,
+  RunStep HandBack(FlowToModel& model, const TntRun& run, const RunStop& stop, Walk& walk,
                    uint64_t& offset, uint64_t after, int result, int& status);
-  void PushReturn(uint64_t ip);
-  void ReplayReturns(const uint64_t* ops, uint32_t count);
-  void UpdateTime(uint64_t offset);
-  // Passes the block walked (if any) on; returns the decoder's offset after it.
-  uint64_t EmitWalk(FlowObserver& observer, const Walk& walk, uint64_t offset);
+  // The time at `offset` into time_known_ and time_tsc_ (the query decoder's time changes only
+  // with the packets it reads, which move its offset: at the offset it was last asked at, the
+  // answer is the same).
+  void UpdateTime(uint64_t offset) {
+    if (offset == time_offset_) return;
+    uint64_t tsc = 0;
+    time_known_ = qry_->Time(&tsc) >= 0;
+    time_tsc_ = tsc;
+    time_offset_ = offset;
+  }
 
   pt_config config_;
   std::unique_ptr<QueryDecoder> qry_;
@@ -112,9 +177,9 @@ class FastFlowDecoder {
   bool speculative_ = false;  // inside a transaction (TSX)
   pt_event event_{};
   // The return stack for compressed returns: 64 entries, the oldest overwritten.
-  uint64_t retstack_[65] = {};
+  uint64_t retstack_[kRetStackSize + 1] = {};
   uint8_t ret_top_ = 0, ret_bottom_ = 0;
-  // The decoder's time as last asked at offset time_offset_ (EmitWalk); UINT64_MAX: ask again.
+  // The decoder's time as last asked at offset time_offset_ (UpdateTime); UINT64_MAX: ask again.
   uint64_t time_offset_ = UINT64_MAX;
   uint64_t time_tsc_ = 0;
   bool time_known_ = false;

@@ -46,18 +46,6 @@ int ReadTnt(uint64_t payload, TntPayload& tnt) {
   return 0;
 }
 
-int IpPayloadSize(uint8_t ipc) {
-  switch (ipc) {
-    case 0: return 0;
-    case 1: return 2;
-    case 2: return 4;
-    case 3:
-    case 4: return 6;
-    case 6: return 8;
-    default: return -pte_bad_packet;
-  }
-}
-
 }  // namespace
 
 uint8_t RoleOf(PacketKind kind) {

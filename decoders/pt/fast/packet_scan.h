@@ -38,6 +38,20 @@ int FetchKind(const uint8_t* pos, const uint8_t* begin, const uint8_t* end, Pack
 // callback is supported).
 int ReadPacket(PacketKind kind, const uint8_t* pos, const uint8_t* end, Packet& packet);
 
+// The payload bytes of an IP packet (TIP, TIP.PGE, TIP.PGD, FUP) with IP compression `ipc` (its
+// opcode's top three bits), or -pte_bad_packet for a reserved one.
+inline int IpPayloadSize(uint8_t ipc) {
+  switch (ipc) {
+    case 0: return 0;
+    case 1: return 2;
+    case 2: return 4;
+    case 3:
+    case 4: return 6;
+    case 6: return 8;
+    default: return -pte_bad_packet;
+  }
+}
+
 // Size of a PSB packet; ReadPsb checks its pattern: the size or -pte_eos / -pte_bad_packet.
 inline constexpr int kPsbSize = 16;
 int ReadPsb(const uint8_t* pos, const uint8_t* end);

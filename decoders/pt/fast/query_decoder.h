@@ -18,6 +18,7 @@
 #include <string>
 
 #include "decoders/pt/fast/packet_scan.h"
+#include "decoders/pt/packet_last_ip.h"
 #include "decoders/pt/pt_time.h"
 #include "decoders/pt/pt_time_cal.h"
 
@@ -40,8 +41,7 @@ class QueryDecoder {
       if (status < 0) return status;
     }
     *taken = (tnt_bits_ & tnt_index_) != 0;
-    tnt_index_ >>= 1;
-    return tnt_index_ ? 0 : StatusFlags();
+    return TakeTntBits(1);
   }
   int IndirectBranch(uint64_t* ip) {
     if (next_ == PacketKind::kTip && !evq_.Pending(EventQueue::kAtTip)) {
@@ -61,14 +61,8 @@ class QueryDecoder {
 
   const std::string& why() const { return why_; }
 
-  // For the engine's inner loop: the TNT bits not yet asked for, and taking one.
+  // For the engine's inner loop: whether TNT bits not yet asked for are cached.
   bool HasTntBits() const { return tnt_index_ != 0; }
-  // Takes one cached TNT bit (HasTntBits() must hold); the status flags, as CondBranch.
-  int TakeTntBit(bool& taken) {
-    taken = (tnt_bits_ & tnt_index_) != 0;
-    tnt_index_ >>= 1;
-    return tnt_index_ ? 0 : StatusFlags();
-  }
   // Fills the TNT cache from the next TNT packet (what CondBranch does when it is empty).
   int RefillTnt() {
     if (next_ != PacketKind::kTnt8) return CacheTnt();
@@ -79,10 +73,7 @@ class QueryDecoder {
     tnt_bits_ = payload & ~(1u << stop);
     tnt_index_ = uint64_t{1} << (stop - 1);
     ++pos_;
-    last_have_tsc_ = time_.Query(last_tsc_) == TimeStatus::kOk;
-    if (pos_ < end_ && (*pos_ & 1) == 0 && *pos_ > 2) return 0;  // next_ stays kTnt8
-    const int status = ReadAhead();
-    return status < 0 && status != -pte_eos ? status : 0;
+    return Answered();
   }
   // How many TNT bits are pending, and their values (the next one is bit PendingBits() - 1).
   uint32_t PendingBits() const { return tnt_index_ ? 64 - __builtin_clzll(tnt_index_) : 0; }
@@ -118,10 +109,17 @@ class QueryDecoder {
     pt_event standalone_;
   };
 
+  static constexpr int kPsbEndSize = 2;
+  static constexpr int kOvfSize = 2;
+  static constexpr int kStopSize = 2;
+  static constexpr int kTmaSize = 7;
+
   int Unsupported(const char* why);
   void Reset();
   int Start(const uint8_t* pos, uint64_t* ip);
   int Fetch() { return FetchKind(pos_, begin_, end_, next_); }
+  // Reads the packet at pos_ (of kind next_) into packet_: its size or an error code.
+  int ReadNext() { return ReadPacket(next_, pos_, end_, packet_); }
   bool HaveNext() const { return next_ != PacketKind::kInvalid; }
   int WillEvent() const;
   bool WillEos() const;
@@ -133,6 +131,18 @@ class QueryDecoder {
   int PendingFlags() const;
   int ProvokeFetchError() const;
   int ReadAhead();
+  // After an answer: the time it was given at, then the read-ahead to the packet the next
+  // question is about (the end of the trace is no error yet): 0 or an error code.
+  int Answered() {
+    last_have_tsc_ = time_.Query(last_tsc_) == TimeStatus::kOk;
+    if (pos_ < end_ && (*pos_ & 1) == 0 && *pos_ > 2) {
+      // The common case, inline: a TNT-8 packet (its opcode is even and above 2) comes next.
+      next_ = PacketKind::kTnt8;
+      return 0;
+    }
+    const int status = ReadAhead();
+    return status < 0 && status != -pte_eos ? status : 0;
+  }
   int CacheTnt();
   int SlowIndirectBranch(uint64_t* ip);
   // IndirectBranch for a TIP at pos_ that no event binds to; kNotPlain when it is not that simple
@@ -140,42 +150,27 @@ class QueryDecoder {
   static constexpr int kNotPlain = -2000;
   int PlainTip(uint64_t* ip) {
     const uint8_t ipc = *pos_ >> 5;
-    static constexpr int8_t kPayload[8] = {0, 2, 4, 6, 6, -1, 8, -1};
-    const int payload = kPayload[ipc];
+    const int payload = IpPayloadSize(ipc);
     if (payload < 0 || end_ - pos_ < 1 + payload) return kNotPlain;
-    uint64_t bits = 0;
-    std::memcpy(&bits, pos_ + 1, static_cast<size_t>(payload));  // little-endian
-    int flags = 0;
-    switch (ipc) {
-      case 0: ip_suppressed_ = true; break;
-      case 1: last_ip_ = (last_ip_ & ~0xffffull) | bits; break;
-      case 2: last_ip_ = (last_ip_ & ~0xffffffffull) | bits; break;
-      case 3: last_ip_ = (bits & (uint64_t{1} << 47)) ? bits | ~0xffffffffffffull : bits; break;
-      case 4: last_ip_ = (last_ip_ & ~0xffffffffffffull) | bits; break;
-      default: last_ip_ = bits; break;
-    }
-    if (ipc != 0) {
-      have_ip_ = true;
-      ip_suppressed_ = false;
-    }
+    IpPayload tip;
+    tip.ipc = static_cast<IpCompression>(ipc);
+    std::memcpy(&tip.ip, pos_ + 1, static_cast<size_t>(payload));  // little-endian
+    last_ip_.Update(tip);
     pos_ += 1 + payload;
-    if (QueryLastIp(ip) < 0) flags |= pts_ip_suppressed;
-    last_have_tsc_ = time_.Query(last_tsc_) == TimeStatus::kOk;
-    if (pos_ < end_ && (*pos_ & 1) == 0 && *pos_ > 2) {
-      next_ = PacketKind::kTnt8;
-      return flags;
-    }
-    const int status = ReadAhead();
-    if (status < 0 && status != -pte_eos) return status;
+    const int flags = QueryLastIp(ip) < 0 ? pts_ip_suppressed : 0;
+    const int status = Answered();
+    if (status < 0) return status;
     return flags | StatusFlags();
   }
 
   // The decoder functions: what the packet at pos_ (of kind next_) does, outside and inside a
   // PSB+ header. Each returns 0 or an error code and moves pos_ past what it consumed.
+  // Dispatch and PSB+ (query_decoder.cc):
   int Decode();
   int DecodeHeader();
   int DecodePsb();
   int ReadPsbHeader();
+  // Packets that make or complete events (query_events.cc):
   int DecodeIp(int& size);
   int DecodeTip();
   int DecodeTnt();
@@ -193,7 +188,8 @@ class QueryDecoder {
   int HeaderMode();
   int DecodePsbEnd();
   int ProcessPendingPsbEvents();
-  pt_event* HeaderOrStandalone(bool in_header);
+  // Timing, status and power packets (query_status.cc):
+  pt_event* StatusEvent(bool in_header, pt_event_type type);
   int DecodeTsc(bool in_header);
   int DecodeCbr(bool in_header);
   int DecodeTma();
@@ -206,15 +202,10 @@ class QueryDecoder {
   // The IP of last_ip for an event's field: suppressed or missing IPs mark the event.
   int EventIp(uint64_t& field, pt_event& event) const;
   int QueryLastIp(uint64_t* ip) const {
-    if (!have_ip_) {
-      if (ip) *ip = 0;
-      return -pte_noip;
-    }
-    if (ip_suppressed_) {
-      if (ip) *ip = 0;
-      return -pte_ip_suppressed;
-    }
-    if (ip) *ip = last_ip_;
+    const LastIp::State state = last_ip_.Query();
+    if (ip) *ip = state == LastIp::State::kValid ? last_ip_.Ip() : 0;
+    if (state == LastIp::State::kNone) return -pte_noip;
+    if (state == LastIp::State::kSuppressed) return -pte_ip_suppressed;
     return 0;
   }
   void StampEvent(pt_event& event) const;
@@ -228,10 +219,7 @@ class QueryDecoder {
   bool decode_callback_ = false;
   TimingParams timing_;
 
-  // The last IP (pt_last_ip).
-  uint64_t last_ip_ = 0;
-  bool have_ip_ = false;
-  bool ip_suppressed_ = false;
+  LastIp last_ip_;
 
   // The cached TNT bits: the next one is at tnt_index_ (0: empty).
   uint64_t tnt_bits_ = 0;

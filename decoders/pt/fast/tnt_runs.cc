@@ -8,37 +8,12 @@
 
 namespace ptprof::pt::fast {
 
-namespace {
-
-constexpr uint32_t kMaxBlockInsns = 0xffff;  // the most a walked block may hold (pt_block's ninsn)
-
-bool IsDirectCallOrJump(const X86Insn& insn) {
-  return (insn.kind == X86Kind::kCallNear || insn.kind == X86Kind::kJumpNear) &&
-         insn.has_branch_disp;
-}
-
-// A call that leaves a return address (a call to the next instruction, as position-independent
-// code does, returns nowhere).
-bool PushesReturn(const X86Insn& insn) {
-  return insn.kind == X86Kind::kCallNear && !(insn.has_branch_disp && insn.branch_disp == 0);
-}
-
-}  // namespace
-
 void TntRuns::Free::operator()(TntRun* run) const {
   run->~TntRun();
   std::free(run);
 }
 
 TntRuns::~TntRuns() = default;
-
-const CodeBlock* TntRuns::Follow(const CodeBlock* from, int taken, uint64_t ip, pt_exec_mode mode) {
-  if (const CodeBlock* to = from->next[taken]) return to;
-  std::string ignored;
-  const CodeBlock* to = code_.Block(ip, mode, ignored);
-  from->next[taken] = to;
-  return to;
-}
 
 const TntRun& TntRuns::Add(size_t i, const CodeBlock* start, uint64_t state, uint64_t ret,
                            pt_exec_mode mode, bool speculative, uint64_t bits, uint32_t count) {
@@ -82,6 +57,7 @@ TntRuns::RunPtr TntRuns::Build(const CodeBlock* start, uint64_t state, uint64_t 
   const CodeBlock* block = start;
   uint32_t pending = count;
   bool trailing = false;  // past the last bit: only direct calls and jumps go on
+  uint64_t insns = 0;
   for (;;) {
     if (!block || block->ninsn > kMaxBlockInsns || block->last_ip < block->first_ip ||
         block->last_ip - block->first_ip > UINT32_MAX || blocks.size() == kMaxBlocks)
@@ -95,12 +71,12 @@ TntRuns::RunPtr TntRuns::Build(const CodeBlock* start, uint64_t state, uint64_t 
     if (IsDirectCallOrJump(last)) {
       if (PushesReturn(last) && !push(fall_through)) break;
       next_ip = last.NextIp(block->last_ip);
-      next = Follow(block, 1, next_ip, mode);
+      next = code_.Edge(block, 1, next_ip, mode);
     } else if (!trailing && last.kind == X86Kind::kCondJump) {
       const bool taken = (bits >> (pending - 1)) & 1;
       pending -= 1;
       next_ip = taken ? last.NextIp(block->last_ip) : fall_through;
-      next = Follow(block, next_ip == fall_through ? 0 : 1, next_ip, mode);
+      next = code_.Edge(block, next_ip == fall_through ? 0 : 1, next_ip, mode);
       end = next_ip == fall_through ? BlockEnd::kCondNotTaken : BlockEnd::kCondTaken;
     } else if (!trailing && last.kind == X86Kind::kRetNear) {
       // A compressed return: a taken bit, to the address the matching call pushed.
@@ -117,8 +93,7 @@ TntRuns::RunPtr TntRuns::Build(const CodeBlock* start, uint64_t state, uint64_t 
         break;
       }
       pending -= 1;
-      std::string ignored;
-      next = code_.Block(next_ip, mode, ignored);
+      next = code_.Block(next_ip, mode);
     } else if (trailing && last.kind != X86Kind::kCondJump && last.kind != X86Kind::kRetNear) {
       // A TIP decides where this one goes: the run ends with it. (An indirect call still pushes.)
       if (PushesReturn(last) && !push(fall_through)) break;
@@ -135,35 +110,24 @@ TntRuns::RunPtr TntRuns::Build(const CodeBlock* start, uint64_t state, uint64_t 
     packed.mode = model_mode;
     packed.flags = flags;
     blocks.push_back(packed);
+    insns += block->ninsn;
+    const RunStop stop{static_cast<uint32_t>(blocks.size()), static_cast<uint32_t>(ops.size()),
+                       insns, block->last_ip, block, next_ip, next, last.kind};
     if (!trailing) {
-      head.core = static_cast<uint32_t>(blocks.size());
+      head.core = stop;
       head.bits = count - pending;
-      head.core_insns += block->ninsn;
-      head.core_last_kind = last.kind;
-      head.core_last_ip = block->last_ip;
-      head.core_last = block;
-      head.core_next_ip = next_ip;
-      head.core_next = next;
-      head.core_ops = static_cast<uint32_t>(ops.size());
-    } else {
-      head.trailing_insns += block->ninsn;
     }
-    head.last_kind = last.kind;
-    head.last_ip = block->last_ip;
-    head.last = block;
-    head.next_ip = next_ip;
-    head.next = next;
+    head.all = stop;
     head.ends_in_tip = tip;
     if (tip) break;
     block = next;
     if (pending == 0) trailing = true;
   }
-  if (head.core == 0) {
+  if (head.core.blocks == 0) {
     blocks.clear();
     ops.clear();
+    head.all = RunStop();
   }
-  head.size = static_cast<uint32_t>(blocks.size());
-  head.ops_size = static_cast<uint32_t>(ops.size());
   const size_t bytes = sizeof(TntRun) + blocks.size() * sizeof(PackedEvent) +
                        ops.size() * sizeof(uint64_t);
   void* memory = std::malloc(bytes);

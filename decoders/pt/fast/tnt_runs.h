@@ -24,7 +24,23 @@
 
 namespace ptprof::pt::fast {
 
-// One run, in one allocation: this header, then its packed blocks, then its pushes.
+// Where a part of a run stops: its core (the blocks walked while bits are pending) or the whole
+// run (the trailing part included).
+struct RunStop {
+  uint32_t blocks = 0;  // blocks()[0, blocks)
+  uint32_t ops = 0;     // ops()[0, ops): a return address pushed, or kPop
+  uint64_t insns = 0;   // instructions in those blocks
+  uint64_t last_ip = 0;             // the last instruction of blocks()[blocks - 1]
+  const CodeBlock* last = nullptr;  // the code block of blocks()[blocks - 1]
+  // Where the code goes after it, with its block when the graph has one (not known when the
+  // run ends in a TIP).
+  uint64_t next_ip = 0;
+  const CodeBlock* next = nullptr;
+  X86Kind last_kind = X86Kind::kOther;
+};
+
+// One run, in one allocation: this header, then its packed blocks, then its return stack
+// operations (the run's calls and returns, in order).
 struct TntRun {
   // The key: the first block, the pending bits (count, values, speculative) and, when the first
   // block ends in a return, where it returns to (else 0).
@@ -32,31 +48,12 @@ struct TntRun {
   uint64_t state = 0;
   uint64_t ret = 0;
   bool pops = false;         // the first block returns: one address comes off the caller's stack
-  uint32_t core = 0;         // blocks [0, core) are walked while bits are pending; 0: no run
-  uint32_t size = 0;         // blocks in all, the trailing part included
+  bool ends_in_tip = false;  // the last block's branch needs a TIP
   uint32_t bits = 0;         // bits taken by the core
-  // The return stack operations of the run's calls and returns, in order (ops(): a return
-  // address pushed, or kPop): ops()[0, core_ops) are the core's, the rest the trailing part's.
-  uint32_t core_ops = 0;
-  uint32_t ops_size = 0;
-  bool ends_in_tip = false;  // the last block's branch needs a TIP (then next_ip is not known)
-  X86Kind core_last_kind = X86Kind::kOther;  // the last instruction of blocks[core - 1]
-  X86Kind last_kind = X86Kind::kOther;       // and of the last block
-  uint64_t core_insns = 0;
-  uint64_t trailing_insns = 0;
-  uint64_t core_last_ip = 0;  // the last instruction of blocks[core - 1], and of the last block
-  uint64_t last_ip = 0;
-  // Where the code goes after the core and after the trailing part, with its block when the
-  // graph has one.
-  uint64_t core_next_ip = 0;
-  const CodeBlock* core_next = nullptr;
-  uint64_t next_ip = 0;
-  const CodeBlock* next = nullptr;
-  const CodeBlock* core_last = nullptr;  // the code block of blocks[core - 1]
-  const CodeBlock* last = nullptr;       // and of the last block
-  // For a run that ends in a TIP: where the TIP went the last time, and the block there.
-  mutable uint64_t tip_target = 0;
-  mutable const CodeBlock* tip_next = nullptr;
+  RunStop core;              // core.blocks == 0: no run
+  RunStop all;
+  // For a run that ends in a TIP: where the TIP went the last time.
+  mutable TipMemo tip;
   // The run taken right after this one the last time (loops repeat them): checked first.
   mutable const TntRun* follow = nullptr;
 
@@ -64,8 +61,8 @@ struct TntRun {
   // where the run goes), mode and flags set, tsc and offset left to the caller.
   const PackedEvent* blocks() const { return reinterpret_cast<const PackedEvent*>(this + 1); }
   PackedEvent* blocks() { return reinterpret_cast<PackedEvent*>(this + 1); }
-  const uint64_t* ops() const { return reinterpret_cast<const uint64_t*>(blocks() + size); }
-  uint64_t* ops() { return reinterpret_cast<uint64_t*>(blocks() + size); }
+  const uint64_t* ops() const { return reinterpret_cast<const uint64_t*>(blocks() + all.blocks); }
+  uint64_t* ops() { return reinterpret_cast<uint64_t*>(blocks() + all.blocks); }
   static constexpr uint64_t kPop = ~uint64_t{0};
 };
 static_assert(sizeof(TntRun) % alignof(PackedEvent) == 0);
@@ -139,9 +136,6 @@ class TntRuns {
   void Grow();
   RunPtr Build(const CodeBlock* start, uint64_t state, uint64_t ret, pt_exec_mode mode,
                bool speculative, uint64_t bits, uint32_t count);
-  // The block at `ip` reached over `from`'s edge `taken`, remembered on the edge.
-  const CodeBlock* Follow(const CodeBlock* from, int taken, uint64_t ip, pt_exec_mode mode);
-
   CodeBlocks& code_;
   std::vector<RunPtr> table_ = std::vector<RunPtr>(1 << 12);  // a power of two, at most half full
   size_t mask_ = (1 << 12) - 1;

@@ -41,8 +41,8 @@ TEST_CASE("A taken branch, a call, its return and a syscall the TIP decides", "[
   // je taken (1), ret compressed (1): 1000-1001 je, 1005 call, 1010-1011 ret, then the syscall
   // at 100a after the last bit.
   const fast::TntRun& run = runs.Find(graph.At(0x1000), 0, ptem_64bit, false, 0b11, 2);
-  REQUIRE(run.core == 3);
-  REQUIRE(run.size == 4);
+  REQUIRE(run.core.blocks == 3);
+  REQUIRE(run.all.blocks == 4);
   CHECK(run.bits == 2);
   CHECK_FALSE(run.pops);
   CHECK(run.blocks()[0].first_ip_or_index == 0x1000);
@@ -56,12 +56,12 @@ TEST_CASE("A taken branch, a call, its return and a syscall the TIP decides", "[
   CHECK(run.blocks()[3].first_ip_or_index == 0x100a);
   CHECK(EndOf(run.blocks()[3]) == BlockEnd::kSyscall);
   CHECK(run.ends_in_tip);
-  CHECK(run.core_insns == 2 + 1 + 2);
-  CHECK(run.trailing_insns == 1);
-  CHECK(run.core_next_ip == 0x100a);
+  CHECK(run.core.insns == 2 + 1 + 2);
+  CHECK(run.all.insns == 2 + 1 + 2 + 1);
+  CHECK(run.core.next_ip == 0x100a);
   // The call's push and the return's pop, in order.
-  REQUIRE(run.ops_size == 2);
-  CHECK(run.core_ops == 2);
+  REQUIRE(run.all.ops == 2);
+  CHECK(run.core.ops == 2);
   CHECK(run.ops()[0] == 0x100a);
   CHECK(run.ops()[1] == fast::TntRun::kPop);
   // The same key finds the same run.
@@ -73,18 +73,18 @@ TEST_CASE("A branch not taken, then direct calls after the last bit", "[tnt_runs
   Graph graph;
   fast::TntRuns& runs = graph.blocks->runs();
   const fast::TntRun& run = runs.Find(graph.At(0x1000), 0, ptem_64bit, false, 0b0, 1);
-  REQUIRE(run.core == 1);
+  REQUIRE(run.core.blocks == 1);
   CHECK(EndOf(run.blocks()[0]) == BlockEnd::kCondNotTaken);
-  CHECK(run.core_next_ip == 0x1003);
+  CHECK(run.core.next_ip == 0x1003);
   // After the bit: 1003-1005 ends in the call, then the return at 1011 needs a bit: it stops.
-  REQUIRE(run.size == 2);
+  REQUIRE(run.all.blocks == 2);
   CHECK(run.blocks()[1].first_ip_or_index == 0x1003);
   CHECK(run.blocks()[1].insns == 3);
   CHECK(EndOf(run.blocks()[1]) == BlockEnd::kCall);
-  CHECK(run.next_ip == 0x1010);
+  CHECK(run.all.next_ip == 0x1010);
   CHECK_FALSE(run.ends_in_tip);
-  REQUIRE(run.ops_size == 1);
-  CHECK(run.core_ops == 0);
+  REQUIRE(run.all.ops == 1);
+  CHECK(run.core.ops == 0);
   CHECK(run.ops()[0] == 0x100a);
 }
 
@@ -93,16 +93,16 @@ TEST_CASE("A run that starts with a return takes the caller's address from its k
   Graph graph;
   fast::TntRuns& runs = graph.blocks->runs();
   const fast::TntRun& run = runs.Find(graph.At(0x1010), 0x100a, ptem_64bit, false, 0b1, 1);
-  REQUIRE(run.core == 1);
+  REQUIRE(run.core.blocks == 1);
   CHECK(run.pops);
-  CHECK(run.core_next_ip == 0x100a);
-  CHECK(run.ops_size == 1 - 1);  // the caller's pop is the run's `pops`, not an operation
+  CHECK(run.core.next_ip == 0x100a);
+  CHECK(run.all.ops == 1 - 1);  // the caller's pop is the run's `pops`, not an operation
   // Another return address is another run.
   const fast::TntRun& other = runs.Find(graph.At(0x1010), 0x1003, ptem_64bit, false, 0b1, 1);
   CHECK(&other != &run);
-  CHECK(other.core_next_ip == 0x1003);
+  CHECK(other.core.next_ip == 0x1003);
   // A return whose bit says not taken is no run (the plain walk reports the error).
-  CHECK(runs.Find(graph.At(0x1010), 0x100a, ptem_64bit, false, 0b0, 1).core == 0);
+  CHECK(runs.Find(graph.At(0x1010), 0x100a, ptem_64bit, false, 0b0, 1).core.blocks == 0);
 }
 
 TEST_CASE("Without a return address, a run stops before a return to the caller", "[tnt_runs]") {
@@ -111,10 +111,10 @@ TEST_CASE("Without a return address, a run stops before a return to the caller",
   // je not taken (0), then 1003-1005 call, 1010-1011 ret (1): the ret pops the run's own call;
   // the third bit would be the syscall's, but a syscall needs a TIP while bits are pending.
   const fast::TntRun& run = runs.Find(graph.At(0x1000), 0, ptem_64bit, false, 0b011, 3);
-  REQUIRE(run.core == 3);
+  REQUIRE(run.core.blocks == 3);
   CHECK(run.bits == 2);
-  CHECK(run.size == run.core);  // bits are left: no trailing part
-  CHECK(run.core_next_ip == 0x100a);
+  CHECK(run.all.blocks == run.core.blocks);  // bits are left: no trailing part
+  CHECK(run.core.next_ip == 0x100a);
 }
 
 TEST_CASE("Speculative runs are kept apart and carry the flag", "[tnt_runs]") {
