@@ -115,6 +115,17 @@ void FastFlowDecoder::ReplayReturns(const uint64_t* ops, uint32_t count) {
   }
 }
 
+// The run's blocks up to `stop` (its core, or all of it) to the model, in one copy; the walk
+// goes on from where they lead.
+inline FastFlowDecoder::RunStep FastFlowDecoder::TakeRunPart(FlowToModel& model, const TntRun& run,
+                                                             const RunStop& stop, uint64_t& offset,
+                                                             uint64_t after) {
+  model.TakeRun(run.blocks(), stop.blocks, stop.insns, stop.last_kind, stop.last_ip, offset, after,
+                time_known_, time_tsc_);
+  ip_ = stop.next_ip;
+  return Continue(run, stop.next, offset, after);
+}
+
 // A TNT run (fast/tnt_runs.h) from the block at ip_, when one applies: its blocks go to the
 // model in one piece and the state moves past them as the plain walk would have moved it
 // (kTaken). kNone: the plain walk must take this block (nothing has changed). kReturn: return
@@ -255,17 +266,6 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeTipBlock(FlowToModel& model, const
   // The block the TIP leads to, remembered on this one for the next time it goes the same way.
   SetNextBlock(code_->TipTarget(block->tip, ip_, mode_));
   return RunStep::kTaken;
-}
-
-// The run's blocks up to `stop` (its core, or all of it) to the model, in one copy; the walk
-// goes on from where they lead.
-FastFlowDecoder::RunStep FastFlowDecoder::TakeRunPart(FlowToModel& model, const TntRun& run,
-                                                      const RunStop& stop, uint64_t& offset,
-                                                      uint64_t after) {
-  model.TakeRun(run.blocks(), stop.blocks, stop.insns, stop.last_kind, stop.last_ip, offset, after,
-                time_known_, time_tsc_);
-  ip_ = stop.next_ip;
-  return Continue(run, stop.next, offset, after);
 }
 
 // After a run: the walk goes on from `next` (the block at ip_, when the graph has one).
