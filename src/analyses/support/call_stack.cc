@@ -208,11 +208,21 @@ void CallStackBuilder::OnBlocks(const BlockBatch& batch) {
         lane.view.time_known = true;
       }
       // (lane.view's block IPs are only read by observers of a push, which TakeBlock sets.)
-      pending.first_ip = p.first_ip_or_index;
-      pending.last_ip = p.first_ip_or_index + p.span;
-      pending.fall_through = pending.last_ip + p.last_insn_size;
-      pending.end = static_cast<BlockEnd>(p.end);
-      pending.insns = p.insns;
+      // The blocks after this one at the same time that move nothing either: each one's cost
+      // is its predecessor's instructions (no time passes between them), and only the last one
+      // of them is left pending, not each in turn.
+      while (i + 1 < batch.blocks.size() && batch.blocks[i + 1].tsc == header.tsc &&
+             !Transitions(static_cast<BlockEnd>(batch.blocks[i].end))) {
+        cost_insns += batch.blocks[i].insns;
+        ++i;
+        ++blocks_;
+      }
+      const PackedEvent& last = batch.blocks[i];
+      pending.first_ip = last.first_ip_or_index;
+      pending.last_ip = last.first_ip_or_index + last.span;
+      pending.fall_through = pending.last_ip + last.last_insn_size;
+      pending.end = static_cast<BlockEnd>(last.end);
+      pending.insns = last.insns;
       pending.start_known = now.has_value();
       pending.start_ns = now.value_or(0);
       pending.cost_done = false;
@@ -232,21 +242,6 @@ void CallStackBuilder::OnBlocks(const BlockBatch& batch) {
     TakeBlock(lane, now, block);
   }
   add_cost();
-}
-
-// Whether a block that ended so moves the call stack when the next block starts (Transition).
-bool CallStackBuilder::Transitions(BlockEnd end) {
-  switch (end) {
-    case BlockEnd::kCall:
-    case BlockEnd::kReturn:
-    case BlockEnd::kSyscall:
-    case BlockEnd::kInterrupt:
-    case BlockEnd::kSysret:
-    case BlockEnd::kIret:
-    case BlockEnd::kJump:
-    case BlockEnd::kFarBranch: return true;
-    default: return false;
-  }
 }
 
 void CallStackBuilder::TakeBlock(Lane& lane, const std::optional<uint64_t>& now,

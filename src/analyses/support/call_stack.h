@@ -168,7 +168,19 @@ class CallStackBuilder : public EventSink {
   void TakeBlock(Lane& lane, const std::optional<uint64_t>& now, const ExecBlock& block);
   void AttributePending(Lane& lane, std::optional<uint64_t> until_ns);
   void ReportCost(Lane& lane);
-  static bool Transitions(BlockEnd end);
+  static bool Transitions(BlockEnd end) {
+    switch (end) {
+      case BlockEnd::kCall:
+      case BlockEnd::kReturn:
+      case BlockEnd::kSyscall:
+      case BlockEnd::kInterrupt:
+      case BlockEnd::kSysret:
+      case BlockEnd::kIret:
+      case BlockEnd::kJump:
+      case BlockEnd::kFarBranch: return true;
+      default: return false;
+    }
+  }
   // FunctionAt, kept per address: the frame name, the function's entry, whether a symbol names it.
   struct Named {
     std::string name;

@@ -18,30 +18,28 @@ std::function<std::optional<uint64_t>(const EventHeader&)> TimeOf(const Session&
   };
 }
 
-// Counts the instructions of the blocks that pass through, for the run's totals.
-class CountingSink : public EventSink {
+// Notes whether the blocks that pass through carry time (a TSC, and a clock for ns).
+class TimeSeenSink : public EventSink {
  public:
-  explicit CountingSink(EventSink& next) : next_(next) {}
+  explicit TimeSeenSink(EventSink& next) : next_(next) {}
   void OnEvent(const TraceEvent& event) override {
-    if (const auto* block = std::get_if<ExecBlock>(&event.body)) {
-      instructions += block->insns;
+    if (std::holds_alternative<ExecBlock>(event.body)) {
       has_time_ns |= event.header.time_ns != kUnknownTime;
       has_tsc |= event.header.tsc != kUnknownTime;
     }
     next_.OnEvent(event);
   }
   void OnBlocks(const BlockBatch& batch) override {
-    bool any_tsc = false;
-    for (size_t i = 0; i < batch.blocks.size(); ++i) {
-      instructions += batch.blocks[i].insns;
-      any_tsc |= batch.blocks[i].tsc != kUnknownTime;
+    if (!has_time_ns) {  // once a block had both, nothing more can change
+      bool any_tsc = false;
+      for (size_t i = 0; i < batch.blocks.size() && !any_tsc; ++i)
+        any_tsc = batch.blocks[i].tsc != kUnknownTime;
+      has_tsc |= any_tsc;
+      has_time_ns |= batch.clock && any_tsc;
     }
-    has_tsc |= any_tsc;
-    has_time_ns |= batch.clock && any_tsc;
     next_.OnBlocks(batch);
   }
   void OnEnd() override { next_.OnEnd(); }
-  uint64_t instructions = 0;
   bool has_time_ns = false;
   bool has_tsc = false;
 
@@ -60,10 +58,10 @@ Result<SyscallRun> RunSyscalls(const Session& session, const std::vector<size_t>
   });
   CallStackBuilder builder({&images.symbols(), TimeOf(session)});
   builder.AddObserver(&tracker);
-  CountingSink counting(builder);
+  TimeSeenSink time_seen(builder);
 
   SyscallRun run;
-  const auto outcomes = DecodeStreams(session, selected, DecodeStreamsOptions{}, counting);
+  const auto outcomes = DecodeStreams(session, selected, DecodeStreamsOptions{}, time_seen);
   for (const StreamOutcome& outcome : outcomes) {
     const archive::StreamEntry& stream = session.manifest.streams[outcome.stream];
     const bool named = stream.name != "raw";
@@ -73,6 +71,7 @@ Result<SyscallRun> RunSyscalls(const Session& session, const std::vector<size_t>
       run.warnings.push_back(stream_where + ": " + outcome.error);
       continue;
     }
+    run.instructions += outcome.summary->insns;
     if (!outcome.summary->has_psb) {
       if (!named) return Fail(stream_where + ": offset 0x0: no PSB found: not an Intel PT trace");
       run.warnings.push_back(stream_where + ": offset 0x0: no PSB found");
@@ -85,8 +84,7 @@ Result<SyscallRun> RunSyscalls(const Session& session, const std::vector<size_t>
   run.repairs = builder.repairs();
   run.blocks = builder.blocks();
   run.tree = builder.Merged();
-  run.instructions = counting.instructions;
-  run.timed = counting.has_time_ns || (counting.has_tsc && session.params().nom_freq != 0);
+  run.timed = time_seen.has_time_ns || (time_seen.has_tsc && session.params().nom_freq != 0);
   return run;
 }
 
