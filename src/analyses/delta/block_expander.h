@@ -32,31 +32,39 @@ class BlockExpander {
  public:
   explicit BlockExpander(patterns::InsnCache& cache) : cache_(cache) {}
 
+  // A block as last looked up, with what most lookups need to know kept beside its key, so that
+  // they need not touch the block itself (a cache miss when blocks are many).
+  struct Seen {
+    uint64_t ip = 0;
+    uint32_t insns = 0;
+    ExecMode mode = ExecMode::kUnknown;
+    bool plain = false;  // no instruction with an atom, every instruction found
+    int8_t quiet = -1;   // a copy of block->quiet as it was when last known here
+    const ExpandedBlock* block = nullptr;  // node-based map: stays put
+  };
+
   const ExpandedBlock& Expand(const ExecBlock& block) {
-    return Expand(block.first_ip, block.insns, block.mode);
+    return *Find(block.first_ip, block.insns, block.mode).block;
   }
-  const ExpandedBlock& Expand(uint64_t first_ip, uint32_t insns, ExecMode mode) {
+  // The block's entry (its ExpandedBlock made on the first lookup). The entry stays valid until
+  // the next lookup only; the block itself for the expander's lifetime.
+  Seen& Find(uint64_t first_ip, uint32_t insns, ExecMode mode) {
     // Most blocks were seen a moment ago: a direct-mapped slot answers before the map.
     const uint64_t hash = first_ip * 0x9e3779b97f4a7c15ull ^ (uint64_t{insns} << 8) ^
                           static_cast<uint64_t>(mode);
-    Front& slot = front_[(hash >> 40) & (kFrontSlots - 1)];
+    Seen& slot = front_[(hash >> 40) & (kFrontSlots - 1)];
     if (slot.block && slot.ip == first_ip && slot.insns == insns && slot.mode == mode)
-      return *slot.block;
+      return slot;
     const ExpandedBlock& expanded = Walk(first_ip, insns, mode);
-    slot = Front{first_ip, insns, mode, &expanded};
-    return expanded;
+    slot = Seen{first_ip, insns, mode, expanded.hits.empty() && expanded.expanded == insns,
+                expanded.quiet, &expanded};
+    return slot;
   }
 
  private:
   const ExpandedBlock& Walk(uint64_t first_ip, uint32_t insns, ExecMode mode);
-  struct Front {
-    uint64_t ip = 0;
-    uint32_t insns = 0;
-    ExecMode mode = ExecMode::kUnknown;
-    const ExpandedBlock* block = nullptr;  // node-based map: stays put
-  };
   static constexpr size_t kFrontSlots = 1 << 14;
-  std::vector<Front> front_ = std::vector<Front>(kFrontSlots);
+  std::vector<Seen> front_ = std::vector<Seen>(kFrontSlots);
   struct Key {
     uint64_t ip;
     uint32_t insns;

@@ -134,20 +134,25 @@ void DeltaProfiler::OnBlocks(const BlockBatch& batch) {
   EventHeader header = batch.Header();
   Lane& lane = LaneOf(header);
   TraceEvent event{EventHeader{}, ExecBlock{}};
+  bool idle = lane.match.Idle();  // no sequence in progress: skipping instructions changes nothing
   for (size_t i = 0; i < batch.blocks.size(); ++i) {
     const PackedEvent& p = batch.blocks[i];
-    const ExpandedBlock& expanded =
-        expander_.Expand(p.first_ip_or_index, p.insns, static_cast<ExecMode>(p.mode));
-    if ((expanded.hits.empty() && expanded.expanded == p.insns) ||
-        (lane.match.Idle() && Quiet(expanded, p.insns))) {
+    BlockExpander::Seen& seen =
+        expander_.Find(p.first_ip_or_index, p.insns, static_cast<ExecMode>(p.mode));
+    if (seen.plain ||
+        (idle && (seen.quiet >= 0 ? seen.quiet : seen.quiet = Quiet(*seen.block, p.insns)))) {
       // As OnBlock, for a block that matches nothing that lasts.
       counts_.instructions += p.insns;
-      matcher_.Skip(lane.match, p.insns);
       lane.position += p.insns;
+      if (!idle) {
+        matcher_.Skip(lane.match, p.insns);
+        idle = lane.match.Idle();
+      }
       continue;
     }
     batch.Unpack(i, event);
     OnBlock(event.header, std::get<ExecBlock>(event.body));
+    idle = lane.match.Idle();
   }
 }
 
