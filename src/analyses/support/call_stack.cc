@@ -84,13 +84,13 @@ std::pair<std::string, uint64_t> CallStackBuilder::FunctionAt(uint64_t ip) const
   return {named.name, named.function};
 }
 
-const CallStackBuilder::Named& CallStackBuilder::NameAt(uint64_t ip) const {
+const CallStackBuilder::NameSlot& CallStackBuilder::SlotAt(uint64_t ip) const {
   // Calls and jumps go to the same few addresses over and over: a direct-mapped slot first.
   NameSlot& slot = name_front_[(ip * 0x9e3779b97f4a7c15ull) >> (64 - kNameFrontBits)];
-  if (slot.named && slot.ip == ip) return *slot.named;
+  if (slot.named && slot.ip == ip) return slot;
   const Named& named = LookUpName(ip);
-  slot = NameSlot{ip, &named};
-  return named;
+  slot = NameSlot{ip, named.function, named.symbol, &named};
+  return slot;
 }
 
 const CallStackBuilder::Named& CallStackBuilder::LookUpName(uint64_t ip) const {
@@ -360,15 +360,28 @@ void CallStackBuilder::Push(Lane& lane, FrameKind kind, uint64_t target, uint64_
     PushNamed(lane, kind, Hex(target), target, return_ip);
     return;
   }
-  PushNamed(lane, kind, named.name, named.function, return_ip);
+  PushNamed(lane, kind, named, return_ip);
 }
 
 void CallStackBuilder::PushNamed(Lane& lane, FrameKind kind, const std::string& name,
                                  uint64_t function, uint64_t return_ip) {
+  PushNode(lane, kind, TopNode(lane).Child(name), function, return_ip);
+}
+
+void CallStackBuilder::PushNamed(Lane& lane, FrameKind kind, const Named& named,
+                                 uint64_t return_ip) {
+  CallTreeNode& parent = TopNode(lane);
+  if (named.pushed_under != &parent) {
+    named.pushed_as = &parent.Child(named.name);
+    named.pushed_under = &parent;
+  }
+  PushNode(lane, kind, *named.pushed_as, named.function, return_ip);
+}
+
+void CallStackBuilder::PushNode(Lane& lane, FrameKind kind, CallTreeNode& node,
+                                uint64_t function, uint64_t return_ip) {
   ReportCost(lane);
   std::vector<StackFrame>& stack = lane.view.stack;
-  CallTreeNode& parent = stack.empty() ? lane.tree.root() : *stack.back().node;
-  CallTreeNode& node = parent.Child(name);
   ++node.entries;
   StackFrame frame;
   frame.node = &node;
@@ -395,7 +408,7 @@ void CallStackBuilder::PopTo(Lane& lane, size_t index) {
 void CallStackBuilder::StartStack(Lane& lane, uint64_t ip, FrameKind kind) {
   const Named& named = NameAt(ip);
   if (kind == FrameKind::kStart) ++repairs_.stack_starts;
-  PushNamed(lane, kind, named.name, named.function, 0);
+  PushNamed(lane, kind, named, 0);
 }
 
 void CallStackBuilder::Reset(Lane& lane) {
@@ -489,9 +502,10 @@ void CallStackBuilder::KernelExitTo(Lane& lane, uint64_t target, FrameKind kind)
 
 void CallStackBuilder::JumpTo(Lane& lane, uint64_t target) {
   if (!options_.symbols) return;
-  const Named& symbol = NameAt(target);
+  const NameSlot& slot = SlotAt(target);
   std::vector<StackFrame>& stack = lane.view.stack;
-  if (!symbol.symbol || symbol.function == stack.back().function) return;
+  if (!slot.symbol || slot.function == stack.back().function) return;
+  const Named& symbol = *slot.named;
   // Kernel entry code jumps between its assembly symbols: the entry frame stays what it is.
   if (IsKernelEntry(stack.back())) return;
   for (size_t i = stack.size() - 1; i-- > 0;) {
@@ -507,7 +521,7 @@ void CallStackBuilder::JumpTo(Lane& lane, uint64_t target) {
   ++repairs_.tail_calls;
   const StackFrame replaced = stack.back();
   Pop(lane);
-  PushNamed(lane, FrameKind::kTailCall, symbol.name, symbol.function, replaced.return_ip);
+  PushNamed(lane, FrameKind::kTailCall, symbol, replaced.return_ip);
 }
 
 void CallStackBuilder::OnEnd() {

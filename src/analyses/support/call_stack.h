@@ -186,18 +186,35 @@ class CallStackBuilder : public EventSink {
     std::string name;
     uint64_t function = 0;
     bool symbol = false;
+    // The node this name was last pushed as, and under which parent (tree nodes stay put and
+    // live as long as the builder): a function called again from the same place finds its node
+    // without comparing names.
+    mutable const CallTreeNode* pushed_under = nullptr;
+    mutable CallTreeNode* pushed_as = nullptr;
   };
-  const Named& NameAt(uint64_t ip) const;
-  const Named& LookUpName(uint64_t ip) const;
+  // A direct-mapped slot of NameAt, with the named function's entry beside the key (a jump's
+  // target is checked against the current frame without touching the name).
   struct NameSlot {
     uint64_t ip = 0;
+    uint64_t function = 0;
+    bool symbol = false;
     const Named* named = nullptr;  // names_ is node-based: it stays put
   };
+  const Named& NameAt(uint64_t ip) const { return *SlotAt(ip).named; }
+  const NameSlot& SlotAt(uint64_t ip) const;
+  const Named& LookUpName(uint64_t ip) const;
   static constexpr unsigned kNameFrontBits = 12;
   void Transition(Lane& lane, uint64_t target);
   void Push(Lane& lane, FrameKind kind, uint64_t target, uint64_t return_ip);
   void PushNamed(Lane& lane, FrameKind kind, const std::string& name, uint64_t function,
                  uint64_t return_ip);
+  // PushNamed for a name NameAt gave.
+  void PushNamed(Lane& lane, FrameKind kind, const Named& named, uint64_t return_ip);
+  void PushNode(Lane& lane, FrameKind kind, CallTreeNode& node, uint64_t function,
+                uint64_t return_ip);
+  CallTreeNode& TopNode(Lane& lane) {
+    return lane.view.stack.empty() ? lane.tree.root() : *lane.view.stack.back().node;
+  }
   void Pop(Lane& lane);
   void PopTo(Lane& lane, size_t index);  // pops frames index..top
   void StartStack(Lane& lane, uint64_t ip, FrameKind kind);
