@@ -188,7 +188,8 @@ void CallStackBuilder::OnBlocks(const BlockBatch& batch) {
     }
     Pending& pending = lane.pending;
     if (pending.valid && !pending.cost_done && !lane.view.stack.empty() &&
-        !Transitions(pending.end)) {
+        (!Transitions(pending.end) ||
+         (pending.end == BlockEnd::kJump && JumpStaysInFrame(lane, p.first_ip_or_index)))) {
       // TakeBlock after a block that moved nothing on the stack (most blocks): its cost goes to
       // the top frame, and this block is the pending one.
       std::optional<uint64_t> until = now;
@@ -383,7 +384,9 @@ void CallStackBuilder::PushNode(Lane& lane, FrameKind kind, CallTreeNode& node,
   ReportCost(lane);
   std::vector<StackFrame>& stack = lane.view.stack;
   ++node.entries;
-  StackFrame frame;
+  // Written in place: a frame built aside and copied in is read back wider than it was written
+  // (a store-forwarding stall on every call).
+  StackFrame& frame = stack.emplace_back();
   frame.node = &node;
   frame.kind = kind;
   frame.function = function;
@@ -391,8 +394,7 @@ void CallStackBuilder::PushNode(Lane& lane, FrameKind kind, CallTreeNode& node,
   frame.entry_insns = lane.view.insns;
   frame.entry_ns = lane.view.ns;
   frame.entry_time_known = lane.view.time_known;
-  stack.push_back(frame);
-  for (CallStackObserver* observer : observers_) observer->OnPush(lane.view, stack.back());
+  for (CallStackObserver* observer : observers_) observer->OnPush(lane.view, frame);
 }
 
 void CallStackBuilder::Pop(Lane& lane) {
@@ -500,24 +502,31 @@ void CallStackBuilder::KernelExitTo(Lane& lane, uint64_t target, FrameKind kind)
   if (stack.empty()) StartStack(lane, target, FrameKind::kCaller);
 }
 
-void CallStackBuilder::JumpTo(Lane& lane, uint64_t target) {
-  if (!options_.symbols) return;
+bool CallStackBuilder::JumpStaysInFrame(const Lane& lane, uint64_t target) const {
+  if (!options_.symbols) return true;
   const NameSlot& slot = SlotAt(target);
+  return !slot.symbol || slot.function == lane.view.stack.back().function;
+}
+
+void CallStackBuilder::JumpTo(Lane& lane, uint64_t target) {
+  if (JumpStaysInFrame(lane, target)) return;
   std::vector<StackFrame>& stack = lane.view.stack;
-  if (!slot.symbol || slot.function == stack.back().function) return;
-  const Named& symbol = *slot.named;
+  const Named& symbol = NameAt(target);
   // Kernel entry code jumps between its assembly symbols: the entry frame stays what it is.
   if (IsKernelEntry(stack.back())) return;
-  for (size_t i = stack.size() - 1; i-- > 0;) {
-    if (stack[i].function != symbol.function || symbol.function == target) continue;
-    // A jump back into a function further up (longjmp): the frames above it are gone.
-    const size_t popped = stack.size() - (i + 1);
-    ++repairs_.unwinds;
-    repairs_.frames_unwound += popped - 1;
-    PopTo(lane, i + 1);
-    return;
+  if (symbol.function != target) {
+    for (size_t i = stack.size() - 1; i-- > 0;) {
+      if (stack[i].function != symbol.function) continue;
+      // A jump back into a function further up (longjmp): the frames above it are gone.
+      const size_t popped = stack.size() - (i + 1);
+      ++repairs_.unwinds;
+      repairs_.frames_unwound += popped - 1;
+      PopTo(lane, i + 1);
+      return;
+    }
+    return;  // into the middle of another symbol: a local label
   }
-  if (symbol.function != target) return;  // into the middle of another symbol: a local label
+  // To a function's entry: a tail call.
   ++repairs_.tail_calls;
   const StackFrame replaced = stack.back();
   Pop(lane);

@@ -222,6 +222,9 @@ class CallStackBuilder : public EventSink {
   void ReturnTo(Lane& lane, uint64_t target);
   void KernelExitTo(Lane& lane, uint64_t target, FrameKind kind);
   void JumpTo(Lane& lane, uint64_t target);
+  // Whether a jump to `target` leaves the stack as it is (JumpTo does nothing): no symbols, no
+  // symbol there, or the top frame's function.
+  bool JumpStaysInFrame(const Lane& lane, uint64_t target) const;
   bool IsLocalCall(const Lane& lane, uint64_t target) const;
 
   CallStackOptions options_;
