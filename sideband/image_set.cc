@@ -34,6 +34,7 @@ Status ImageSet::AddRaw(const RawImageSpec& spec) {
   if (!bytes) return tl::unexpected(bytes.error());
   sections_.push_back(ImageSection{spec.file, spec.file_offset, size, spec.address,
                                    std::move(*bytes)});
+  index_.Reset();
   return {};
 }
 
@@ -46,24 +47,34 @@ Status ImageSet::AddElf(const ElfImageSpec& spec) {
     sections_.push_back(ImageSection{spec.file, seg.file_offset, seg.file_size, seg.address,
                                      std::move(*bytes)});
   }
+  index_.Reset();
   for (Symbol& s : elf->symbols) symbols_.Add(std::move(s));
   return {};
 }
 
 size_t ImageSet::Read(uint64_t address, uint8_t* out, size_t size) const {
-  for (auto it = sections_.rbegin(); it != sections_.rend(); ++it) {
-    if (address < it->address || address - it->address >= it->size) continue;
-    uint64_t at = address - it->address;
-    size_t n = static_cast<size_t>(std::min<uint64_t>(size, it->size - at));
-    // A later section may start inside this one: stop where it begins.
-    for (auto later = sections_.rbegin(); later != it; ++later) {
-      if (later->address > address && later->address - address < n)
-        n = static_cast<size_t>(later->address - address);
+  const SectionIndex::Span* span = index_.Get(sections_).Find(address);
+  if (!span) return 0;
+  const ImageSection& section = sections_[span->section];
+  // The span stops where the section ends or where a later section starts inside it.
+  const size_t n = static_cast<size_t>(std::min<uint64_t>(size, span->end - address));
+  std::memcpy(out, section.bytes.data() + (address - section.address), n);
+  return n;
+}
+
+const SectionIndex& ImageSet::LazyIndex::Get(const std::vector<ImageSection>& sections) const {
+  if (!ready_.load(std::memory_order_acquire)) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!ready_.load(std::memory_order_relaxed)) {
+      std::vector<SectionIndex::Range> ranges;
+      ranges.reserve(sections.size());
+      for (const ImageSection& section : sections)
+        ranges.push_back(SectionIndex::Range{section.address, section.size});
+      index_ = SectionIndex(ranges);
+      ready_.store(true, std::memory_order_release);
     }
-    std::memcpy(out, it->bytes.data() + at, n);
-    return n;
   }
-  return 0;
+  return index_;
 }
 
 }  // namespace ptprof

@@ -37,7 +37,7 @@ TEST_CASE("each process has its own image, named after its pid, over the shared 
   TempFile code({0x90, 0x90, 0xc3, 0xf4});
   PtImageCache cache;
   PeventContexts contexts(cache.iscache());
-  ImageSection kernel{code.path(), 0, 4, 0xffff0000};
+  ImageSection kernel{code.path(), 0, 4, 0xffff0000, {}};
   REQUIRE(contexts.AddKernelSection(kernel));
   CHECK(contexts.Find(0x1a) == nullptr);
   int error = 0;
