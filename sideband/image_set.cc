@@ -32,9 +32,7 @@ Status ImageSet::AddRaw(const RawImageSpec& spec) {
   uint64_t size = std::min<uint64_t>(spec.size, *file_size - spec.file_offset);
   auto bytes = ReadFileRange(spec.file, spec.file_offset, size);
   if (!bytes) return tl::unexpected(bytes.error());
-  sections_.push_back(ImageSection{spec.file, spec.file_offset, size, spec.address,
-                                   std::move(*bytes)});
-  index_.Reset();
+  AddSection(ImageSection{spec.file, spec.file_offset, size, spec.address, std::move(*bytes)});
   return {};
 }
 
@@ -44,37 +42,26 @@ Status ImageSet::AddElf(const ElfImageSpec& spec) {
   for (const ElfSegment& seg : elf->segments) {
     auto bytes = ReadFileRange(spec.file, seg.file_offset, seg.file_size);
     if (!bytes) return tl::unexpected(bytes.error());
-    sections_.push_back(ImageSection{spec.file, seg.file_offset, seg.file_size, seg.address,
-                                     std::move(*bytes)});
+    AddSection(ImageSection{spec.file, seg.file_offset, seg.file_size, seg.address,
+                            std::move(*bytes)});
   }
-  index_.Reset();
   for (Symbol& s : elf->symbols) symbols_.Add(std::move(s));
   return {};
 }
 
-size_t ImageSet::Read(uint64_t address, uint8_t* out, size_t size) const {
-  const SectionIndex::Span* span = index_.Get(sections_).Find(address);
-  if (!span) return 0;
-  const ImageSection& section = sections_[span->section];
-  // The span stops where the section ends or where a later section starts inside it.
-  const size_t n = static_cast<size_t>(std::min<uint64_t>(size, span->end - address));
-  std::memcpy(out, section.bytes.data() + (address - section.address), n);
-  return n;
+void ImageSet::AddSection(ImageSection section) {
+  visible_.Add(section.address, section.size, sections_.size());
+  sections_.push_back(std::move(section));
 }
 
-const SectionIndex& ImageSet::LazyIndex::Get(const std::vector<ImageSection>& sections) const {
-  if (!ready_.load(std::memory_order_acquire)) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (!ready_.load(std::memory_order_relaxed)) {
-      std::vector<SectionIndex::Range> ranges;
-      ranges.reserve(sections.size());
-      for (const ImageSection& section : sections)
-        ranges.push_back(SectionIndex::Range{section.address, section.size});
-      index_ = SectionIndex(ranges);
-      ready_.store(true, std::memory_order_release);
-    }
-  }
-  return index_;
+size_t ImageSet::Read(uint64_t address, uint8_t* out, size_t size) const {
+  const VisibleRanges::Range* range = visible_.Find(address);
+  if (!range) return 0;
+  const ImageSection& section = sections_[range->id];
+  // The range stops where the section ends or where a later section starts inside it.
+  const size_t n = static_cast<size_t>(std::min<uint64_t>(size, range->end - address));
+  std::memcpy(out, section.bytes.data() + (address - section.address), n);
+  return n;
 }
 
 }  // namespace ptprof

@@ -3,15 +3,13 @@
 // on the command line (--raw and --elf), in the order they were given: a later image hides the
 // part of an earlier one it overlaps, as in libipt's image. It keeps every section's file, offset
 // and address so that a trace decoder can map the same files itself.
-#include <atomic>
 #include <cstdint>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "sideband/image_spec.h"
-#include "sideband/section_index.h"
 #include "sideband/symbol_table.h"
+#include "sideband/visible_ranges.h"
 #include "src/model/result.h"
 
 namespace ptprof {
@@ -45,30 +43,11 @@ class ImageSet {
   void AddSymbol(Symbol symbol) { symbols_.Add(std::move(symbol)); }
 
  private:
-  // The section index for Read, built on the first Read after a section was added (by one of
-  // the threads that read at once); a copy of the set builds its own.
-  class LazyIndex {
-   public:
-    LazyIndex() = default;
-    LazyIndex(const LazyIndex&) {}
-    LazyIndex& operator=(const LazyIndex&) {
-      Reset();
-      return *this;
-    }
-    const SectionIndex& Get(const std::vector<ImageSection>& sections) const;
-    void Reset() {  // not while another thread reads
-      ready_.store(false, std::memory_order_relaxed);
-      index_ = SectionIndex();
-    }
-
-   private:
-    mutable std::mutex mutex_;
-    mutable std::atomic<bool> ready_{false};
-    mutable SectionIndex index_;
-  };
+  // Adds a section; it hides what it overlaps of the earlier ones.
+  void AddSection(ImageSection section);
 
   std::vector<ImageSection> sections_;  // later sections take precedence
-  LazyIndex index_;
+  VisibleRanges visible_;               // ids: indices into sections_
   SymbolTable symbols_;
 };
 

@@ -39,48 +39,16 @@ Status PtImageCache::Add(const ImageSection& section, size_t image_index) {
     if (bytes_.size() <= static_cast<size_t>(isid)) bytes_.resize(static_cast<size_t>(isid) + 1);
     bytes_[static_cast<size_t>(isid)] = Bytes{section.bytes.data(), section.address, section.size};
   }
-  if (section.size > 0) {
-    // The new section hides what it overlaps: trim or drop the ranges under it.
-    std::map<uint64_t, Visible>& ranges = visible_[image_index];
-    const uint64_t begin = section.address, end = section.address + section.size;
-    auto it = ranges.lower_bound(begin);
-    if (it != ranges.begin()) {
-      auto before = std::prev(it);
-      if (before->second.end > begin) {
-        const Visible tail{before->second.isid, before->second.end};
-        before->second.end = begin;
-        if (tail.end > end) ranges[end] = tail;
-      }
-    }
-    it = ranges.lower_bound(begin);
-    while (it != ranges.end() && it->first < end) {
-      if (it->second.end > end) {
-        const Visible rest = it->second;
-        ranges.erase(it);
-        ranges[end] = rest;
-        break;
-      }
-      it = ranges.erase(it);
-    }
-    ranges[begin] = Visible{isid, end};
-  }
+  visible_[image_index].Add(section.address, section.size, static_cast<uint64_t>(isid));
   return {};
-}
-
-const PtImageCache::Visible* PtImageCache::Find(uint64_t ip, size_t image_index) const {
-  if (image_index >= visible_.size()) return nullptr;
-  const std::map<uint64_t, Visible>& visible = visible_[image_index];
-  auto it = visible.upper_bound(ip);
-  if (it == visible.begin()) return nullptr;
-  --it;
-  return ip < it->second.end ? &it->second : nullptr;
 }
 
 int PtImageCache::ReadVisible(uint64_t ip, uint8_t* out, uint64_t size, int& isid,
                               size_t image_index) const {
-  const Visible* visible = Find(ip, image_index);
+  if (image_index >= visible_.size()) return -pte_nomap;
+  const VisibleRanges::Range* visible = visible_[image_index].Find(ip);
   if (!visible) return -pte_nomap;
-  isid = visible->isid;
+  isid = static_cast<int>(visible->id);
   if (size > visible->end - ip) size = visible->end - ip;
   return ReadSection(isid, ip, out, size);
 }

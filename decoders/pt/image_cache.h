@@ -3,12 +3,12 @@
 // libipt image backed by an image section cache (pt_iscache), and reads instruction bytes back by
 // section id the way the decoders identify them.
 #include <cstdint>
-#include <map>
 #include <vector>
 
 #include <intel-pt.h>
 
 #include "sideband/image_set.h"
+#include "sideband/visible_ranges.h"
 #include "src/model/result.h"
 
 namespace ptprof::pt {
@@ -40,14 +40,6 @@ class PtImageCache {
   // Reads up to `size` bytes of section `isid` at `ip`; libipt's error code (< 0) on failure.
   int Read(int isid, uint64_t ip, uint8_t* out, uint64_t size) const;
 
-  // What image `image_index` shows at `ip`: the section and where its visible part ends (a
-  // later section may hide the rest), as libipt's own lookup would find it. Null when nothing is
-  // mapped.
-  struct Visible {
-    int isid = 0;
-    uint64_t end = 0;  // one past the last visible byte
-  };
-  const Visible* Find(uint64_t ip, size_t image_index = 0) const;
   // Reads up to `size` bytes image `image_index` shows at `ip`, from one section only; returns
   // how many (libipt's error code when none) and the section in `isid`.
   int ReadVisible(uint64_t ip, uint8_t* out, uint64_t size, int& isid,
@@ -57,8 +49,8 @@ class PtImageCache {
   pt_image_section_cache* iscache_ = nullptr;
   pt_image* image_ = nullptr;
   std::vector<pt_image*> more_;  // images 1, 2, ...
-  // Each image's visible ranges, by start address (index 0: the first image).
-  std::vector<std::map<uint64_t, Visible>> visible_ = std::vector<std::map<uint64_t, Visible>>(1);
+  // What each image shows where (index 0: the first image); ids are section ids.
+  std::vector<VisibleRanges> visible_ = std::vector<VisibleRanges>(1);
   // The bytes of each section by id, when the ImageSection held them (they are the file range
   // libipt's section cache would read).
   struct Bytes {
