@@ -113,8 +113,14 @@ void DeltaProfiler::OnBlock(const EventHeader& header, const ExecBlock& block) {
 
 // Whether the block, entered with an idle matcher, leaves it idle without a match and had all
 // its code found: then, for an idle lane, it only moves the lane on (its instructions matched
-// nothing that lasts). Worked out once per distinct block.
-bool DeltaProfiler::Quiet(const ExpandedBlock& expanded, uint32_t insns) {
+// nothing that lasts). Worked out once per distinct block, and kept on the block and in its
+// expander slot (where the next lookups find it without touching the block).
+bool DeltaProfiler::Quiet(BlockExpander::Seen& seen, uint32_t insns) {
+  if (seen.quiet < 0) seen.quiet = QuietBlock(*seen.block, insns);
+  return seen.quiet != 0;
+}
+
+bool DeltaProfiler::QuietBlock(const ExpandedBlock& expanded, uint32_t insns) {
   if (expanded.quiet >= 0) return expanded.quiet != 0;
   patterns::PatternMatcher::State state = matcher_.NewState();
   bool matched = false;
@@ -139,8 +145,7 @@ void DeltaProfiler::OnBlocks(const BlockBatch& batch) {
     const PackedEvent& p = batch.blocks[i];
     BlockExpander::Seen& seen =
         expander_.Find(p.first_ip_or_index, p.insns, static_cast<ExecMode>(p.mode));
-    if (seen.plain ||
-        (idle && (seen.quiet >= 0 ? seen.quiet : seen.quiet = Quiet(*seen.block, p.insns)))) {
+    if (seen.plain || (idle && Quiet(seen, p.insns))) {
       // As OnBlock, for a block that matches nothing that lasts.
       counts_.instructions += p.insns;
       lane.position += p.insns;

@@ -110,7 +110,8 @@ class DeltaProfiler : public EventSink {
   };
 
   Lane& LaneOf(const EventHeader& header);
-  bool Quiet(const ExpandedBlock& expanded, uint32_t insns);
+  bool Quiet(BlockExpander::Seen& seen, uint32_t insns);
+  bool QuietBlock(const ExpandedBlock& expanded, uint32_t insns);
   void OnBlock(const EventHeader& header, const ExecBlock& block);
   void OnMatch(Lane& lane, const EventHeader& header, uint64_t ip, uint64_t position,
                ExecMode mode);
