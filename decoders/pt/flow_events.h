@@ -77,22 +77,8 @@ class FlowToModel : public FlowObserver {
   void TakeRun(const PackedEvent* blocks, uint32_t n, uint64_t insns, X86Kind last_kind,
                uint64_t last_ip, uint64_t first_offset, uint64_t offset, bool has_tsc,
                uint64_t tsc) {
-    PackedEvent& h = held();
-    h.end = static_cast<uint8_t>(
-        held_kind_ == X86Kind::kCondJump
-            ? (blocks[0].first_ip_or_index == held_last_ip_ + h.last_insn_size
-                   ? BlockEnd::kCondNotTaken
-                   : BlockEnd::kCondTaken)
-            : kEndOfKind[static_cast<uint8_t>(held_kind_)]);
-    holding_ = false;
-    PassHeld();
-    if (options_.cpu != batch_.cpu || options_.pid != batch_.pid || options_.tid != batch_.tid ||
-        batch_count_ + n > kBatchBlocks + 1) {
-      FlushBlocks();
-      batch_.cpu = options_.cpu;
-      batch_.pid = options_.pid;
-      batch_.tid = options_.tid;
-    }
+    PassHeldTo(blocks[0].first_ip_or_index);
+    if (OtherBatch() || batch_count_ + n > kBatchBlocks + 1) NewBatch();
     PackedEvent* out = &batch_blocks_[batch_count_];
     const uint64_t stamp_tsc = has_tsc ? tsc : kUnknownTime;
     const uint64_t stamp_offset = options_.offset_base + offset;
@@ -120,14 +106,7 @@ class FlowToModel : public FlowObserver {
   void TakeRunBlock(uint64_t ip, uint64_t end_ip, uint32_t ninsn, const X86Insn& last,
                     ExecMode mode, bool speculative, uint64_t offset, bool has_tsc,
                     uint64_t tsc) {
-    PackedEvent& h = held();
-    h.end = static_cast<uint8_t>(
-        held_kind_ == X86Kind::kCondJump
-            ? (ip == held_last_ip_ + h.last_insn_size ? BlockEnd::kCondNotTaken
-                                                     : BlockEnd::kCondTaken)
-            : kEndOfKind[static_cast<uint8_t>(held_kind_)]);
-    holding_ = false;
-    PassHeld();
+    PassHeldTo(ip);
     Hold(ip, end_ip, ninsn, last.length, last.kind, mode, speculative, false, offset, has_tsc,
          tsc);
   }
@@ -152,16 +131,34 @@ class FlowToModel : public FlowObserver {
     if (++batch_count_ >= kBatchBlocks) FlushBlocks();
   }
   void PassWide();
+  // The fast engine's case of Resolve: the held block ended at a branch (held_kind_) and the
+  // next block starts at `next_ip`; passes it on.
+  void PassHeldTo(uint64_t next_ip) {
+    PackedEvent& h = held();
+    h.end = static_cast<uint8_t>(
+        held_kind_ == X86Kind::kCondJump
+            ? (next_ip == held_last_ip_ + h.last_insn_size ? BlockEnd::kCondNotTaken
+                                                          : BlockEnd::kCondTaken)
+            : kEndOfKind[static_cast<uint8_t>(held_kind_)]);
+    holding_ = false;
+    PassHeld();
+  }
+  // Whether the batch is of another cpu/pid/tid than the blocks now decoded; NewBatch passes it
+  // on and starts one of theirs.
+  bool OtherBatch() const {
+    return options_.cpu != batch_.cpu || options_.pid != batch_.pid || options_.tid != batch_.tid;
+  }
+  void NewBatch() {
+    FlushBlocks();
+    batch_.cpu = options_.cpu;
+    batch_.pid = options_.pid;
+    batch_.tid = options_.tid;
+  }
   // Makes a block the held one (the batch goes on first when it is of another cpu/pid/tid).
   void Hold(uint64_t ip, uint64_t end_ip, uint32_t ninsn, uint8_t last_size, X86Kind last_kind,
             ExecMode mode, bool speculative, bool truncated, uint64_t offset, bool has_tsc,
             uint64_t tsc) {
-    if (options_.cpu != batch_.cpu || options_.pid != batch_.pid || options_.tid != batch_.tid) {
-      FlushBlocks();
-      batch_.cpu = options_.cpu;
-      batch_.pid = options_.pid;
-      batch_.tid = options_.tid;
-    }
+    if (OtherBatch()) NewBatch();
     PackedEvent& h = held();
     h.first_ip_or_index = ip;
     held_last_ip_ = end_ip;
