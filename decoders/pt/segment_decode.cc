@@ -20,13 +20,8 @@ class CollectingSink : public EventSink {
   }
   void OnBlocks(const BlockBatch& batch) override {
     // The first block at or past the cut and the trust end, while not found yet.
-    if (at_cut == SIZE_MAX || untrusted == SIZE_MAX) {
-      for (size_t i = 0; i < batch.blocks.size(); ++i) {
-        const uint64_t offset = batch.blocks[i].offset;
-        if (at_cut == SIZE_MAX && offset >= cut_) at_cut = events_.size() + i;
-        if (untrusted == SIZE_MAX && offset >= trust_end_) untrusted = events_.size() + i;
-      }
-    }
+    Note(at_cut, batch.blocks, cut_);
+    Note(untrusted, batch.blocks, trust_end_);
     events_.Append(batch);
   }
   void Reset() {
@@ -37,6 +32,13 @@ class CollectingSink : public EventSink {
   size_t untrusted = SIZE_MAX;
 
  private:
+  // `index` of the first of `blocks` (appended next) at or past `offset`, unless known already.
+  void Note(size_t& index, std::span<const PackedEvent> blocks, uint64_t offset) const {
+    if (index != SIZE_MAX) return;
+    const size_t i = FirstAtOrPast(blocks, offset);
+    if (i < blocks.size()) index = events_.size() + i;
+  }
+
   EventChunks& events_;
   uint64_t cut_, trust_end_;
 };

@@ -45,12 +45,8 @@ void StreamedSegment::OnEvent(const TraceEvent& event) {
 
 void StreamedSegment::Count(std::span<const PackedEvent> blocks) {
   if (untrusted_ == SIZE_MAX) {
-    for (size_t i = 0; i < blocks.size(); ++i) {
-      if (blocks[i].offset >= range_.trust_end) {
-        untrusted_ = seen_ + i;
-        break;
-      }
-    }
+    const size_t i = FirstAtOrPast(blocks, range_.trust_end);
+    if (i < blocks.size()) untrusted_ = seen_ + i;
   }
   seen_ += blocks.size();
 }
@@ -78,15 +74,8 @@ void StreamedSegment::OnBlocks(const BlockBatch& batch) {
       }
       case State::kStream: {
         // Everything before the first block at or past the cut goes on at once (see Feed).
-        size_t before_cut = blocks.size();
-        if (!range_.last()) {
-          for (size_t i = 0; i < blocks.size(); ++i) {
-            if (blocks[i].offset >= range_.cut) {
-              before_cut = i;
-              break;
-            }
-          }
-        }
+        const size_t before_cut =
+            range_.last() ? blocks.size() : FirstAtOrPast(blocks, range_.cut);
         if (before_cut) {
           part.blocks = blocks.first(before_cut);
           Count(part.blocks);

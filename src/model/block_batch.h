@@ -55,6 +55,14 @@ class BlockClock {
 };
 
 // Blocks passed on together, in order, all with this cpu/pid/tid.
+// The index of the first of `blocks` at or past trace offset `offset` (blocks.size() when none
+// is).
+inline size_t FirstAtOrPast(std::span<const PackedEvent> blocks, uint64_t offset) {
+  for (size_t i = 0; i < blocks.size(); ++i)
+    if (blocks[i].offset >= offset) return i;
+  return blocks.size();
+}
+
 struct BlockBatch {
   std::span<const PackedEvent> blocks;
   int32_t cpu = kUnknownId;
