@@ -193,10 +193,7 @@ void CallStackBuilder::OnBlocks(const BlockBatch& batch) {
       // TakeBlock after a block that moved nothing on the stack (most blocks): its cost goes to
       // the top frame, and this block is the pending one.
       std::optional<uint64_t> until = now;
-      if (!until && pending.end_time_ns != kUnknownTime) until = pending.end_time_ns;
-      const uint64_t ns = until && pending.start_known && *until >= pending.start_ns
-                              ? *until - pending.start_ns
-                              : 0;
+      const uint64_t ns = pending.CostNs(until);
       CallTreeNode* node = lane.view.stack.back().node;
       if (node != cost_node) {
         add_cost();
@@ -281,9 +278,7 @@ void CallStackBuilder::TakeBlock(Lane& lane, const std::optional<uint64_t>& now,
 void CallStackBuilder::AttributePending(Lane& lane, std::optional<uint64_t> until_ns) {
   Pending& p = lane.pending;
   if (!p.valid || p.cost_done || lane.view.stack.empty()) return;
-  if (!until_ns && p.end_time_ns != kUnknownTime) until_ns = p.end_time_ns;
-  uint64_t ns = 0;
-  if (until_ns && p.start_known && *until_ns >= p.start_ns) ns = *until_ns - p.start_ns;
+  const uint64_t ns = p.CostNs(until_ns);
   CallTreeNode* node = lane.view.stack.back().node;
   node->self_insns += p.insns;
   node->self_ns += ns;

@@ -150,6 +150,12 @@ class CallStackBuilder : public EventSink {
     bool stopped = false;   // its cost ended at a known time (stop_ns): next block, gap, disable
     uint64_t stop_ns = 0;
     uint64_t end_time_ns = kUnknownTime;
+    // The time the block took when what follows it came at `until` (unknown: the block's own
+    // end time, if it has one, which then goes into `until`); 0 when either end is unknown.
+    uint64_t CostNs(std::optional<uint64_t>& until) const {
+      if (!until && end_time_ns != kUnknownTime) until = end_time_ns;
+      return until && start_known && *until >= start_ns ? *until - start_ns : 0;
+    }
   };
   struct Lane {
     StackLane view;
