@@ -15,15 +15,14 @@ class StreamStamp : public EventSink {
  public:
   StreamStamp(EventSink& next, const SessionTasks* tasks, std::optional<perf::PerfClock> clock,
               StreamOutcome& outcome)
-      : next_(next), tasks_(tasks), clock_(clock), outcome_(outcome), ns_(tasks, clock) {}
+      : next_(next), outcome_(outcome), ns_(tasks, clock) {}
 
   void OnEvent(const TraceEvent& event) override {
     if (const auto* gap = std::get_if<TraceGap>(&event.body); gap && !outcome_.first_gap) {
       outcome_.first_gap = *gap;
       outcome_.first_gap_offset = event.header.offset;
     }
-    if (event.header.tsc == kUnknownTime || event.header.time_ns != kUnknownTime ||
-        (!tasks_ && !clock_)) {
+    if (event.header.tsc == kUnknownTime || event.header.time_ns != kUnknownTime || !ns_.known()) {
       next_.OnEvent(event);
       return;
     }
@@ -33,7 +32,7 @@ class StreamStamp : public EventSink {
   }
   // Blocks go on in their batch, which carries the clock.
   void OnBlocks(const BlockBatch& batch) override {
-    if (batch.clock || (!tasks_ && !clock_)) {
+    if (batch.clock || !ns_.known()) {
       next_.OnBlocks(batch);
       return;
     }
@@ -44,11 +43,12 @@ class StreamStamp : public EventSink {
   void OnEnd() override {}
 
  private:
-  // The perf time of a TSC: from the tasks' clock, else the trace's.
+  // The perf time of a TSC: from the tasks' clock, else the trace's (known: there is one).
   class Ns : public BlockClock {
    public:
     Ns(const SessionTasks* tasks, const std::optional<perf::PerfClock>& clock)
         : tasks_(tasks), clock_(clock) {}
+    bool known() const { return tasks_ || clock_; }
     uint64_t TimeOf(uint64_t tsc) const override {
       return tasks_ ? tasks_->TimeOf(tsc) : clock_->TscToPerfTime(tsc);
     }
@@ -59,8 +59,6 @@ class StreamStamp : public EventSink {
   };
 
   EventSink& next_;
-  const SessionTasks* tasks_;
-  std::optional<perf::PerfClock> clock_;
   StreamOutcome& outcome_;
   Ns ns_;
 };
