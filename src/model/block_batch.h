@@ -54,7 +54,6 @@ class BlockClock {
   virtual uint64_t TimeOf(uint64_t tsc) const = 0;
 };
 
-// Blocks passed on together, in order, all with this cpu/pid/tid.
 // The index of the first of `blocks` at or past trace offset `offset` (blocks.size() when none
 // is).
 inline size_t FirstAtOrPast(std::span<const PackedEvent> blocks, uint64_t offset) {
@@ -63,6 +62,7 @@ inline size_t FirstAtOrPast(std::span<const PackedEvent> blocks, uint64_t offset
   return blocks.size();
 }
 
+// Blocks passed on together, in order, all with this cpu/pid/tid.
 struct BlockBatch {
   std::span<const PackedEvent> blocks;
   int32_t cpu = kUnknownId;

@@ -128,8 +128,7 @@ void EventChunks::Append(const BlockBatch& batch) {
 void EventChunks::PassOn(size_t from, size_t to, EventSink& sink) const {
   size_t i = from;
   while (i < to) {
-    const PackedEvent& first =
-        (*chunks_[i / EventChunkPool::kChunkEvents])[i % EventChunkPool::kChunkEvents];
+    const PackedEvent& first = Packed(i);
     if (first.flags & kWhole) {
       sink.OnEvent(whole_[first.first_ip_or_index]);
       ++i;
@@ -161,8 +160,7 @@ void EventChunks::push_back(const TraceEvent& event) {
 }
 
 const TraceEvent& EventChunks::operator[](size_t i) const {
-  const PackedEvent& p =
-      (*chunks_[i / EventChunkPool::kChunkEvents])[i % EventChunkPool::kChunkEvents];
+  const PackedEvent& p = Packed(i);
   if (p.flags & kWhole) return whole_[p.first_ip_or_index];
   const Context& c = contexts_[p.context];
   UnpackBlock(p, c.cpu, c.pid, c.tid, unpacked_);
