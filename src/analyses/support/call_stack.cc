@@ -169,12 +169,7 @@ void CallStackBuilder::OnBlocks(const BlockBatch& batch) {
   uint64_t cost_insns = 0, cost_ns = 0;
   auto add_cost = [&] {
     if (!cost_node) return;
-    cost_node->self_insns += cost_insns;
-    cost_node->self_ns += cost_ns;
-    lane.view.insns += cost_insns;
-    lane.unreported_insns += cost_insns;
-    lane.unreported_ns += cost_ns;
-    lane.unreported = true;
+    AddCost(lane, *cost_node, cost_insns, cost_ns);
     cost_node = nullptr;
     cost_insns = cost_ns = 0;
   };
@@ -216,17 +211,9 @@ void CallStackBuilder::OnBlocks(const BlockBatch& batch) {
         ++blocks_;
       }
       const PackedEvent& last = batch.blocks[i];
-      pending.first_ip = last.first_ip_or_index;
-      pending.last_ip = last.first_ip_or_index + last.span;
-      pending.fall_through = pending.last_ip + last.last_insn_size;
-      pending.end = static_cast<BlockEnd>(last.end);
-      pending.insns = last.insns;
-      pending.start_known = now.has_value();
-      pending.start_ns = now.value_or(0);
-      pending.cost_done = false;
-      pending.stopped = false;
-      pending.stop_ns = 0;
-      pending.end_time_ns = kUnknownTime;
+      pending.Start(last.first_ip_or_index, last.first_ip_or_index + last.span,
+                    last.last_insn_size, static_cast<BlockEnd>(last.end), last.insns, now,
+                    kUnknownTime);
       ++blocks_;
       continue;
     }
@@ -262,34 +249,28 @@ void CallStackBuilder::TakeBlock(Lane& lane, const std::optional<uint64_t>& now,
   }
   if (lane.view.stack.empty()) StartStack(lane, block.first_ip, FrameKind::kStart);
 
-  Pending& p = lane.pending;
-  p = Pending{};
-  p.valid = true;
-  p.first_ip = block.first_ip;
-  p.last_ip = block.last_ip;
-  p.fall_through = block.last_ip + block.last_insn_size;
-  p.end = block.end;
-  p.insns = block.insns;
-  p.start_known = now.has_value();
-  p.start_ns = now.value_or(0);
-  p.end_time_ns = block.end_time_ns;
+  lane.pending.Start(block.first_ip, block.last_ip, block.last_insn_size, block.end, block.insns,
+                     now, block.end_time_ns);
 }
 
 void CallStackBuilder::AttributePending(Lane& lane, std::optional<uint64_t> until_ns) {
   Pending& p = lane.pending;
   if (!p.valid || p.cost_done || lane.view.stack.empty()) return;
   const uint64_t ns = p.CostNs(until_ns);
-  CallTreeNode* node = lane.view.stack.back().node;
-  node->self_insns += p.insns;
-  node->self_ns += ns;
-  lane.view.insns += p.insns;
+  AddCost(lane, *lane.view.stack.back().node, p.insns, ns);
   if (until_ns) {
     p.stopped = true;
     p.stop_ns = *until_ns;
   }
   p.cost_done = true;
+}
+
+void CallStackBuilder::AddCost(Lane& lane, CallTreeNode& node, uint64_t insns, uint64_t ns) {
+  node.self_insns += insns;
+  node.self_ns += ns;
+  lane.view.insns += insns;
   // Observers hear of the cost once the frame changes (ReportCost): one call for a run of blocks.
-  lane.unreported_insns += p.insns;
+  lane.unreported_insns += insns;
   lane.unreported_ns += ns;
   lane.unreported = true;
 }

@@ -150,6 +150,20 @@ class CallStackBuilder : public EventSink {
     bool stopped = false;   // its cost ended at a known time (stop_ns): next block, gap, disable
     uint64_t stop_ns = 0;
     uint64_t end_time_ns = kUnknownTime;
+    // A new pending block, begun at `now`, its cost not attributed yet.
+    void Start(uint64_t first, uint64_t last, uint8_t last_insn_size, BlockEnd block_end,
+               uint32_t block_insns, const std::optional<uint64_t>& now, uint64_t end_time) {
+      *this = Pending{};
+      valid = true;
+      first_ip = first;
+      last_ip = last;
+      fall_through = last + last_insn_size;
+      end = block_end;
+      insns = block_insns;
+      start_known = now.has_value();
+      start_ns = now.value_or(0);
+      end_time_ns = end_time;
+    }
     // The time the block took when what follows it came at `until` (unknown: the block's own
     // end time, if it has one, which then goes into `until`); 0 when either end is unknown.
     uint64_t CostNs(std::optional<uint64_t>& until) const {
@@ -173,6 +187,8 @@ class CallStackBuilder : public EventSink {
   // OnBlock with its lane and time found already.
   void TakeBlock(Lane& lane, const std::optional<uint64_t>& now, const ExecBlock& block);
   void AttributePending(Lane& lane, std::optional<uint64_t> until_ns);
+  // `insns` and `ns` of the top frame's, on its node and the lane's counters.
+  static void AddCost(Lane& lane, CallTreeNode& node, uint64_t insns, uint64_t ns);
   void ReportCost(Lane& lane);
   static bool Transitions(BlockEnd end) {
     switch (end) {
