@@ -186,10 +186,37 @@ void FlowToModel::Emit(TraceEvent event) {
 void FlowToModel::FlushBlocks() {
   if (batch_count_ == 0) return;
   batch_.blocks = std::span<const PackedEvent>(batch_blocks_.data(), batch_count_);
-  counts_.passed += batch_count_;
+  counts_.passed += batch_count_ + batch_ref_blocks_;
+  batch_ref_blocks_ = 0;
   sink_.OnBlocks(batch_);
   if (holding_) batch_blocks_[0] = held();  // the held block's slot moves to the front
   batch_count_ = 0;
+}
+
+bool FlowToModel::JoinsRef(uint8_t end) {
+  const PackedEvent* source = held_source_;
+  held_source_ = nullptr;
+  if (batch_count_ == 0 || end != source->end) return false;
+  PackedEvent& ref = batch_blocks_[batch_count_ - 1];
+  if (!IsRunRef(ref) || RunRefBlocks(ref) == kRunRefMaxBlocks ||
+      reinterpret_cast<const PackedEvent*>(ref.first_ip_or_index) + RunRefBlocks(ref) != source)
+    return false;
+  ref.last_insn_size += 1;  // the reference's block count
+  ref.insns += source->insns;
+  batch_ref_blocks_ += 1;
+  return true;
+}
+
+bool FlowToModel::WriteRunRef(const PackedEvent* blocks, uint32_t n, uint64_t insns, uint64_t tsc,
+                              uint64_t first_offset, uint64_t offset, PackedEvent* out) {
+  if (!MakeRunRef(blocks, n - 1, insns - blocks[n - 1].insns, tsc, first_offset, offset, out[0]))
+    return false;
+  out[1] = blocks[n - 1];
+  out[1].tsc = tsc;
+  out[1].offset = offset;
+  batch_ref_blocks_ += n - 2;
+  held_source_ = &blocks[n - 1];
+  return true;
 }
 
 void FlowToModel::PassWide() {
@@ -223,6 +250,7 @@ void FlowToModel::Resolve(Next next, uint64_t ip) {
     default: end = X86KindToBlockEnd(held_kind_); break;
   }
   held().end = static_cast<uint8_t>(end);
+  held_source_ = nullptr;
   holding_ = false;
   PassHeld();
   if (held_after_.empty()) return;
@@ -303,6 +331,7 @@ bool FlowToModel::MergeIntoHeld(const WalkedBlock& block, const X86Insn& known) 
       ((held.flags & kPackedSpeculative) != 0) != block.speculative ||
       held_last_ip_ + held.last_insn_size != block.ip)
     return false;
+  held_source_ = nullptr;  // no longer a run's block as stored
   held_last_ip_ = block.end_ip;
   held.insns += block.ninsn;
   held.last_insn_size = known.length;

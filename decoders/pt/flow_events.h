@@ -23,8 +23,22 @@
 #include "sideband/x86_insn.h"
 #include "src/model/block_batch.h"
 #include "src/model/event_sink.h"
+#include "src/model/run_ref.h"
 
 namespace ptprof::pt {
+
+// Where TakeRun may pass a run's blocks on as one reference (src/model/run_ref.h) instead of
+// copies: blocks whose trace offsets lie in [from, until) of the whole trace, once `after_blocks`
+// blocks have been taken. Only for a sink that keeps them in EventChunks (a worker of a parallel
+// decode); empty by default.
+struct RunRefWindow {
+  uint64_t from = UINT64_MAX;
+  uint64_t until = 0;
+  uint64_t after_blocks = 0;
+  bool Holds(uint64_t first_offset, uint64_t offset, uint64_t blocks) const {
+    return first_offset >= from && offset < until && blocks >= after_blocks;
+  }
+};
 
 struct FlowModelOptions {
   int32_t cpu = kUnknownId;  // written into every event header
@@ -32,6 +46,7 @@ struct FlowModelOptions {
   int32_t tid = kUnknownId;
   // Added to every event's offset: where the decoded bytes begin in the whole trace.
   uint64_t offset_base = 0;
+  RunRefWindow run_refs;
 };
 
 struct FlowCounts {
@@ -74,23 +89,34 @@ class FlowToModel : public FlowObserver {
   // one's is resolved later, as it is held): blocks[0] began at trace offset `first_offset`, the
   // others at `offset`; all carry `tsc` when `has_tsc`. `insns` is their instruction count,
   // `last_kind` what the last one's last instruction is.
-  void TakeRun(const PackedEvent* blocks, uint32_t n, uint64_t insns, X86Kind last_kind,
-               uint64_t last_ip, uint64_t first_offset, uint64_t offset, bool has_tsc,
-               uint64_t tsc) {
+  // (Inlined into the fast engine's run step, its hottest loop, whatever the compiler's
+  // estimate of its size.)
+  [[gnu::always_inline]] void TakeRun(const PackedEvent* blocks, uint32_t n, uint64_t insns,
+                                      X86Kind last_kind, uint64_t last_ip, uint64_t first_offset,
+                                      uint64_t offset, bool has_tsc, uint64_t tsc) {
     PassHeldTo(blocks[0].first_ip_or_index);
     if (OtherBatch() || batch_count_ + n > kBatchBlocks + 1) NewBatch();
     PackedEvent* out = &batch_blocks_[batch_count_];
     const uint64_t stamp_tsc = has_tsc ? tsc : kUnknownTime;
     const uint64_t stamp_offset = options_.offset_base + offset;
-    for (uint32_t i = 0; i < n; ++i) {
-      // Field by field: the copy and the stamps in one pass.
-      out[i].first_ip_or_index = blocks[i].first_ip_or_index;
-      out[i].tsc = stamp_tsc;
-      out[i].offset = stamp_offset;
-      std::memcpy(&out[i].span, &blocks[i].span, sizeof(PackedEvent) - offsetof(PackedEvent, span));
+    const uint64_t start_offset = options_.offset_base + first_offset;
+    uint32_t slots = n;  // batch slots written, the held block's included
+    if (n >= 3 && options_.run_refs.Holds(start_offset, stamp_offset, counts_.blocks) &&
+        WriteRunRef(blocks, n, insns, stamp_tsc, start_offset, stamp_offset, out)) {
+      slots = 2;
+    } else {
+      held_source_ = nullptr;
+      for (uint32_t i = 0; i < n; ++i) {
+        // Field by field: the copy and the stamps in one pass.
+        out[i].first_ip_or_index = blocks[i].first_ip_or_index;
+        out[i].tsc = stamp_tsc;
+        out[i].offset = stamp_offset;
+        std::memcpy(&out[i].span, &blocks[i].span,
+                    sizeof(PackedEvent) - offsetof(PackedEvent, span));
+      }
+      out[0].offset = start_offset;
     }
-    out[0].offset = options_.offset_base + first_offset;
-    batch_count_ += n - 1;
+    batch_count_ += slots - 1;
     held_last_ip_ = last_ip;
     held_kind_ = last_kind;
     holding_ = true;
@@ -135,14 +161,25 @@ class FlowToModel : public FlowObserver {
   // next block starts at `next_ip`; passes it on.
   void PassHeldTo(uint64_t next_ip) {
     PackedEvent& h = held();
-    h.end = static_cast<uint8_t>(
+    const uint8_t end = static_cast<uint8_t>(
         held_kind_ == X86Kind::kCondJump
             ? (next_ip == held_last_ip_ + h.last_insn_size ? BlockEnd::kCondNotTaken
                                                           : BlockEnd::kCondTaken)
             : kEndOfKind[static_cast<uint8_t>(held_kind_)]);
     holding_ = false;
+    if (held_source_ && JoinsRef(end)) return;
+    h.end = end;
     PassHeld();
   }
+  // Whether the held block, ending in `end`, is the next block of the run that the reference
+  // before it refers to, exactly as stored there: then the reference takes it in and its slot is
+  // free. (The held block is that block as copied, stamped as the reference, unless changed since,
+  // which clears held_source_.)
+  bool JoinsRef(uint8_t end);
+  // TakeRun's blocks[0, n - 1) as one run reference in out[0], blocks[n - 1] copied to out[1] as
+  // the held block (false, nothing written: the reference cannot hold them).
+  bool WriteRunRef(const PackedEvent* blocks, uint32_t n, uint64_t insns, uint64_t tsc,
+                   uint64_t first_offset, uint64_t offset, PackedEvent* out);
   // Whether the batch is of another cpu/pid/tid than the blocks now decoded; NewBatch passes it
   // on and starts one of theirs.
   bool OtherBatch() const {
@@ -159,6 +196,7 @@ class FlowToModel : public FlowObserver {
             ExecMode mode, bool speculative, bool truncated, uint64_t offset, bool has_tsc,
             uint64_t tsc) {
     if (OtherBatch()) NewBatch();
+    held_source_ = nullptr;
     PackedEvent& h = held();
     h.first_ip_or_index = ip;
     held_last_ip_ = end_ip;
@@ -210,6 +248,11 @@ class FlowToModel : public FlowObserver {
   // Resolved blocks not passed on yet, all of one cpu/pid/tid (batch_), and the held one after
   // them.
   static constexpr size_t kBatchBlocks = 512;
+  // Blocks the batch's run references stand for beyond their one slot each (counts_.passed).
+  uint64_t batch_ref_blocks_ = 0;
+  // The run block the held one was copied from, when a reference to the blocks before it is the
+  // batch's last record (JoinsRef).
+  const PackedEvent* held_source_ = nullptr;
   std::vector<PackedEvent> batch_blocks_ = std::vector<PackedEvent>(kBatchBlocks + 1);
   size_t batch_count_ = 0;
   BlockBatch batch_;

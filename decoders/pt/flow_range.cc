@@ -113,7 +113,7 @@ Result<FastRangeResult> DecodeFlowRangeFast(std::span<const uint8_t> trace,
                                             const FlowRequest& request, EventSink& sink,
                                             const std::function<void()>& before_finish,
                                             uint64_t trust_end, fast::CodeGraphPool* graphs,
-                                            uint64_t offset_base) {
+                                            uint64_t offset_base, RunRefWindow run_refs) {
   if (trace.empty()) return Fail("offset 0x0: the trace is empty");
   FlowOptions flow;
   flow.end_on_call = true;
@@ -132,8 +132,12 @@ Result<FastRangeResult> DecodeFlowRangeFast(std::span<const uint8_t> trace,
   std::unique_ptr<fast::CodeGraphPool::Entry> graph =
       pool.Borrow([&](PtImageCache& cache) { return cache.AddAll(images); }, added);
   if (!added) return tl::unexpected(added.error());
+  // Runs are referred to only from the lent graph, which outlives this decode (not from the code
+  // graphs of the tasks' images, made here).
+  if (!graphs || request.tasks) run_refs = {};
   FlowToModel model(sink, graph->images,
-                    FlowModelOptions{request.cpu, request.pid, request.tid, offset_base});
+                    FlowModelOptions{request.cpu, request.pid, request.tid, offset_base,
+                                     run_refs});
   fast::FastFlowDecoder decoder(config, trace, graph->code);
   // Following the tasks: one image and code graph per address space.
   std::optional<TaskFollower> follower;
@@ -200,7 +204,7 @@ Result<FlowRangeResult> DecodeFlowRange(std::span<const uint8_t> trace, const Im
   if (!added) return tl::unexpected(added.error());
   PtImageCache& cache = entry->images;
   FlowToModel model(sink, cache,
-                    FlowModelOptions{request.cpu, request.pid, request.tid, offset_base});
+                    FlowModelOptions{request.cpu, request.pid, request.tid, offset_base, {}});
   FlowDecoder decoder(config, flow, trace, cache);
   // Following the tasks: one libipt image per address space, made when first needed.
   std::optional<TaskFollower> follower;

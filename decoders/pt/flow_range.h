@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "decoders/pt/flow_events.h"
 #include "decoders/pt/flow_session.h"
 
 namespace ptprof::pt {
@@ -42,14 +43,16 @@ struct FastRangeResult {
   uint64_t passed = 0;  // when not handled: how many events `sink` already has
 };
 // `graphs` (may be null) lends the images and code graph to decode with, shared by the pieces of
-// one trace.
+// one trace. `run_refs`: where the sink takes TNT runs as references (FlowModelOptions); the
+// graph's runs must then outlive the sink's events (a lent graph's do).
 Result<FastRangeResult> DecodeFlowRangeFast(std::span<const uint8_t> bytes,
                                             const ImageSet& images,
                                             const FlowRequest& request, EventSink& sink,
                                             const std::function<void()>& before_finish,
                                             uint64_t trust_end,
                                             fast::CodeGraphPool* graphs = nullptr,
-                                            uint64_t offset_base = 0);
+                                            uint64_t offset_base = 0,
+                                            RunRefWindow run_refs = {});
 
 // Where the trace ends in the middle of a packet (that packet's offset), if it does.
 std::optional<uint64_t> TruncatedPacketAt(std::span<const uint8_t> trace);

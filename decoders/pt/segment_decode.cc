@@ -1,6 +1,7 @@
 #include "decoders/pt/segment_decode.h"
 
 #include <algorithm>
+#include <vector>
 
 namespace ptprof::pt {
 
@@ -49,13 +50,13 @@ SegmentRun RunSegment(std::span<const uint8_t> trace, const ImageSet& images,
                       const FlowRequest& request, const TraceSegment& range,
                       fast::CodeGraphPool& graphs, EventSink& sink,
                       const std::function<void()>& before_finish,
-                      const std::function<void()>& handed_over) {
+                      const std::function<void()>& handed_over, RunRefWindow run_refs) {
   SegmentRun run;
   const std::span<const uint8_t> bytes = trace.subspan(range.begin, range.end - range.begin);
   if (request.engine == FlowEngine::kFast) {
     const uint64_t trust_end = range.last() ? UINT64_MAX : range.trust_end - range.begin;
     auto fast = DecodeFlowRangeFast(bytes, images, request, sink, before_finish, trust_end, &graphs,
-                                    range.begin);
+                                    range.begin, run_refs);
     if (!fast) {
       run.result = tl::unexpected(fast.error());
       return run;
@@ -72,6 +73,15 @@ SegmentRun RunSegment(std::span<const uint8_t> trace, const ImageSet& images,
   return run;
 }
 
+RunRefWindow RunRefWindowOf(std::span<const uint8_t> trace, const TraceSegment& range) {
+  if (range.last() || range.cut <= range.begin) return {};
+  const std::vector<uint64_t> psbs =
+      FindPsbOffsets(trace.subspan(range.begin, range.cut - range.begin));
+  // psbs[0] is the segment's own PSB (begin), or for the first segment the first PSB after it.
+  if (psbs.size() < 4) return {};
+  return RunRefWindow{range.begin + psbs[2], range.begin + psbs.back(), 4096};
+}
+
 void DecodeCollectedSegment(std::span<const uint8_t> trace, const ImageSet& images,
                             const FlowRequest& request, const TraceSegment& range,
                             EventChunkPool& pool, fast::CodeGraphPool& graphs,
@@ -86,7 +96,8 @@ void DecodeCollectedSegment(std::span<const uint8_t> trace, const ImageSet& imag
       [&] {
         collect.Reset();
         before_finish = 0;
-      });
+      },
+      RunRefWindowOf(trace, range));
   if (!*out.run.result) return;
   out.decoded.at_cut = collect.at_cut;
   if (range.last()) {

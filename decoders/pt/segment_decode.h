@@ -23,19 +23,27 @@ struct SegmentRun {
 
 // Decodes trace[range.begin, range.end) into `sink` (offsets in the whole trace).
 // `before_finish` is DecodeFlowRange's; `handed_over` is called when the fast engine stops and
-// libipt decodes the same bytes again into the same sink, from the start.
+// libipt decodes the same bytes again into the same sink, from the start. `run_refs`: where the
+// fast engine may pass TNT runs as references (a sink that keeps EventChunks).
 SegmentRun RunSegment(std::span<const uint8_t> trace, const ImageSet& images,
                       const FlowRequest& request, const TraceSegment& range,
                       fast::CodeGraphPool& graphs, EventSink& sink,
                       const std::function<void()>& before_finish,
-                      const std::function<void()>& handed_over);
+                      const std::function<void()>& handed_over, RunRefWindow run_refs = {});
+
+// Where a segment's collected events may hold run references: from its third PSB (begin being
+// the first) and its first thousands of blocks to its last PSB before the cut, which no join
+// reads (FindJoin refuses a join that would: next's first events up to the PSB after begin and a
+// few hundred more). Empty when the segment has too few PSBs.
+RunRefWindow RunRefWindowOf(std::span<const uint8_t> trace, const TraceSegment& range);
 
 struct SegmentOutcome {
   DecodedSegment decoded;
   SegmentRun run;
 };
 
-// Decodes `range` keeping every event in chunks from `pool`.
+// Decodes `range` keeping every event in chunks from `pool`, TNT runs within RunRefWindowOf as
+// references into `graphs`.
 void DecodeCollectedSegment(std::span<const uint8_t> trace, const ImageSet& images,
                             const FlowRequest& request, const TraceSegment& range,
                             EventChunkPool& pool, fast::CodeGraphPool& graphs,

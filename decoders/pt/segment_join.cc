@@ -23,6 +23,12 @@ bool TailsAgree(const DecodedSegment& prev, size_t k, const DecodedSegment& next
   return true;
 }
 
+// Whether any of records [from, to) of `events` is a run reference.
+bool Overlaps(const EventChunks& events, size_t from, size_t to) {
+  return events.refs_begin() < events.refs_end() && events.refs_begin() < to &&
+         from < events.refs_end();
+}
+
 // The candidates FindJoin tries in prev: [first, last).
 struct Candidates {
   size_t first = 0, last = 0;
@@ -36,8 +42,13 @@ Candidates CandidatesOf(const DecodedSegment& prev, size_t prev_from, uint64_t n
     at_cut = std::min(prev.at_cut, prev.trusted);
   else
     while (at_cut < prev.trusted && prev.events.OffsetAt(at_cut) < next_begin) ++at_cut;
-  return Candidates{std::max(prev_from, at_cut >= kBeforeCut ? at_cut - kBeforeCut : 0),
-                    std::min(prev.trusted, at_cut + kAfterCut)};
+  Candidates candidates{std::max(prev_from, at_cut >= kBeforeCut ? at_cut - kBeforeCut : 0),
+                        std::min(prev.trusted, at_cut + kAfterCut)};
+  // None where the tail compared would hold a run reference (src/model/run_ref.h), which equals
+  // nothing: a join after it hands over the same events as one before it would have.
+  if (Overlaps(prev.events, candidates.first, prev.trusted))
+    candidates.first = std::max(candidates.first, prev.events.refs_end());
+  return candidates;
 }
 
 }  // namespace
@@ -47,6 +58,11 @@ std::optional<SegmentJoin> FindJoin(const DecodedSegment& prev, size_t prev_from
   if (prev.trusted > prev.events.size() || next.trusted > next.events.size()) return std::nullopt;
   const Candidates candidates = CandidatesOf(prev, prev_from, next.range.begin);
   const size_t startup = std::min(next.trusted, kNextStartup);
+  // Every record of next the comparisons below may read must be an event, not a run reference
+  // (which equals nothing): else no join, rather than one that full events might not give.
+  const size_t next_reads =
+      std::min(next.trusted, startup + (prev.trusted - std::min(prev.trusted, candidates.first)));
+  if (Overlaps(next.events, 0, next_reads)) return std::nullopt;
   for (size_t k = candidates.first; k < candidates.last; ++k) {
     std::optional<size_t> found;
     for (size_t j = 0; j < startup; ++j) {

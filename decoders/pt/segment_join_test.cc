@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "src/model/run_ref.h"
+
 using namespace ptprof;
 using namespace ptprof::pt;
 
@@ -56,4 +58,56 @@ TEST_CASE("FindJoin refuses two ways to line the pieces up", "[segment_join]") {
   auto prev = Segment(0, {Block(10, 0x100), Block(30, 0x120), Block(30, 0x120)}, 3);
   auto next = Segment(30, {Block(30, 0x120), Block(30, 0x120), Block(30, 0x120), Block(30, 0x120)}, 4);
   CHECK_FALSE(FindJoin(prev, 0, next));
+}
+
+namespace {
+
+// `segment` with a run reference (to `blocks`) appended: one record, standing for them.
+void AppendRef(DecodedSegment& segment, const std::vector<PackedEvent>& blocks, uint64_t offset) {
+  std::vector<PackedEvent> record(1);
+  REQUIRE(MakeRunRef(blocks.data(), static_cast<uint32_t>(blocks.size()), 2 * blocks.size(), 0,
+                     offset, offset, record[0]));
+  BlockBatch batch;
+  batch.blocks = record;
+  segment.events.Append(batch);
+}
+
+}  // namespace
+
+TEST_CASE("FindJoin compares no run reference",
+          "[segment_join]") {
+  const std::vector<PackedEvent> blocks(3);
+  // Well before the candidates: the join is as without it.
+  auto prev = Segment(0, {Block(5, 0x90)}, 0);
+  AppendRef(prev, blocks, 6);
+  for (const TraceEvent& event : {Block(10, 0x100), Block(11, 0x101), Block(12, 0x102),
+                                  Block(13, 0x103), Block(14, 0x104), Block(15, 0x105),
+                                  Block(16, 0x106), Block(17, 0x107), Block(18, 0x108),
+                                  Block(20, 0x110), Block(30, 0x120), Block(40, 0x130)})
+    prev.events.push_back(event);
+  prev.trusted = prev.events.size();
+  auto next = Segment(30, {Block(30, 0x118), Block(30, 0x120), Block(40, 0x130), Block(50, 0x140)}, 4);
+  auto join = FindJoin(prev, 0, next);
+  REQUIRE(join);
+  CHECK(join->prev_end == prev.events.size() - 2);
+  CHECK(join->next_begin == 1);
+
+  // In prev's tail: the join comes after it (where the events agree as well).
+  auto prev_ref = Segment(0, {Block(10, 0x100), Block(20, 0x110), Block(30, 0x120)}, 0);
+  AppendRef(prev_ref, blocks, 35);
+  prev_ref.events.push_back(Block(40, 0x130));
+  prev_ref.trusted = prev_ref.events.size();
+  join = FindJoin(prev_ref, 0, next);
+  REQUIRE(join);
+  CHECK(join->prev_end == 4);
+  CHECK(join->next_begin == 2);
+  // In next's compared head: no join.
+  auto next_ref = Segment(30, {Block(30, 0x118), Block(30, 0x120), Block(40, 0x130)}, 0);
+  AppendRef(next_ref, blocks, 45);
+  next_ref.trusted = next_ref.events.size();
+  // (without the reference, these two join: prev's trusted tail 30, 40 is next's 1, 2)
+  auto prev_plain = Segment(0, {Block(10, 0x100), Block(20, 0x110), Block(30, 0x120),
+                                Block(40, 0x130), Block(50, 0x140)}, 4);
+  CHECK(FindJoin(prev_plain, 0, next));
+  CHECK_FALSE(FindJoin(prev_plain, 0, next_ref));
 }

@@ -30,6 +30,9 @@ struct PackedEvent {
 inline constexpr uint8_t kPackedWhole = 1;
 inline constexpr uint8_t kPackedSpeculative = 2;
 inline constexpr uint8_t kPackedTruncated = 4;
+// In EventChunks only: a reference to blocks kept elsewhere (src/model/run_ref.h), never in a
+// batch a sink is given.
+inline constexpr uint8_t kPackedRunRef = 8;
 
 // Whether `event` is a block that packs: no ns times yet and at most 4 GiB from first to last IP.
 inline bool Packable(const TraceEvent& event) {

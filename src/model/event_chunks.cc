@@ -1,6 +1,7 @@
 #include "src/model/event_chunks.h"
 
 #include "src/model/event_equality.h"
+#include "src/model/run_ref.h"
 
 #include <algorithm>
 #include <cstring>
@@ -41,10 +42,12 @@ EventChunks::EventChunks(EventChunks&& other) noexcept
     : pool_(other.pool_),
       chunks_(std::move(other.chunks_)),
       size_(other.size_),
+      refs_begin_(other.refs_begin_),
+      refs_end_(other.refs_end_),
       whole_(std::move(other.whole_)),
       contexts_(std::move(other.contexts_)) {
   other.chunks_.clear();
-  other.size_ = 0;
+  other.size_ = other.refs_begin_ = other.refs_end_ = 0;
   other.whole_.clear();
   other.contexts_.clear();
 }
@@ -55,10 +58,12 @@ EventChunks& EventChunks::operator=(EventChunks&& other) noexcept {
     pool_ = other.pool_;
     chunks_ = std::move(other.chunks_);
     size_ = other.size_;
+    refs_begin_ = other.refs_begin_;
+    refs_end_ = other.refs_end_;
     whole_ = std::move(other.whole_);
     contexts_ = std::move(other.contexts_);
     other.chunks_.clear();
-    other.size_ = 0;
+    other.size_ = other.refs_begin_ = other.refs_end_ = 0;
     other.whole_.clear();
     other.contexts_.clear();
   }
@@ -117,9 +122,14 @@ void EventChunks::Append(const BlockBatch& batch) {
     const size_t take = std::min(room, n - i);
     size_ += take - 1;
     std::memcpy(static_cast<void*>(out), &batch.blocks[i], take * sizeof(PackedEvent));
+    const size_t first = size_ - take;  // the index of out[0]
     for (size_t k = 0; k < take; ++k) {
       out[k].flags &= static_cast<uint8_t>(~kWhole);
       out[k].context = static_cast<uint8_t>(context);
+      if (IsRunRef(out[k])) {
+        if (refs_begin_ == refs_end_) refs_begin_ = first + k;
+        refs_end_ = first + k + 1;
+      }
     }
     i += take;
   }
@@ -139,15 +149,49 @@ void EventChunks::PassOn(size_t from, size_t to, EventSink& sink) const {
     const size_t limit = std::min(to, chunk_end);
     const PackedEvent* run = &first;
     size_t n = 1;
-    while (i + n < limit && !(run[n].flags & kWhole) && run[n].context == first.context) ++n;
+    bool refs = IsRunRef(first);
+    while (i + n < limit && !(run[n].flags & kWhole) && run[n].context == first.context) {
+      refs = refs || IsRunRef(run[n]);
+      ++n;
+    }
     const Context& c = contexts_[first.context];
     BlockBatch batch;
-    batch.blocks = std::span<const PackedEvent>(run, n);
     batch.cpu = c.cpu;
     batch.pid = c.pid;
     batch.tid = c.tid;
-    sink.OnBlocks(batch);
+    if (refs) {
+      PassExpanded(std::span<const PackedEvent>(run, n), batch, sink);
+    } else {
+      batch.blocks = std::span<const PackedEvent>(run, n);
+      sink.OnBlocks(batch);
+    }
     i += n;
+  }
+}
+
+void EventChunks::PassExpanded(std::span<const PackedEvent> records, BlockBatch& batch,
+                               EventSink& sink) const {
+  // Batches of a few hundred blocks, which stay in the cache from here to the consumer.
+  constexpr size_t kExpanded = 512;
+  if (expanded_.empty()) expanded_.resize(kExpanded + kRunRefMaxBlocks);
+  PackedEvent* out = expanded_.data();
+  size_t count = 0;
+  for (const PackedEvent& record : records) {
+    if (IsRunRef(record)) {
+      ExpandRunRef(record, &out[count]);
+      count += RunRefBlocks(record);
+    } else {
+      out[count++] = record;
+    }
+    if (count >= kExpanded) {
+      batch.blocks = std::span<const PackedEvent>(out, count);
+      sink.OnBlocks(batch);
+      count = 0;
+    }
+  }
+  if (count) {
+    batch.blocks = std::span<const PackedEvent>(out, count);
+    sink.OnBlocks(batch);
   }
 }
 
@@ -170,6 +214,7 @@ const TraceEvent& EventChunks::operator[](size_t i) const {
 bool EventChunks::SameAt(size_t i, const EventChunks& other, size_t j) const {
   const PackedEvent& a = Packed(i);
   const PackedEvent& b = other.Packed(j);
+  if ((a.flags | b.flags) & kPackedRunRef) return false;
   if ((a.flags | b.flags) & kWhole) return SameEvent((*this)[i], other[j]);
   const Context& x = contexts_[a.context];
   const Context& y = other.contexts_[b.context];
@@ -184,7 +229,7 @@ void EventChunks::Clear() {
     if (pool_) pool_->Give(std::move(chunk));
   }
   chunks_.clear();
-  size_ = 0;
+  size_ = refs_begin_ = refs_end_ = 0;
   whole_.clear();
   contexts_.clear();
 }

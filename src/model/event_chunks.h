@@ -46,18 +46,24 @@ class EventChunks {
   EventChunks& operator=(const EventChunks&) = delete;
 
   void push_back(const TraceEvent& event);
-  // The blocks of a batch, in order (as push_back of each, without unpacking them).
+  // The blocks of a batch, in order (as push_back of each, without unpacking them). The batch
+  // may hold run references (src/model/run_ref.h), which stay references: one record each.
   void Append(const BlockBatch& batch);
-  // Events [from, to) to `sink`: runs of packed blocks of one cpu/pid/tid as batches, the
-  // others one by one.
+  // Events [from, to) to `sink`: runs of packed blocks of one cpu/pid/tid as batches (a run
+  // reference expanded into the blocks it stands for), the others one by one.
   void PassOn(size_t from, size_t to, EventSink& sink) const;
+  // The records [refs_begin, refs_end) hold every run reference (refs_begin == refs_end: none).
+  // Only PassOn sees through one; the indices of the other calls count records.
+  size_t refs_begin() const { return refs_begin_; }
+  size_t refs_end() const { return refs_end_; }
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   // Event i, equal to what was pushed. A packed block is unpacked into one event the container
-  // owns: the reference is good until the next call of operator[] on the same container.
+  // owns: the reference is good until the next call of operator[] on the same container. Record
+  // i must not be a run reference.
   const TraceEvent& operator[](size_t i) const;
   // Whether event i equals `other`'s event j, as SameEvent says (packed blocks are compared
-  // packed, without unpacking them).
+  // packed, without unpacking them). A run reference equals nothing.
   bool SameAt(size_t i, const EventChunks& other, size_t j) const;
   // Event i's trace offset.
   uint64_t OffsetAt(size_t i) const {
@@ -74,6 +80,9 @@ class EventChunks {
     int32_t cpu, pid, tid;
   };
   bool Pack(const TraceEvent& event, PackedEvent& out);
+  // Packed records of one context, run references among them, as batches of expanded blocks.
+  void PassExpanded(std::span<const PackedEvent> records, BlockBatch& batch,
+                    EventSink& sink) const;
   const PackedEvent& Packed(size_t i) const {
     return (*chunks_[i / EventChunkPool::kChunkEvents])[i % EventChunkPool::kChunkEvents];
   }
@@ -84,9 +93,11 @@ class EventChunks {
   EventChunkPool* pool_;
   std::vector<std::unique_ptr<EventChunk>> chunks_;
   size_t size_ = 0;
+  size_t refs_begin_ = 0, refs_end_ = 0;
   std::vector<TraceEvent> whole_;
   std::vector<Context> contexts_;
   mutable TraceEvent unpacked_{EventHeader{}, ExecBlock{}};
+  mutable std::vector<PackedEvent> expanded_;  // PassExpanded's batches
 };
 
 }  // namespace ptprof

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "src/model/event_equality.h"
+#include "src/model/run_ref.h"
 
 using namespace ptprof;
 
@@ -202,4 +203,81 @@ TEST_CASE("EventChunks appends batches and passes ranges back out as they went i
     CHECK(out.batches > 0);
     CHECK(out.batches < (to - from) / 100);
   }
+}
+
+TEST_CASE("EventChunks keeps run references as one record each and passes on their blocks",
+          "[event_chunks]") {
+  // A run's blocks as the fast engine keeps them (no tsc or offset of their own), referred to
+  // between plain blocks, a whole event and another task's blocks.
+  std::vector<PackedEvent> run(7);
+  for (size_t i = 0; i < run.size(); ++i) {
+    run[i].first_ip_or_index = 0x4000 + 16 * i;
+    run[i].span = 4;
+    run[i].insns = 2 + static_cast<uint32_t>(i);
+    run[i].last_insn_size = 2;
+    run[i].end = static_cast<uint8_t>(BlockEnd::kCondTaken);
+    run[i].flags = i == 3 ? kPackedSpeculative : 0;
+  }
+  std::vector<TraceEvent> expected;
+  EventChunkPool pool;
+  EventChunks chunks(&pool);
+  auto append = [&](std::vector<PackedEvent> records, int32_t tid) {
+    BlockBatch batch;
+    batch.blocks = records;
+    batch.tid = tid;
+    chunks.Append(batch);
+  };
+  auto plain = [&](uint64_t offset, int32_t tid) {
+    TraceEvent event = BlockAt(offset);
+    event.header.tid = tid;
+    expected.push_back(event);
+    PackedEvent packed;
+    PackBlock(event, packed);
+    return packed;
+  };
+  auto ref = [&](uint32_t n, uint64_t first_offset, uint64_t offset, int32_t tid) {
+    uint64_t insns = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+      TraceEvent event{EventHeader{}, ExecBlock{}};
+      UnpackBlock(run[i], kUnknownId, kUnknownId, tid, event);
+      event.header.offset = i == 0 ? first_offset : offset;
+      std::get<ExecBlock>(event.body).first_ip = run[i].first_ip_or_index;
+      event.header.time_ns = kUnknownTime;
+      expected.push_back(event);
+      insns += run[i].insns;
+    }
+    PackedEvent record;
+    REQUIRE(MakeRunRef(run.data(), n, insns, 77, first_offset, offset, record));
+    return record;
+  };
+  append({plain(10, 1), ref(5, 11, 12, 1), plain(13, 1)}, 1);
+  TraceGap gap;
+  TraceEvent whole{EventHeader{}, gap};
+  whole.header.offset = 14;
+  expected.push_back(whole);
+  chunks.push_back(whole);
+  append({ref(7, 15, 20, 2), ref(1, 21, 21, 2)}, 2);
+  append({plain(22, 1)}, 1);
+  // The tsc the references stamp.
+  for (TraceEvent& event : expected) {
+    if (auto* block = std::get_if<ExecBlock>(&event.body); block && event.header.offset >= 11 &&
+                                                            event.header.offset <= 21 &&
+                                                            event.header.offset != 13)
+      event.header.tsc = 77;
+  }
+  CHECK(chunks.size() == 7);
+  CHECK(chunks.refs_begin() == 1);
+  CHECK(chunks.refs_end() == 6);
+  CHECK_FALSE(chunks.SameAt(1, chunks, 1));  // a reference equals nothing
+  CHECK(chunks.SameAt(0, chunks, 0));
+  CHECK(chunks.OffsetAt(1) == 12);
+  Collect out;
+  chunks.PassOn(0, chunks.size(), out);
+  REQUIRE(out.events.size() == expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    INFO("event " << i);
+    CHECK(SameEvent(out.events[i], expected[i]));
+  }
+  chunks.Clear();
+  CHECK(chunks.refs_begin() == chunks.refs_end());
 }

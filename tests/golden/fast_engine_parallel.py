@@ -153,6 +153,9 @@ def main():
         # A few hundred segments for the large recordings; tiny archives stay whole (their
         # streams have too few PSBs) and must say so.
         compare(f"{name} blocks", [path], 8192, want_parallel=size > 100000)
+        if size > 100000:
+            # Segments with PSBs enough for the workers to keep TNT runs as references.
+            compare_engines(f"{name} blocks, 64 KiB segments", [path], 65536)
     compare("traces/qemu/signals.ptar blocks, 3 jobs",
             [os.path.join(ROOT, "traces/qemu/signals.ptar")], 2048, jobs=3)
     compare("traces/qemu/recursion.ptar insns",

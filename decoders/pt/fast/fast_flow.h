@@ -146,8 +146,9 @@ class FastFlowDecoder {
                        int& status);
   int TipAfterBlock(uint64_t last_ip);
   void SetWalk(Walk& walk, const CodeBlock& block, uint64_t ip) const;
-  inline RunStep TakeRunPart(FlowToModel& model, const TntRun& run, const RunStop& stop,
-                             uint64_t& offset, uint64_t after);
+  [[gnu::always_inline]] inline RunStep TakeRunPart(FlowToModel& model, const TntRun& run,
+                                                    const RunStop& stop, uint64_t& offset,
+                                                    uint64_t after);
   RunStep Continue(const TntRun& run, const CodeBlock* next, uint64_t& offset, uint64_t after);
   RunStep HandBack(FlowToModel& model, const TntRun& run, const RunStop& stop, Walk& walk,
                    uint64_t& offset, uint64_t after, int result, int& status);

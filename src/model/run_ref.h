@@ -1,0 +1,62 @@
+#pragma once
+// A run reference stands in EventChunks for several packed blocks that lie, unchanging, in memory
+// the decoder keeps for the whole decode (a TNT run of the fast engine, decoders/pt/fast/
+// tnt_runs.h): a worker thread of a parallel decode then writes one 40-byte record for a run of
+// blocks instead of 40 bytes a block, and the stitching thread expands it (ExpandRunRef) into a
+// small batch right before the consumer, where it is read from the cache and not from memory the
+// other core wrote. The blocks share the reference's tsc; the first has its own trace offset, the
+// others the reference's.
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "src/model/block_batch.h"
+
+namespace ptprof {
+
+// Blocks a reference stands for at most.
+inline constexpr uint32_t kRunRefMaxBlocks = 255;
+
+inline bool IsRunRef(const PackedEvent& record) { return (record.flags & kPackedRunRef) != 0; }
+
+// The reference to blocks[0, n) with `tsc` and `offset` stamped on them, blocks[0] at
+// `first_offset`. False (nothing written) when it cannot hold them: n outside [1,
+// kRunRefMaxBlocks] or `first_offset` not within 4 GiB before `offset`.
+inline bool MakeRunRef(const PackedEvent* blocks, uint32_t n, uint64_t insns, uint64_t tsc,
+                       uint64_t first_offset, uint64_t offset, PackedEvent& out) {
+  if (n == 0 || n > kRunRefMaxBlocks || first_offset > offset ||
+      offset - first_offset > UINT32_MAX || insns > UINT32_MAX)
+    return false;
+  out.first_ip_or_index = reinterpret_cast<uintptr_t>(blocks);
+  out.tsc = tsc;
+  out.offset = offset;
+  out.span = static_cast<uint32_t>(offset - first_offset);
+  out.insns = static_cast<uint32_t>(insns);
+  out.last_insn_size = static_cast<uint8_t>(n);
+  out.end = 0;
+  out.mode = 0;
+  out.flags = kPackedRunRef;
+  out.context = 0;
+  return true;
+}
+
+// How many blocks `ref` stands for.
+inline uint32_t RunRefBlocks(const PackedEvent& ref) { return ref.last_insn_size; }
+
+// The trace offset of `ref`'s first block.
+inline uint64_t RunRefFirstOffset(const PackedEvent& ref) { return ref.offset - ref.span; }
+
+// Writes the blocks `ref` stands for to out[0, RunRefBlocks(ref)), as they were when referred to.
+inline void ExpandRunRef(const PackedEvent& ref, PackedEvent* out) {
+  const auto* blocks = reinterpret_cast<const PackedEvent*>(ref.first_ip_or_index);
+  const uint32_t n = RunRefBlocks(ref);
+  for (uint32_t i = 0; i < n; ++i) {
+    out[i].first_ip_or_index = blocks[i].first_ip_or_index;
+    out[i].tsc = ref.tsc;
+    out[i].offset = ref.offset;
+    std::memcpy(&out[i].span, &blocks[i].span, sizeof(PackedEvent) - offsetof(PackedEvent, span));
+  }
+  out[0].offset = RunRefFirstOffset(ref);
+}
+
+}  // namespace ptprof
