@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <memory>
@@ -29,10 +30,6 @@ std::string Hex(uint64_t value) {
 void Emit(StitchedStream& out, const EventChunks& events, size_t from, size_t to) {
   out.PassRange(events, from, to);
 }
-
-// Whether the stitching thread decodes segment `index` itself (streamed) rather than taking a
-// worker's: every `jobs`-th one, the first included.
-bool Streamed(size_t index, unsigned jobs) { return index % jobs == 0; }
 
 }  // namespace
 
@@ -95,19 +92,25 @@ Result<FlowSummary> DecodeFlowParallel(std::span<const uint8_t> trace, const Ima
     if (!run.fast && summary.fallback_because.empty())
       summary.fallback_because = "segment at " + Hex(range.begin) + ": " + run.fallback;
   };
-  // This thread decodes every jobs-th segment straight into the stream while jobs - 1 workers
-  // decode the others into memory, at most two each ahead of the stitching.
-  std::vector<size_t> collected;
-  for (size_t index = 0; index < segments.size(); ++index)
-    if (!Streamed(index, jobs)) collected.push_back(index);
-  SegmentWorkers workers(std::move(collected), jobs - 1, 2 * (jobs - 1),
+  // jobs - 1 workers decode segments into memory, at most two each ahead of the stitching; this
+  // thread decodes the others straight into the stream (SegmentWorkers says which).
+  SegmentWorkers workers(segments.size(), jobs - 1, 2 * (jobs - 1),
                          [&](size_t index, SegmentOutcome& outcome) {
                            DecodeCollectedSegment(trace, images, request, segments[index], pool,
                                                   graphs, outcome);
                          });
+  // What the stitching thread's work costs, for SegmentWorkers' share: passing on a worker's
+  // segment (its events go on when the next segment joins) and decoding one itself.
+  using Clock = std::chrono::steady_clock;
+  auto seconds_since = [](Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+  };
+  bool current_by_worker = false;  // current is a worker's segment
   for (size_t index = 0; index < segments.size(); ++index) {
     const TraceSegment& range = segments[index];
-    if (Streamed(index, jobs)) {
+    std::unique_ptr<SegmentOutcome> outcome = workers.Take(index);
+    const Clock::time_point start = Clock::now();
+    if (!outcome) {
       StreamedSegment streamed(out, pool, range, current ? &*current : nullptr, current_from);
       const SegmentRun run = RunSegment(
           trace, images, request, range, graphs, streamed, [&] { streamed.BeforeFinish(); },
@@ -123,23 +126,33 @@ Result<FlowSummary> DecodeFlowParallel(std::span<const uint8_t> trace, const Ima
         current.reset();
         break;
       }
+      workers.Note(SegmentWorkers::kDecoded, seconds_since(start), current_by_worker);
       current = streamed.TakeTail();
       current_from = 0;
       current_base = streamed.tail_base();
+      current_by_worker = false;
       continue;
     }
-    std::unique_ptr<SegmentOutcome> outcome = workers.Take(index);
     if (!*outcome->run.result) return tl::unexpected(outcome->run.result->error());
     count(outcome->run, range);
+    if (!current) {  // the first segment: nothing to join it to
+      summary.warnings = (*outcome->run.result)->summary.warnings;
+      current = std::move(outcome->decoded);
+      current_from = current_base = 0;
+      current_by_worker = true;
+      continue;
+    }
     auto join = FindJoin(*current, current_from, outcome->decoded);
     if (!join) {
       fallback = "the decodes before and after the PSB at " + Hex(range.begin) + " do not agree";
       break;
     }
     Emit(out, current->events, current_from, join->prev_end);
+    if (current_by_worker) workers.Note(SegmentWorkers::kPassed, seconds_since(start));
     current = std::move(outcome->decoded);
     current_from = join->next_begin;
     current_base = 0;
+    current_by_worker = true;
   }
   workers.Stop();
   if (!fallback.empty()) {

@@ -1,7 +1,14 @@
 #pragma once
-// SegmentWorkers decodes a list of PSB segments on worker threads while the stitching thread
-// takes their outcomes in the list's order. A worker starts a segment only while fewer than
-// `ahead` outcomes wait to be taken, so memory stays bounded when the stitching is slower.
+// SegmentWorkers shares the PSB segments of a parallel decode between worker threads, which decode
+// them into memory, and the stitching thread, which takes them in order, passes the workers' on
+// and decodes the others itself, straight into the stream. Who decodes a segment is decided once:
+// a worker claims the next segment nobody has (while fewer than `ahead` of its outcomes wait),
+// first setting aside for the stitching thread the share of segments that keeps both sides busy
+// by what each has cost so far (Note: the stitching thread's time for a segment it decoded and
+// for one it passed on; the workers time their own); the stitching thread also decodes a segment
+// that nobody has when it comes to it, and keeps the next free one each time it had to wait. So
+// a consumer that keeps the stitching thread busy leaves the decoding to the workers, and a light
+// one lets it decode its part.
 #include <condition_variable>
 #include <cstddef>
 #include <functional>
@@ -16,29 +23,57 @@ namespace ptprof::pt {
 
 class SegmentWorkers {
  public:
-  // `decode(segment, outcome)` decodes the segment numbered `segment`.
+  // `decode(segment, outcome)` decodes the segment numbered `segment` (0 to count - 1).
   using Decode = std::function<void(size_t segment, SegmentOutcome& outcome)>;
-  SegmentWorkers(std::vector<size_t> segments, unsigned threads, size_t ahead, Decode decode);
+  SegmentWorkers(size_t count, unsigned threads, size_t ahead, Decode decode);
   ~SegmentWorkers() { Stop(); }
   SegmentWorkers(const SegmentWorkers&) = delete;
   SegmentWorkers& operator=(const SegmentWorkers&) = delete;
 
-  // Waits for the next segment of the list and hands over its outcome; `segment` must be it.
+  // For the stitching thread, segments in order: a worker's outcome for `segment` (waiting for
+  // it), or null when the stitching thread decodes it itself.
   std::unique_ptr<SegmentOutcome> Take(size_t segment);
+  // The stitching thread's time for its last segment, decoded itself or passed on. A decode
+  // `with_pass` also passed on the worker's segment before it (StreamedSegment does when it
+  // joins): what a pass-on costs is taken off.
+  enum Stitched { kDecoded, kPassed };
+  void Note(Stitched work, double seconds, bool with_pass = false);
   // Lets the running decodes end, starts no more and waits for the threads.
   void Stop();
 
- private:
-  void Work();
+  // How many segments the workers decoded (or are decoding).
+  size_t claimed_by_workers() const;
 
-  std::vector<size_t> segments_;
+ private:
+  enum class Owner : unsigned char { kNobody, kWorker, kStitcher };
+  void Work();
+  // The first segment from `from` on that nobody has (count when none), under the lock.
+  size_t FirstFree(size_t from) const;
+  // Sets aside for the stitching thread, under the lock, the free segments before the next one a
+  // worker claims that keep its share where the costs so far say.
+  void SetAsideShare();
+
+  // Mean seconds a segment: the stitching thread decoding one, passing one on, a worker
+  // decoding one (0: not measured yet).
+  struct Costs {
+    double decode = 0, pass = 0, worker = 0;
+  };
+  static void Average(double& mean, double seconds) {
+    mean = mean == 0 ? seconds : 0.75 * mean + 0.25 * seconds;
+  }
+
   size_t ahead_;
   Decode decode_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::condition_variable changed_;
-  std::vector<std::unique_ptr<SegmentOutcome>> done_;  // by position in segments_
-  size_t claimed_ = 0;  // positions handed to a worker so far
-  size_t taken_ = 0;    // positions taken by the stitching thread so far
+  std::vector<Owner> owner_;
+  std::vector<std::unique_ptr<SegmentOutcome>> done_;
+  size_t next_free_ = 0;    // no segment before it is free
+  size_t outstanding_ = 0;  // claimed by workers, not taken yet
+  size_t by_workers_ = 0;
+  size_t by_stitcher_ = 0;  // set aside for the stitching thread or taken by it
+  unsigned workers_;        // threads asked for
+  Costs costs_;
   bool stopping_ = false;
   std::vector<std::thread> threads_;
 };
