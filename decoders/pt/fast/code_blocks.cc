@@ -1,5 +1,8 @@
 #include "decoders/pt/fast/code_blocks.h"
 
+#include <algorithm>
+#include <thread>
+
 #include <cinttypes>
 #include <cstdio>
 
@@ -113,13 +116,21 @@ std::unique_ptr<CodeGraphPool::Entry> CodeGraphPool::Borrow(
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!free_.empty()) {
-      std::unique_ptr<Entry> entry = std::move(free_.back());
-      free_.pop_back();
+      // The entry this thread had last, whose graph is in this core's cache, else the one
+      // returned last.
+      auto it = std::find_if(free_.begin(), free_.end(), [](const std::unique_ptr<Entry>& e) {
+        return e->last_user == std::this_thread::get_id();
+      });
+      if (it == free_.end()) it = free_.end() - 1;
+      std::unique_ptr<Entry> entry = std::move(*it);
+      free_.erase(it);
+      entry->last_user = std::this_thread::get_id();
       status = {};
       return entry;
     }
   }
   auto entry = std::make_unique<Entry>();
+  entry->last_user = std::this_thread::get_id();
   status = fill(entry->images);
   return entry;
 }

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -118,8 +119,10 @@ class CodeGraphPool {
   struct Entry {
     PtImageCache images;
     CodeBlocks code{images};
+    std::thread::id last_user;  // the thread that borrowed it last
   };
-  // An entry, new or returned by an earlier decode; `fill` adds the sections to a new one.
+  // An entry, new or returned by an earlier decode (preferably one this thread had, whose graph
+  // is warm in its cache); `fill` adds the sections to a new one.
   std::unique_ptr<Entry> Borrow(const std::function<Status(PtImageCache&)>& fill, Status& status);
   void Return(std::unique_ptr<Entry> entry);
 

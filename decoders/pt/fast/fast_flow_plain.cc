@@ -171,7 +171,8 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeTntRun(FlowToModel& model, TntRuns
       predicted && predicted->start == block && predicted->state == state && predicted->ret == ret
           ? *predicted
           : runs.Find(block, state, ret, mode_, speculative_, qry_->PendingBitValues(), pending);
-  if (previous) previous->follow = &run;
+  // Written only when it changes: the line is shared with a thread expanding this run.
+  if (previous && previous->follow != &run) previous->follow = &run;
   if (run.core.blocks == 0) return RunStep::kNone;
   if (const TntRun* next = run.follow) {
     // Likely the next run: start loading it while this one is copied.
