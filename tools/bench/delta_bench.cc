@@ -3,9 +3,11 @@
 // do) into a counting sink, then into a DeltaProfiler for a rare pair (superCLI,superSTI: no match
 // in user code, the cost of the per-block lookups alone) and a frequent one (call -> ret), then
 // through the syscall analysis (call stacks and syscall instances, as `ptprof syscalls`), and
-// prints M insn/s for each and its ratio to plain decoding (1.00 = no slower).
+// prints M insn/s for each and its ratio to plain decoding (1.00 = no slower). --jobs N decodes
+// every run on N threads (as the commands' --jobs), the default one.
 //
-//   delta_bench [--repeat N] INPUT
+//   delta_bench [--repeat N] [--jobs N] INPUT
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <functional>
@@ -15,6 +17,7 @@
 #include "src/analyses/delta/delta_profiler.h"
 #include "src/analyses/patterns/pattern_library.h"
 #include "src/analyses/syscalls/syscall_run.h"
+#include "src/model/decode_defaults.h"
 #include "src/pipeline/decode_streams.h"
 #include "src/pipeline/session.h"
 
@@ -52,10 +55,11 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--repeat" && i + 1 < argc) repeat = std::atoi(argv[++i]);
+    else if (arg == "--jobs" && i + 1 < argc) SetDefaultDecodeJobs(std::max(1, std::atoi(argv[++i])));
     else input = arg;
   }
   if (input.empty()) {
-    std::fprintf(stderr, "usage: delta_bench [--repeat N] INPUT\n");
+    std::fprintf(stderr, "usage: delta_bench [--repeat N] [--jobs N] INPUT\n");
     return 2;
   }
   auto session = OpenSession(input, RawInputOptions{}, false);
@@ -72,8 +76,9 @@ int main(int argc, char** argv) {
     DecodeStreams(*session, *selected, DecodeStreamsOptions{}, sink);
     insns = sink.insns;
   });
-  std::printf("input %s: %llu instructions, best of %d runs\n", input.c_str(),
-              static_cast<unsigned long long>(insns), repeat);
+  std::printf("input %s: %llu instructions, best of %d runs, %u thread%s\n", input.c_str(),
+              static_cast<unsigned long long>(insns), repeat, DefaultDecodeJobs(),
+              DefaultDecodeJobs() == 1 ? "" : "s");
   std::printf("  %-34s %8.1f M insn/s  ratio 1.00\n", "decode (counting sink)", insns / plain / 1e6);
 
   patterns::PatternLibrary library;
