@@ -57,6 +57,16 @@ std::vector<uint8_t> BranchyTrace(int rounds) {
   return w.bytes();
 }
 
+// BranchyTrace(5000) and the images it runs in.
+struct BranchyRecording {
+  BranchyRecording() {
+    REQUIRE(images.AddRaw(RawImageSpec{code.path(), 0, UINT64_MAX, kSampleBase}));
+  }
+  TempFile code{BranchyProgram()};
+  ImageSet images;
+  std::vector<uint8_t> trace = BranchyTrace(5000);
+};
+
 void RequireSameStreams(const Collect& a, const Collect& b) {
   REQUIRE(a.events.size() == b.events.size());
   for (size_t i = 0; i < a.events.size(); ++i) {
@@ -145,10 +155,9 @@ TEST_CASE("A decode too small to cut says why it stayed sequential", "[parallel_
 TEST_CASE("The parallel decode with run references equals the sequential one",
           "[parallel_flow]") {
   // Segments long enough for the workers to keep TNT runs as references between their PSBs.
-  TempFile code(BranchyProgram());
-  ImageSet images;
-  REQUIRE(images.AddRaw(RawImageSpec{code.path(), 0, UINT64_MAX, kSampleBase}));
-  const auto trace = BranchyTrace(5000);
+  const BranchyRecording recording;
+  const ImageSet& images = recording.images;
+  const std::vector<uint8_t>& trace = recording.trace;
   FlowRequest sequential;
   sequential.jobs = 1;
   Collect expected;
@@ -170,10 +179,9 @@ TEST_CASE("The parallel decode with run references equals the sequential one",
 
 TEST_CASE("A segment collected with run references passes on the blocks of one without",
           "[parallel_flow]") {
-  TempFile code(BranchyProgram());
-  ImageSet images;
-  REQUIRE(images.AddRaw(RawImageSpec{code.path(), 0, UINT64_MAX, kSampleBase}));
-  const auto trace = BranchyTrace(5000);
+  const BranchyRecording recording;
+  const ImageSet& images = recording.images;
+  const std::vector<uint8_t>& trace = recording.trace;
   const std::vector<TraceSegment> segments =
       PlanSegments(FindPsbOffsets(trace), trace.size(), 40000);
   REQUIRE(segments.size() >= 3);
