@@ -23,12 +23,6 @@ bool TailsAgree(const DecodedSegment& prev, size_t k, const DecodedSegment& next
   return true;
 }
 
-// Whether any of records [from, to) of `events` is a run reference.
-bool Overlaps(const EventChunks& events, size_t from, size_t to) {
-  return events.refs_begin() < events.refs_end() && events.refs_begin() < to &&
-         from < events.refs_end();
-}
-
 // The candidates FindJoin tries in prev: [first, last).
 struct Candidates {
   size_t first = 0, last = 0;
@@ -46,7 +40,7 @@ Candidates CandidatesOf(const DecodedSegment& prev, size_t prev_from, uint64_t n
                         std::min(prev.trusted, at_cut + kAfterCut)};
   // None where the tail compared would hold a run reference (src/model/run_ref.h), which equals
   // nothing: a join after it hands over the same events as one before it would have.
-  if (Overlaps(prev.events, candidates.first, prev.trusted))
+  if (prev.events.MayHoldRefs(candidates.first, prev.trusted))
     candidates.first = std::max(candidates.first, prev.events.refs_end());
   return candidates;
 }
@@ -62,7 +56,7 @@ std::optional<SegmentJoin> FindJoin(const DecodedSegment& prev, size_t prev_from
   // (which equals nothing): else no join, rather than one that full events might not give.
   const size_t next_reads =
       std::min(next.trusted, startup + (prev.trusted - std::min(prev.trusted, candidates.first)));
-  if (Overlaps(next.events, 0, next_reads)) return std::nullopt;
+  if (next.events.MayHoldRefs(0, next_reads)) return std::nullopt;
   for (size_t k = candidates.first; k < candidates.last; ++k) {
     std::optional<size_t> found;
     for (size_t j = 0; j < startup; ++j) {

@@ -149,17 +149,13 @@ void EventChunks::PassOn(size_t from, size_t to, EventSink& sink) const {
     const size_t limit = std::min(to, chunk_end);
     const PackedEvent* run = &first;
     size_t n = 1;
-    bool refs = IsRunRef(first);
-    while (i + n < limit && !(run[n].flags & kWhole) && run[n].context == first.context) {
-      refs = refs || IsRunRef(run[n]);
-      ++n;
-    }
+    while (i + n < limit && !(run[n].flags & kWhole) && run[n].context == first.context) ++n;
     const Context& c = contexts_[first.context];
     BlockBatch batch;
     batch.cpu = c.cpu;
     batch.pid = c.pid;
     batch.tid = c.tid;
-    if (refs) {
+    if (MayHoldRefs(i, i + n)) {
       PassExpanded(std::span<const PackedEvent>(run, n), batch, sink);
     } else {
       batch.blocks = std::span<const PackedEvent>(run, n);

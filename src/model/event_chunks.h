@@ -56,6 +56,10 @@ class EventChunks {
   // Only PassOn sees through one; the indices of the other calls count records.
   size_t refs_begin() const { return refs_begin_; }
   size_t refs_end() const { return refs_end_; }
+  // Whether records [from, to) may hold a run reference (they lie within [refs_begin, refs_end)).
+  bool MayHoldRefs(size_t from, size_t to) const {
+    return refs_begin_ < refs_end_ && refs_begin_ < to && from < refs_end_;
+  }
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   // Event i, equal to what was pushed. A packed block is unpacked into one event the container
