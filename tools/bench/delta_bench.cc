@@ -2,7 +2,8 @@
 // trace in the same run. Decodes every stream of INPUT (merged by time, as ptprof decode and delta
 // do) into a counting sink, then into a DeltaProfiler for a rare pair (superCLI,superSTI: no match
 // in user code, the cost of the per-block lookups alone) and a frequent one (call -> ret), then
-// through the syscall analysis (call stacks and syscall instances, as `ptprof syscalls`), and
+// through the call-stack builder alone (the trees of `ptprof stacks`, no observer), then through
+// the syscall analysis (call stacks and syscall instances, as `ptprof syscalls`), and
 // prints M insn/s for each and its ratio to plain decoding (1.00 = no slower). --jobs N decodes
 // every run on N threads (as the commands' --jobs), the default one.
 //
@@ -16,6 +17,7 @@
 
 #include "src/analyses/delta/delta_profiler.h"
 #include "src/analyses/patterns/pattern_library.h"
+#include "src/analyses/support/call_stack.h"
 #include "src/analyses/syscalls/syscall_run.h"
 #include "src/model/decode_defaults.h"
 #include "src/pipeline/decode_streams.h"
@@ -102,6 +104,19 @@ int main(int argc, char** argv) {
                 name.c_str(), insns / seconds / 1e6, plain / seconds,
                 static_cast<unsigned long long>(addresses), static_cast<unsigned long long>(disassembled));
   }
+  uint64_t blocks = 0, entries = 0;
+  const double stack_seconds = Best(repeat, [&] {
+    CallStackBuilder builder({&session->images.symbols(), {}});
+    DecodeStreams(*session, *selected, DecodeStreamsOptions{}, builder);
+    builder.OnEnd();
+    blocks = builder.blocks();
+    entries = 0;
+    builder.Merged().ForEach([&](const CallTreeNode& node, int) { entries += node.entries; });
+  });
+  std::string stacks = "call stacks (" + std::to_string(entries) + " frames)";
+  std::printf("  %-34s %8.1f M insn/s  ratio %.2f  (%llu blocks)\n", stacks.c_str(),
+              insns / stack_seconds / 1e6, plain / stack_seconds,
+              static_cast<unsigned long long>(blocks));
   uint64_t syscall_count = 0;
   const double syscall_seconds = Best(repeat, [&] {
     auto run = syscalls::RunSyscalls(*session, *selected, input);

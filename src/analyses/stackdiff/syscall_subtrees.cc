@@ -27,12 +27,14 @@ void SyscallSubtrees::OnPush(const StackLane& lane, const StackFrame& frame) {
     CallTreeNode& top = capture.tree.root().Child(frame.node->name);
     top.entries = 1;
     capture.nodes = {&top};
+    ListenToKernelEntriesOnly(false);
     return;
   }
   Capture& capture = it->second;
   if (index <= capture.base) {  // the stack was rebuilt below the syscall: the instance is lost
     ++incomplete_;
     open_.erase(it);
+    ListenToKernelEntriesOnly(open_.empty());
     return OnPush(lane, frame);
   }
   capture.nodes.resize(index - capture.base);
@@ -53,6 +55,7 @@ void SyscallSubtrees::OnPop(const StackLane& lane, const StackFrame&) {
   if (index == capture.base) Finish(capture);
   else ++incomplete_;
   open_.erase(it);
+  ListenToKernelEntriesOnly(open_.empty());
 }
 
 void SyscallSubtrees::OnCost(const StackLane& lane, uint64_t insns, uint64_t ns) {
@@ -68,6 +71,7 @@ void SyscallSubtrees::OnCost(const StackLane& lane, uint64_t insns, uint64_t ns)
 
 void SyscallSubtrees::OnReset(const StackLane& lane) {
   if (open_.erase(lane.lane)) ++incomplete_;
+  ListenToKernelEntriesOnly(open_.empty());
 }
 
 void SyscallSubtrees::Finish(Capture& capture) {

@@ -19,7 +19,9 @@ std::string SyscallOfHandler(const std::string& function);
 
 class SyscallSubtrees : public CallStackObserver {
  public:
-  explicit SyscallSubtrees(std::string wanted) : wanted_(std::move(wanted)) {}
+  explicit SyscallSubtrees(std::string wanted) : wanted_(std::move(wanted)) {
+    ListenToKernelEntriesOnly(true);  // until a syscall is open
+  }
 
   void OnPush(const StackLane& lane, const StackFrame& frame) override;
   void OnPop(const StackLane& lane, const StackFrame& frame) override;

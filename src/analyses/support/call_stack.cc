@@ -182,11 +182,14 @@ void CallStackBuilder::OnBlocks(const BlockBatch& batch) {
       timed = true;
     }
     Pending& pending = lane.pending;
-    if (pending.valid && !pending.cost_done && !lane.view.stack.empty() &&
-        (!Transitions(pending.end) ||
-         (pending.end == BlockEnd::kJump && JumpStaysInFrame(lane, p.first_ip_or_index)))) {
-      // TakeBlock after a block that moved nothing on the stack (most blocks): its cost goes to
-      // the top frame, and this block is the pending one.
+    const EdgeSlot* edge = nullptr;
+    const Move move = pending.valid && !pending.cost_done && !lane.view.stack.empty()
+                          ? MoveOf(lane, pending.end, p.first_ip_or_index, edge)
+                          : Move::kOther;
+    if (move != Move::kOther) {
+      // TakeBlock for the moves most blocks make (none, a call, a return, a tail call): the
+      // pending block's cost goes to the top frame, the stack moves, this block is the pending
+      // one.
       std::optional<uint64_t> until = now;
       const uint64_t ns = pending.CostNs(until);
       CallTreeNode* node = lane.view.stack.back().node;
@@ -200,10 +203,16 @@ void CallStackBuilder::OnBlocks(const BlockBatch& batch) {
         lane.view.ns = *now;
         lane.view.time_known = true;
       }
-      // (lane.view's block IPs are only read by observers of a push, which TakeBlock sets.)
-      // The blocks after this one at the same time that move nothing either: each one's cost
-      // is its predecessor's instructions (no time passes between them), and only the last one
-      // of them is left pending, not each in turn.
+      if (move != Move::kNone) {
+        add_cost();  // the frame's counters as they are when it moves
+        lane.view.block_first_ip = pending.first_ip;
+        lane.view.block_last_ip = pending.last_ip;
+        Apply(lane, move, edge);
+        cost_node = lane.view.stack.back().node;
+      }
+      // The blocks after this one at the same time that move nothing: each one's cost is its
+      // predecessor's instructions (no time passes between them), and only the last one of them
+      // is left pending, not each in turn.
       while (i + 1 < batch.blocks.size() && batch.blocks[i + 1].tsc == header.tsc &&
              !Transitions(static_cast<BlockEnd>(batch.blocks[i].end))) {
         cost_insns += batch.blocks[i].insns;
@@ -227,6 +236,88 @@ void CallStackBuilder::OnBlocks(const BlockBatch& batch) {
     TakeBlock(lane, now, block);
   }
   add_cost();
+}
+
+CallStackBuilder::Move CallStackBuilder::MoveOf(const Lane& lane, BlockEnd end, uint64_t target,
+                                                const EdgeSlot*& edge) {
+  const std::vector<StackFrame>& stack = lane.view.stack;
+  switch (end) {
+    case BlockEnd::kReturn:
+      // To the frame below the top, as expected (an unwind, a retpoline's return, a return
+      // from the outermost frame: ReturnTo).
+      return lane.local_calls == 0 && stack.size() > 1 && target != 0 &&
+                     stack.back().return_ip == target
+                 ? Move::kPop
+                 : Move::kOther;
+    case BlockEnd::kCall:
+      edge = &EdgeFor(stack.back(), end, target);
+      return edge->move;
+    case BlockEnd::kJump:
+      if (JumpStaysInFrame(lane, target) || IsKernelEntry(stack.back())) return Move::kNone;
+      edge = &EdgeFor(stack.back(), end, target);
+      return edge->move;
+    default:
+      return Transitions(end) ? Move::kOther : Move::kNone;
+  }
+}
+
+const CallStackBuilder::EdgeSlot& CallStackBuilder::EdgeFor(const StackFrame& top, BlockEnd end,
+                                                            uint64_t target) {
+  const uint64_t key = reinterpret_cast<uintptr_t>(top.node) ^ (target * 0x9e3779b97f4a7c15ull);
+  EdgeSlot& slot = edges_[(key * 0xff51afd7ed558ccdull) >> (64 - kEdgeBits)];
+  if (slot.from == top.node && slot.target == target && slot.from_function == top.function &&
+      slot.end == end)
+    return slot;
+  slot = EdgeSlot{top.node, top.function, target, nullptr, 0, end, Move::kOther};
+  const Named& named = NameAt(target);
+  if (end == BlockEnd::kCall) {
+    if (options_.symbols && named.symbol && named.function != target &&
+        named.function == top.function) {
+      slot.move = Move::kLocalCall;  // as IsLocalCall
+    } else if (named.function != target && options_.symbols) {
+      slot.to = &top.node->Child(Hex(target));  // as Push: into the middle of a symbol
+      slot.function = target;
+      slot.move = Move::kPush;
+    } else {
+      slot.to = &top.node->Child(named.name);
+      slot.function = named.function;
+      slot.move = Move::kPush;
+    }
+  } else if (named.function == target && top.node->parent) {
+    // A jump to another function's entry (JumpTo): the new frame is a sibling of the top one.
+    slot.to = &top.node->parent->Child(named.name);
+    slot.function = named.function;
+    slot.move = Move::kTailCall;
+  }
+  return slot;
+}
+
+void CallStackBuilder::Apply(Lane& lane, Move move, const EdgeSlot* edge) {
+  const Pending& p = lane.pending;
+  switch (move) {
+    case Move::kPop:
+      Pop(lane);
+      break;
+    case Move::kPush:
+      PushNode(lane, FrameKind::kCall, *edge->to, edge->function, p.fall_through);
+      break;
+    case Move::kLocalCall:
+      ++lane.local_calls;
+      ++repairs_.local_calls;
+      break;
+    case Move::kTailCall: {
+      ++repairs_.tail_calls;
+      const uint64_t return_ip = lane.view.stack.back().return_ip;
+      Pop(lane);
+      if (edge->to->parent == &TopNode(lane))
+        PushNode(lane, FrameKind::kTailCall, *edge->to, edge->function, return_ip);
+      else  // a frame whose node is not its caller's child (none is made so): as JumpTo
+        PushNamed(lane, FrameKind::kTailCall, NameAt(edge->target), return_ip);
+      break;
+    }
+    default:
+      break;
+  }
 }
 
 void CallStackBuilder::TakeBlock(Lane& lane, const std::optional<uint64_t>& now,
@@ -278,7 +369,8 @@ void CallStackBuilder::AddCost(Lane& lane, CallTreeNode& node, uint64_t insns, u
 void CallStackBuilder::ReportCost(Lane& lane) {
   if (!lane.unreported) return;
   for (CallStackObserver* observer : observers_)
-    observer->OnCost(lane.view, lane.unreported_insns, lane.unreported_ns);
+    if (!observer->kernel_entries_only())
+      observer->OnCost(lane.view, lane.unreported_insns, lane.unreported_ns);
   lane.unreported_insns = lane.unreported_ns = 0;
   lane.unreported = false;
 }
@@ -370,12 +462,15 @@ void CallStackBuilder::PushNode(Lane& lane, FrameKind kind, CallTreeNode& node,
   frame.entry_insns = lane.view.insns;
   frame.entry_ns = lane.view.ns;
   frame.entry_time_known = lane.view.time_known;
-  for (CallStackObserver* observer : observers_) observer->OnPush(lane.view, frame);
+  const bool kernel_entry = IsKernelEntry(frame);
+  for (CallStackObserver* observer : observers_)
+    if (kernel_entry || !observer->kernel_entries_only()) observer->OnPush(lane.view, frame);
 }
 
 void CallStackBuilder::Pop(Lane& lane) {
   ReportCost(lane);
-  for (CallStackObserver* observer : observers_) observer->OnPop(lane.view, lane.view.stack.back());
+  for (CallStackObserver* observer : observers_)
+    if (!observer->kernel_entries_only()) observer->OnPop(lane.view, lane.view.stack.back());
   lane.view.stack.pop_back();
 }
 
@@ -393,7 +488,8 @@ void CallStackBuilder::Reset(Lane& lane) {
   ++repairs_.gap_resets;
   lane.local_calls = 0;
   ReportCost(lane);
-  for (CallStackObserver* observer : observers_) observer->OnReset(lane.view);
+  for (CallStackObserver* observer : observers_)
+    if (!observer->kernel_entries_only()) observer->OnReset(lane.view);
   lane.view.stack.clear();
 }
 

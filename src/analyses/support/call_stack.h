@@ -107,6 +107,17 @@ class CallStackObserver {
   virtual void OnCost(const StackLane& /*lane*/, uint64_t /*insns*/, uint64_t /*ns*/) {}
   // A gap: every frame of lane.stack is about to be dropped without a pop.
   virtual void OnReset(const StackLane& /*lane*/) {}
+
+  // Whether the observer needs to hear, for now, only of pushes of syscall and interrupt frames:
+  // the builder then spares it every other call (most of a flow is user calls and returns).
+  bool kernel_entries_only() const { return kernel_entries_only_; }
+
+ protected:
+  // Set by the observer itself whenever what it needs changes.
+  void ListenToKernelEntriesOnly(bool only) { kernel_entries_only_ = only; }
+
+ private:
+  bool kernel_entries_only_ = false;
 };
 
 struct CallStackOptions {
@@ -226,6 +237,27 @@ class CallStackBuilder : public EventSink {
   const NameSlot& SlotAt(uint64_t ip) const;
   const Named& LookUpName(uint64_t ip) const;
   static constexpr unsigned kNameFrontBits = 12;
+  // What the block ending a pending block (call, return, jump) does to the stack when the next
+  // block starts at `target`, for the moves OnBlocks makes itself; kOther: TakeBlock's way.
+  enum class Move : uint8_t { kNone, kPop, kPush, kLocalCall, kTailCall, kOther };
+  // A call's or a jump's move from a top frame to a target, found once (ClassifyEdge) and kept in
+  // a direct-mapped table: for a push or tail call, the node the new frame is and its function.
+  struct EdgeSlot {
+    const CallTreeNode* from = nullptr;  // the top frame's node; null: an empty slot
+    uint64_t from_function = 0;          // the top frame's function
+    uint64_t target = 0;
+    CallTreeNode* to = nullptr;
+    uint64_t function = 0;
+    BlockEnd end = BlockEnd::kUnknown;   // kCall or kJump
+    Move move = Move::kOther;
+  };
+  static constexpr unsigned kEdgeBits = 11;
+  // The move of a pending block ending in `end` when the next block starts at `target`; `edge`
+  // is set for kPush and kTailCall. The lane's stack is not empty.
+  Move MoveOf(const Lane& lane, BlockEnd end, uint64_t target, const EdgeSlot*& edge);
+  const EdgeSlot& EdgeFor(const StackFrame& top, BlockEnd end, uint64_t target);
+  // Applies a move other than kNone and kOther of the lane's pending block.
+  void Apply(Lane& lane, Move move, const EdgeSlot* edge);
   void Transition(Lane& lane, uint64_t target);
   void Push(Lane& lane, FrameKind kind, uint64_t target, uint64_t return_ip);
   void PushNamed(Lane& lane, FrameKind kind, const std::string& name, uint64_t function,
@@ -259,6 +291,7 @@ class CallStackBuilder : public EventSink {
   CallTree empty_;
   mutable std::unordered_map<uint64_t, Named> names_;
   mutable std::vector<NameSlot> name_front_ = std::vector<NameSlot>(size_t{1} << kNameFrontBits);
+  std::vector<EdgeSlot> edges_ = std::vector<EdgeSlot>(size_t{1} << kEdgeBits);
 };
 
 }  // namespace ptprof

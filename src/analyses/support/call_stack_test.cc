@@ -193,6 +193,49 @@ TEST_CASE("syscalls push a frame named after the kernel entry; sysret pops to it
                             "pop entry_SYSCALL_64 insns 10 ns 100"});
 }
 
+TEST_CASE("an observer listening to kernel entries only hears nothing else until it stops") {
+  // Listens to kernel entries only until a syscall frame is pushed, and again once it pops.
+  struct SyscallWatcher : Recorder {
+    SyscallWatcher() { ListenToKernelEntriesOnly(true); }
+    void OnPush(const StackLane& lane, const StackFrame& frame) override {
+      Recorder::OnPush(lane, frame);
+      if (frame.kind == FrameKind::kSyscall) ListenToKernelEntriesOnly(false);
+    }
+    void OnPop(const StackLane& lane, const StackFrame& frame) override {
+      Recorder::OnPop(lane, frame);
+      if (frame.kind == FrameKind::kSyscall) ListenToKernelEntriesOnly(true);
+    }
+    void OnCost(const StackLane& lane, uint64_t insns, uint64_t) override {
+      log.push_back("cost " + lane.stack.back().node->name + " " + std::to_string(insns));
+    }
+  };
+  SymbolTable symbols = TestSymbols();
+  CallStackBuilder builder({&symbols, {}});
+  SyscallWatcher watcher;
+  Recorder everything;
+  builder.AddObserver(&watcher);
+  builder.AddObserver(&everything);
+  Feeder feed(builder);
+  feed.Block(0x1000, 0x1010, 4, BlockEnd::kCall);
+  feed.Block(0x2000, 0x2010, 2, BlockEnd::kSyscall);
+  feed.Block(0xf000, 0xf008, 3, BlockEnd::kCall);
+  feed.Block(0xf200, 0xf208, 5, BlockEnd::kReturn);
+  feed.Block(0xf00a, 0xf010, 2, BlockEnd::kSysret);
+  feed.Block(0x2012, 0x2014, 1, BlockEnd::kReturn);
+  feed.Block(0x1012, 0x1014, 1, BlockEnd::kCall);
+  feed.Block(0x3000, 0x3004, 1, BlockEnd::kTraceStop);
+  builder.OnEnd();
+  CHECK(watcher.log == std::vector<std::string>{
+                           "push entry_SYSCALL_64 syscall", "cost entry_SYSCALL_64 3",
+                           "push __x64_sys_getpid call", "cost __x64_sys_getpid 5",
+                           "pop __x64_sys_getpid insns 5 ns 50", "cost entry_SYSCALL_64 2",
+                           "pop entry_SYSCALL_64 insns 10 ns 100"});
+  // The other observer hears everything, as before.
+  CHECK(everything.log.size() == 8);
+  CHECK(everything.log.front() == "push main start");
+  CHECK(everything.log.back() == "push g call");
+}
+
 TEST_CASE("a syscall whose kernel side is not traced takes the time the trace was off") {
   SymbolTable symbols = TestSymbols();
   CallStackBuilder builder({&symbols, {}});
@@ -273,7 +316,11 @@ void Dump(const CallTreeNode& node, int depth, std::string& out) {
 struct Totals : CallStackObserver {
   std::string log;
   std::map<std::string, uint64_t> cost_insns, cost_ns;
-  void OnPush(const StackLane&, const StackFrame& frame) override { log += "+" + frame.node->name; }
+  void OnPush(const StackLane& lane, const StackFrame& frame) override {
+    log += "+" + frame.node->name + ":" + FrameKindName(frame.kind) + ":" +
+           std::to_string(frame.return_ip) + ":" + std::to_string(frame.entry_insns) + ":" +
+           std::to_string(lane.block_last_ip);
+  }
   void OnPop(const StackLane& lane, const StackFrame& frame) override {
     log += "-" + frame.node->name + std::to_string(lane.insns - frame.entry_insns);
   }
@@ -301,8 +348,18 @@ TEST_CASE("blocks in batches build what the same blocks one by one build") {
       {0xf000, 0xf010, 5, BlockEnd::kCall},     {0xf200, 0xf210, 6, BlockEnd::kReturn},
       {0xf012, 0xf020, 3, BlockEnd::kSysret},   {0x2032, 0x2040, 4, BlockEnd::kCondNotTaken},
       {0x2042, 0x2044, 1, BlockEnd::kReturn},   {0x1012, 0x1020, 7, BlockEnd::kCondTaken},
-      {0x1000, 0x1010, 4, BlockEnd::kCall},     {0x2000, 0x2008, 3, BlockEnd::kCondTaken}};
-  auto run = [&](bool batched, std::string& tree, Totals& totals, RepairCounts& repairs) {
+      {0x1000, 0x1010, 4, BlockEnd::kCall},     {0x2000, 0x2008, 3, BlockEnd::kCondTaken},
+      // f: a retpoline (a local call whose return is a jump to g), g returns to main, which
+      // calls into the middle of h and returns.
+      {0x200a, 0x2010, 2, BlockEnd::kCall},     {0x2050, 0x2054, 2, BlockEnd::kReturn},
+      {0x3000, 0x3008, 3, BlockEnd::kReturn},   {0x1012, 0x1014, 1, BlockEnd::kCall},
+      {0x4010, 0x4014, 2, BlockEnd::kReturn},   {0x1016, 0x1018, 1, BlockEnd::kCall},
+      // f calls g, which returns two frames up (an unwind), then main jumps to h's entry.
+      {0x2000, 0x2004, 2, BlockEnd::kCall},     {0x3000, 0x3004, 2, BlockEnd::kReturn},
+      {0x101a, 0x1020, 2, BlockEnd::kJump},     {0x4000, 0x4008, 3, BlockEnd::kCondTaken}};
+  // batch_size 0: one by one (OnEvent).
+  auto run = [&](size_t batch_size, std::string& tree, Totals& totals, RepairCounts& repairs) {
+    const bool batched = batch_size != 0;
     // Time from the TSC (the default takes time_ns only).
     CallStackBuilder builder({&symbols, [](const EventHeader& h) -> std::optional<uint64_t> {
                                 if (h.tsc == kUnknownTime) return std::nullopt;
@@ -336,7 +393,7 @@ TEST_CASE("blocks in batches build what the same blocks one by one build") {
         }
         packed.emplace_back();
         PackBlock(event, packed.back());
-        if (packed.size() == 5) flush();
+        if (packed.size() == batch_size) flush();
       }
       if (batched) flush();
       TraceEvent gap{EventHeader{}, TraceGap{}};
@@ -347,19 +404,29 @@ TEST_CASE("blocks in batches build what the same blocks one by one build") {
     Dump(builder.Merged().root(), 0, tree);
     repairs = builder.repairs();
   };
-  std::string one_by_one, in_batches;
-  Totals totals_one, totals_batched;
-  RepairCounts repairs_one, repairs_batched;
-  run(false, one_by_one, totals_one, repairs_one);
-  run(true, in_batches, totals_batched, repairs_batched);
-  CHECK(in_batches == one_by_one);
-  CHECK(totals_batched.log == totals_one.log);
-  CHECK(totals_batched.cost_insns == totals_one.cost_insns);
-  CHECK(totals_batched.cost_ns == totals_one.cost_ns);
-  CHECK(repairs_batched.Total() == repairs_one.Total());
-  CHECK(repairs_batched.tail_calls == repairs_one.tail_calls);
+  std::string one_by_one;
+  Totals totals_one;
+  RepairCounts repairs_one;
+  run(0, one_by_one, totals_one, repairs_one);
+  CHECK(repairs_one.local_calls == 3);
+  CHECK(repairs_one.unwinds == 3);
+  CHECK(repairs_one.tail_calls == 9);
+  CHECK(one_by_one.find("0x4010") != std::string::npos);
   CHECK(one_by_one.find("g") != std::string::npos);
   CHECK(totals_one.cost_ns["f"] > 0);
+  // Each block first in its batch, batches of a few, all of a round in one.
+  for (size_t batch_size : {1, 5, 64}) {
+    INFO("batches of " << batch_size);
+    std::string in_batches;
+    Totals totals_batched;
+    RepairCounts repairs_batched;
+    run(batch_size, in_batches, totals_batched, repairs_batched);
+    CHECK(in_batches == one_by_one);
+    CHECK(totals_batched.log == totals_one.log);
+    CHECK(totals_batched.cost_insns == totals_one.cost_insns);
+    CHECK(totals_batched.cost_ns == totals_one.cost_ns);
+    CHECK(RepairCountsJson(repairs_batched) == RepairCountsJson(repairs_one));
+  }
 }
 
 }  // namespace ptprof

@@ -29,7 +29,9 @@ std::optional<std::string> SyscallFromHandler(const std::string& symbol, bool* s
 }
 
 SyscallTracker::SyscallTracker(SyscallArch arch, UserNumberFinder user_number)
-    : arch_(arch), user_number_(std::move(user_number)) {}
+    : arch_(arch), user_number_(std::move(user_number)) {
+  ListenToKernelEntriesOnly(true);  // until a syscall is open
+}
 
 void SyscallTracker::OnPush(const StackLane& lane, const StackFrame& frame) {
   // Most pushes are user calls with no syscall open anywhere.
@@ -69,6 +71,7 @@ void SyscallTracker::OnPush(const StackLane& lane, const StackFrame& frame) {
   ++entry.entries;
   open.path.push_back(&entry);
   open_.emplace(lane.lane, std::move(open));
+  ListenToKernelEntriesOnly(false);
 }
 
 void SyscallTracker::NameFromHandler(Open& open, const std::string& function) {
@@ -103,6 +106,7 @@ void SyscallTracker::OnPop(const StackLane& lane, const StackFrame& frame) {
   s.kernel_tree.Finalize();
   instances_.push_back(std::move(s));
   open_.erase(it);
+  ListenToKernelEntriesOnly(open_.empty());
 }
 
 void SyscallTracker::OnCost(const StackLane& lane, uint64_t insns, uint64_t ns) {
@@ -116,11 +120,13 @@ void SyscallTracker::OnCost(const StackLane& lane, uint64_t insns, uint64_t ns) 
 
 void SyscallTracker::OnReset(const StackLane& lane) {
   if (open_.erase(lane.lane)) ++counts_.cut_by_gap;
+  ListenToKernelEntriesOnly(open_.empty());
 }
 
 void SyscallTracker::Finish() {
   counts_.open_at_end += open_.size();
   open_.clear();
+  ListenToKernelEntriesOnly(true);
 }
 
 }  // namespace ptprof::syscalls
