@@ -5,9 +5,10 @@
 // through the call-stack builder alone (the trees of `ptprof stacks`, no observer), then through
 // the syscall analysis (call stacks and syscall instances, as `ptprof syscalls`), and
 // prints M insn/s for each and its ratio to plain decoding (1.00 = no slower). --jobs N decodes
-// every run on N threads (as the commands' --jobs), the default one.
+// every run on N threads (as the commands' --jobs), the default one. --only delta|stacks|syscalls
+// measures the plain decode and that one only.
 //
-//   delta_bench [--repeat N] [--jobs N] INPUT
+//   delta_bench [--repeat N] [--jobs N] [--only WHAT] INPUT
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -53,15 +54,18 @@ double Best(int repeat, const std::function<void()>& run) {
 
 int main(int argc, char** argv) {
   int repeat = 3;
+  std::string only;
   std::string input;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--repeat" && i + 1 < argc) repeat = std::atoi(argv[++i]);
+    else if (arg == "--only" && i + 1 < argc) only = argv[++i];
     else if (arg == "--jobs" && i + 1 < argc) SetDefaultDecodeJobs(std::max(1, std::atoi(argv[++i])));
     else input = arg;
   }
-  if (input.empty()) {
-    std::fprintf(stderr, "usage: delta_bench [--repeat N] [--jobs N] INPUT\n");
+  if (input.empty() || !(only.empty() || only == "delta" || only == "stacks" ||
+                         only == "syscalls")) {
+    std::fprintf(stderr, "usage: delta_bench [--repeat N] [--jobs N] [--only delta|stacks|syscalls] INPUT\n");
     return 2;
   }
   auto session = OpenSession(input, RawInputOptions{}, false);
@@ -86,7 +90,9 @@ int main(int argc, char** argv) {
   patterns::PatternLibrary library;
   (void)library.Define("call=call");
   (void)library.Define("ret=ret");
+  auto measures = [&only](const char* what) { return only.empty() || only == what; };
   for (auto [open, close] : {std::pair{"superCLI", "superSTI"}, std::pair{"call", "ret"}}) {
+    if (!measures("delta")) break;
     uint64_t intervals = 0, addresses = 0, disassembled = 0;
     double seconds = Best(repeat, [&] {
       delta::DeltaOptions options;
@@ -104,19 +110,22 @@ int main(int argc, char** argv) {
                 name.c_str(), insns / seconds / 1e6, plain / seconds,
                 static_cast<unsigned long long>(addresses), static_cast<unsigned long long>(disassembled));
   }
-  uint64_t blocks = 0, entries = 0;
-  const double stack_seconds = Best(repeat, [&] {
-    CallStackBuilder builder({&session->images.symbols(), {}});
-    DecodeStreams(*session, *selected, DecodeStreamsOptions{}, builder);
-    builder.OnEnd();
-    blocks = builder.blocks();
-    entries = 0;
-    builder.Merged().ForEach([&](const CallTreeNode& node, int) { entries += node.entries; });
-  });
-  std::string stacks = "call stacks (" + std::to_string(entries) + " frames)";
-  std::printf("  %-34s %8.1f M insn/s  ratio %.2f  (%llu blocks)\n", stacks.c_str(),
-              insns / stack_seconds / 1e6, plain / stack_seconds,
-              static_cast<unsigned long long>(blocks));
+  if (measures("stacks")) {
+    uint64_t blocks = 0, entries = 0;
+    const double stack_seconds = Best(repeat, [&] {
+      CallStackBuilder builder({&session->images.symbols(), {}});
+      DecodeStreams(*session, *selected, DecodeStreamsOptions{}, builder);
+      builder.OnEnd();
+      blocks = builder.blocks();
+      entries = 0;
+      builder.Merged().ForEach([&](const CallTreeNode& node, int) { entries += node.entries; });
+    });
+    std::string stacks = "call stacks (" + std::to_string(entries) + " frames)";
+    std::printf("  %-34s %8.1f M insn/s  ratio %.2f  (%llu blocks)\n", stacks.c_str(),
+                insns / stack_seconds / 1e6, plain / stack_seconds,
+                static_cast<unsigned long long>(blocks));
+  }
+  if (!measures("syscalls")) return 0;
   uint64_t syscall_count = 0;
   const double syscall_seconds = Best(repeat, [&] {
     auto run = syscalls::RunSyscalls(*session, *selected, input);

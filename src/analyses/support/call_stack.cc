@@ -79,6 +79,18 @@ CallStackBuilder::CallStackBuilder(CallStackOptions options) : options_(std::mov
     };
 }
 
+void CallStackObserver::ListenToKernelEntriesOnly(bool only) {
+  if (only == kernel_entries_only_) return;
+  kernel_entries_only_ = only;
+  if (hearing_all_) *hearing_all_ += only ? -1 : 1;
+}
+
+void CallStackBuilder::AddObserver(CallStackObserver* observer) {
+  observers_.push_back(observer);
+  observer->hearing_all_ = &hearing_all_;
+  if (!observer->kernel_entries_only_) ++hearing_all_;
+}
+
 std::pair<std::string, uint64_t> CallStackBuilder::FunctionAt(uint64_t ip) const {
   const Named& named = NameAt(ip);
   return {named.name, named.function};
@@ -366,13 +378,10 @@ void CallStackBuilder::AddCost(Lane& lane, CallTreeNode& node, uint64_t insns, u
   lane.unreported = true;
 }
 
-void CallStackBuilder::ReportCost(Lane& lane) {
-  if (!lane.unreported) return;
+void CallStackBuilder::DeliverCost(const Lane& lane) {
   for (CallStackObserver* observer : observers_)
     if (!observer->kernel_entries_only())
       observer->OnCost(lane.view, lane.unreported_insns, lane.unreported_ns);
-  lane.unreported_insns = lane.unreported_ns = 0;
-  lane.unreported = false;
 }
 
 void CallStackBuilder::Transition(Lane& lane, uint64_t target) {
@@ -462,6 +471,7 @@ void CallStackBuilder::PushNode(Lane& lane, FrameKind kind, CallTreeNode& node,
   frame.entry_insns = lane.view.insns;
   frame.entry_ns = lane.view.ns;
   frame.entry_time_known = lane.view.time_known;
+  if (hearing_all_ == 0 && !(IsKernelEntry(frame) && !observers_.empty())) return;
   const bool kernel_entry = IsKernelEntry(frame);
   for (CallStackObserver* observer : observers_)
     if (kernel_entry || !observer->kernel_entries_only()) observer->OnPush(lane.view, frame);
@@ -469,8 +479,9 @@ void CallStackBuilder::PushNode(Lane& lane, FrameKind kind, CallTreeNode& node,
 
 void CallStackBuilder::Pop(Lane& lane) {
   ReportCost(lane);
-  for (CallStackObserver* observer : observers_)
-    if (!observer->kernel_entries_only()) observer->OnPop(lane.view, lane.view.stack.back());
+  if (hearing_all_ > 0)
+    for (CallStackObserver* observer : observers_)
+      if (!observer->kernel_entries_only()) observer->OnPop(lane.view, lane.view.stack.back());
   lane.view.stack.pop_back();
 }
 
@@ -488,8 +499,9 @@ void CallStackBuilder::Reset(Lane& lane) {
   ++repairs_.gap_resets;
   lane.local_calls = 0;
   ReportCost(lane);
-  for (CallStackObserver* observer : observers_)
-    if (!observer->kernel_entries_only()) observer->OnReset(lane.view);
+  if (hearing_all_ > 0)
+    for (CallStackObserver* observer : observers_)
+      if (!observer->kernel_entries_only()) observer->OnReset(lane.view);
   lane.view.stack.clear();
 }
 

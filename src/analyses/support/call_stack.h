@@ -114,10 +114,13 @@ class CallStackObserver {
 
  protected:
   // Set by the observer itself whenever what it needs changes.
-  void ListenToKernelEntriesOnly(bool only) { kernel_entries_only_ = only; }
+  void ListenToKernelEntriesOnly(bool only);
 
  private:
+  friend class CallStackBuilder;
   bool kernel_entries_only_ = false;
+  // The count of observers hearing everything of the builder this one was added to.
+  int* hearing_all_ = nullptr;
 };
 
 struct CallStackOptions {
@@ -130,8 +133,11 @@ struct CallStackOptions {
 class CallStackBuilder : public EventSink {
  public:
   explicit CallStackBuilder(CallStackOptions options);
+  CallStackBuilder(const CallStackBuilder&) = delete;  // observers point at hearing_all_
+  CallStackBuilder& operator=(const CallStackBuilder&) = delete;
 
-  void AddObserver(CallStackObserver* observer) { observers_.push_back(observer); }
+  // Adds an observer (of this builder only) for the rest of the builder's life.
+  void AddObserver(CallStackObserver* observer);
 
   void OnEvent(const TraceEvent& event) override;
   void OnBlocks(const BlockBatch& batch) override;
@@ -200,7 +206,15 @@ class CallStackBuilder : public EventSink {
   void AttributePending(Lane& lane, std::optional<uint64_t> until_ns);
   // `insns` and `ns` of the top frame's, on its node and the lane's counters.
   static void AddCost(Lane& lane, CallTreeNode& node, uint64_t insns, uint64_t ns);
-  void ReportCost(Lane& lane);
+  // Tells the observers hearing everything of the cost the lane's top frame took since they last
+  // heard of it (AddCost), before the stack changes.
+  void ReportCost(Lane& lane) {
+    if (!lane.unreported) return;
+    if (hearing_all_ > 0) DeliverCost(lane);
+    lane.unreported_insns = lane.unreported_ns = 0;
+    lane.unreported = false;
+  }
+  void DeliverCost(const Lane& lane);
   static bool Transitions(BlockEnd end) {
     switch (end) {
       case BlockEnd::kCall:
@@ -283,6 +297,7 @@ class CallStackBuilder : public EventSink {
 
   CallStackOptions options_;
   std::vector<CallStackObserver*> observers_;
+  int hearing_all_ = 0;  // observers_ not listening to kernel entries only
   std::map<int32_t, Lane> lanes_;
   std::unordered_map<int32_t, int32_t> cpu_tid_;  // from sideband context switches
   RepairCounts repairs_;
