@@ -168,6 +168,67 @@ void CallStackBuilder::OnBlock(const EventHeader& header, const ExecBlock& block
   TakeBlock(LaneFor(header), options_.time_of(header), block);
 }
 
+inline const CallStackBuilder::EdgeSlot& CallStackBuilder::EdgeFor(const StackFrame& top,
+                                                                   BlockEnd end, uint64_t target) {
+  const uint64_t key = reinterpret_cast<uintptr_t>(top.node) ^ (target * 0x9e3779b97f4a7c15ull);
+  EdgeSlot& slot = edges_[(key * 0xff51afd7ed558ccdull) >> (64 - kEdgeBits)];
+  if (slot.from == top.node && slot.target == target && slot.from_function == top.function &&
+      slot.end == end)
+    return slot;
+  FillEdge(slot, top, end, target);
+  return slot;
+}
+
+inline CallStackBuilder::Move CallStackBuilder::MoveOf(const Lane& lane, BlockEnd end,
+                                                       uint64_t target, const EdgeSlot*& edge) {
+  const std::vector<StackFrame>& stack = lane.view.stack;
+  switch (end) {
+    case BlockEnd::kReturn:
+      // To the frame below the top, as the top frame expects, whether or not a local call is
+      // open: ReturnTo takes a return as a local call's only when no frame expects it. (An
+      // unwind, a retpoline's return, a return from the outermost frame: ReturnTo.)
+      return stack.size() > 1 && target != 0 && stack.back().return_ip == target ? Move::kPop
+                                                                                  : Move::kOther;
+    case BlockEnd::kCall:
+      edge = &EdgeFor(stack.back(), end, target);
+      return edge->move;
+    case BlockEnd::kJump:
+      if (JumpStaysInFrame(lane, target) || IsKernelEntry(stack.back())) return Move::kNone;
+      edge = &EdgeFor(stack.back(), end, target);
+      return edge->move;
+    default:
+      return Transitions(end) ? Move::kOther : Move::kNone;
+  }
+}
+
+inline void CallStackBuilder::Apply(Lane& lane, Move move, const EdgeSlot* edge) {
+  const Pending& p = lane.pending;
+  switch (move) {
+    case Move::kPop:
+      Pop(lane);
+      break;
+    case Move::kPush:
+      PushNode(lane, FrameKind::kCall, *edge->to, edge->function, p.fall_through);
+      break;
+    case Move::kLocalCall:
+      ++lane.local_calls;
+      ++repairs_.local_calls;
+      break;
+    case Move::kTailCall: {
+      ++repairs_.tail_calls;
+      const uint64_t return_ip = lane.view.stack.back().return_ip;
+      Pop(lane);
+      if (edge->to->parent == &TopNode(lane))
+        PushNode(lane, FrameKind::kTailCall, *edge->to, edge->function, return_ip);
+      else  // a frame whose node is not its caller's child (none is made so): as JumpTo
+        PushNamed(lane, FrameKind::kTailCall, NameAt(edge->target), return_ip);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
 void CallStackBuilder::OnBlocks(const BlockBatch& batch) {
   if (batch.blocks.empty()) return;
   EventHeader header = batch.Header();
@@ -250,36 +311,9 @@ void CallStackBuilder::OnBlocks(const BlockBatch& batch) {
   add_cost();
 }
 
-CallStackBuilder::Move CallStackBuilder::MoveOf(const Lane& lane, BlockEnd end, uint64_t target,
-                                                const EdgeSlot*& edge) {
-  const std::vector<StackFrame>& stack = lane.view.stack;
-  switch (end) {
-    case BlockEnd::kReturn:
-      // To the frame below the top, as expected (an unwind, a retpoline's return, a return
-      // from the outermost frame: ReturnTo).
-      return lane.local_calls == 0 && stack.size() > 1 && target != 0 &&
-                     stack.back().return_ip == target
-                 ? Move::kPop
-                 : Move::kOther;
-    case BlockEnd::kCall:
-      edge = &EdgeFor(stack.back(), end, target);
-      return edge->move;
-    case BlockEnd::kJump:
-      if (JumpStaysInFrame(lane, target) || IsKernelEntry(stack.back())) return Move::kNone;
-      edge = &EdgeFor(stack.back(), end, target);
-      return edge->move;
-    default:
-      return Transitions(end) ? Move::kOther : Move::kNone;
-  }
-}
 
-const CallStackBuilder::EdgeSlot& CallStackBuilder::EdgeFor(const StackFrame& top, BlockEnd end,
-                                                            uint64_t target) {
-  const uint64_t key = reinterpret_cast<uintptr_t>(top.node) ^ (target * 0x9e3779b97f4a7c15ull);
-  EdgeSlot& slot = edges_[(key * 0xff51afd7ed558ccdull) >> (64 - kEdgeBits)];
-  if (slot.from == top.node && slot.target == target && slot.from_function == top.function &&
-      slot.end == end)
-    return slot;
+void CallStackBuilder::FillEdge(EdgeSlot& slot, const StackFrame& top, BlockEnd end,
+                                uint64_t target) {
   slot = EdgeSlot{top.node, top.function, target, nullptr, 0, end, Move::kOther};
   const Named& named = NameAt(target);
   if (end == BlockEnd::kCall) {
@@ -300,35 +334,6 @@ const CallStackBuilder::EdgeSlot& CallStackBuilder::EdgeFor(const StackFrame& to
     slot.to = &top.node->parent->Child(named.name);
     slot.function = named.function;
     slot.move = Move::kTailCall;
-  }
-  return slot;
-}
-
-void CallStackBuilder::Apply(Lane& lane, Move move, const EdgeSlot* edge) {
-  const Pending& p = lane.pending;
-  switch (move) {
-    case Move::kPop:
-      Pop(lane);
-      break;
-    case Move::kPush:
-      PushNode(lane, FrameKind::kCall, *edge->to, edge->function, p.fall_through);
-      break;
-    case Move::kLocalCall:
-      ++lane.local_calls;
-      ++repairs_.local_calls;
-      break;
-    case Move::kTailCall: {
-      ++repairs_.tail_calls;
-      const uint64_t return_ip = lane.view.stack.back().return_ip;
-      Pop(lane);
-      if (edge->to->parent == &TopNode(lane))
-        PushNode(lane, FrameKind::kTailCall, *edge->to, edge->function, return_ip);
-      else  // a frame whose node is not its caller's child (none is made so): as JumpTo
-        PushNamed(lane, FrameKind::kTailCall, NameAt(edge->target), return_ip);
-      break;
-    }
-    default:
-      break;
   }
 }
 

@@ -268,10 +268,15 @@ class CallStackBuilder : public EventSink {
   static constexpr unsigned kEdgeBits = 11;
   // The move of a pending block ending in `end` when the next block starts at `target`; `edge`
   // is set for kPush and kTailCall. The lane's stack is not empty.
-  Move MoveOf(const Lane& lane, BlockEnd end, uint64_t target, const EdgeSlot*& edge);
-  const EdgeSlot& EdgeFor(const StackFrame& top, BlockEnd end, uint64_t target);
+  [[gnu::always_inline]] Move MoveOf(const Lane& lane, BlockEnd end, uint64_t target,
+                                     const EdgeSlot*& edge);
+  [[gnu::always_inline]] const EdgeSlot& EdgeFor(const StackFrame& top, BlockEnd end,
+                                                 uint64_t target);
+  // Finds what EdgeFor keeps in `slot`.
+  [[gnu::noinline]] void FillEdge(EdgeSlot& slot, const StackFrame& top, BlockEnd end,
+                                  uint64_t target);
   // Applies a move other than kNone and kOther of the lane's pending block.
-  void Apply(Lane& lane, Move move, const EdgeSlot* edge);
+  [[gnu::always_inline]] void Apply(Lane& lane, Move move, const EdgeSlot* edge);
   void Transition(Lane& lane, uint64_t target);
   void Push(Lane& lane, FrameKind kind, uint64_t target, uint64_t return_ip);
   void PushNamed(Lane& lane, FrameKind kind, const std::string& name, uint64_t function,

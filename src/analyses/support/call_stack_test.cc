@@ -356,7 +356,11 @@ TEST_CASE("blocks in batches build what the same blocks one by one build") {
       {0x4010, 0x4014, 2, BlockEnd::kReturn},   {0x1016, 0x1018, 1, BlockEnd::kCall},
       // f calls g, which returns two frames up (an unwind), then main jumps to h's entry.
       {0x2000, 0x2004, 2, BlockEnd::kCall},     {0x3000, 0x3004, 2, BlockEnd::kReturn},
-      {0x101a, 0x1020, 2, BlockEnd::kJump},     {0x4000, 0x4008, 3, BlockEnd::kCondTaken}};
+      {0x101a, 0x1020, 2, BlockEnd::kJump},     {0x4000, 0x4008, 3, BlockEnd::kCondTaken},
+      // h calls f, whose local call never returns (a get-pc thunk), f calls g, both return.
+      {0x400a, 0x4010, 2, BlockEnd::kCall},     {0x2000, 0x2004, 2, BlockEnd::kCall},
+      {0x2070, 0x2074, 2, BlockEnd::kCall},     {0x3000, 0x3004, 2, BlockEnd::kReturn},
+      {0x2076, 0x207a, 2, BlockEnd::kReturn},   {0x4012, 0x4014, 1, BlockEnd::kCondTaken}};
   // batch_size 0: one by one (OnEvent).
   auto run = [&](size_t batch_size, std::string& tree, Totals& totals, RepairCounts& repairs) {
     const bool batched = batch_size != 0;
@@ -408,7 +412,8 @@ TEST_CASE("blocks in batches build what the same blocks one by one build") {
   Totals totals_one;
   RepairCounts repairs_one;
   run(0, one_by_one, totals_one, repairs_one);
-  CHECK(repairs_one.local_calls == 3);
+  CHECK(repairs_one.local_calls == 6);
+  CHECK(repairs_one.unmatched_returns == 0);
   CHECK(repairs_one.unwinds == 3);
   CHECK(repairs_one.tail_calls == 9);
   CHECK(one_by_one.find("0x4010") != std::string::npos);
