@@ -61,8 +61,13 @@ int UsageError(const std::string& message) {
 class KernelNames : public CallStackObserver {
  public:
   void OnPush(const StackLane&, const StackFrame& frame) override {
-    if (frame.node && frame.function)
-      kernel_.emplace(frame.node->name, (frame.function >> 63) != 0);
+    if (!frame.node || !frame.function) return;
+    // A node is pushed again and again: its name is looked up once it leaves this slot.
+    const CallTreeNode*& seen =
+        seen_[(reinterpret_cast<uintptr_t>(frame.node) * 0x9e3779b97f4a7c15ull) >> 54];
+    if (seen == frame.node) return;
+    seen = frame.node;
+    kernel_.emplace(frame.node->name, (frame.function >> 63) != 0);
   }
   std::string ModuleOf(const CallTreeNode& node) const {
     auto it = kernel_.find(node.name);
@@ -73,6 +78,7 @@ class KernelNames : public CallStackObserver {
 
  private:
   std::map<std::string, bool> kernel_;
+  std::vector<const CallTreeNode*> seen_ = std::vector<const CallTreeNode*>(1024);
 };
 
 // One input's tree, as selected, with what is needed to report it.

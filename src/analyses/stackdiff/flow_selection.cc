@@ -71,4 +71,21 @@ void FlowSelection::OnEvent(const TraceEvent& event) {
   next_.OnEvent(event);
 }
 
+void FlowSelection::OnBlocks(const BlockBatch& batch) {
+  if (spec_.range) {
+    const FlowRange& range = *spec_.range;
+    bool whole = range.kind == FlowRange::Kind::kOffset;
+    for (size_t i = 0; whole && i < batch.blocks.size(); ++i) {
+      const double offset = static_cast<double>(batch.blocks[i].offset);
+      whole = offset >= range.from && offset <= range.to;
+    }
+    if (!whole) return EventSink::OnBlocks(batch);  // a time range follows every block's time
+  }
+  seen_ += batch.blocks.size();
+  if (spec_.tid && batch.tid != *spec_.tid) return;
+  passed_ += batch.blocks.size();
+  blocks_ += batch.blocks.size();
+  next_.OnBlocks(batch);
+}
+
 }  // namespace ptprof::stackdiff

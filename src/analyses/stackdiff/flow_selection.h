@@ -37,6 +37,9 @@ class FlowSelection : public EventSink {
   FlowSelection(FlowSelectionSpec spec, EventSink& next) : spec_(std::move(spec)), next_(next) {}
 
   void OnEvent(const TraceEvent& event) override;
+  // A batch is one thread's: passed on whole when that thread is wanted and no range cuts it
+  // (none, or an offset range holding every block of it), else block by block.
+  void OnBlocks(const BlockBatch& batch) override;
   void OnEnd() override { next_.OnEnd(); }
 
   uint64_t events_seen() const { return seen_; }

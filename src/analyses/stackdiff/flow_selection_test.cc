@@ -56,6 +56,46 @@ TEST_CASE("the selection passes one thread within an offset range") {
   CHECK(selection.blocks_passed() == 2);
 }
 
+TEST_CASE("a batch of blocks passes whole unless the range cuts it, as block by block") {
+  // Counts the batches it is given whole, and every block.
+  struct Batches : Collect {
+    size_t whole = 0;
+    void OnBlocks(const BlockBatch& batch) override {
+      ++whole;
+      EventSink::OnBlocks(batch);
+    }
+  };
+  std::vector<PackedEvent> blocks(4);
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    blocks[i].offset = 0x10 + 8 * i;  // 0x10, 0x18, 0x20, 0x28
+    blocks[i].insns = 1;
+  }
+  BlockBatch batch;
+  batch.blocks = blocks;
+  batch.tid = 7;
+  batch.cpu = 0;
+  struct Case {
+    std::optional<int32_t> tid;
+    const char* range;
+    size_t whole, passed;
+  };
+  for (const Case& c : {Case{std::nullopt, nullptr, 1, 4}, Case{7, "0x10..0x28", 1, 4},
+                        Case{8, nullptr, 0, 0}, Case{7, "0x14..0x20", 0, 2},
+                        Case{std::nullopt, "0ns..100ns", 0, 0}}) {
+    INFO("tid " << c.tid.value_or(-1) << " range " << (c.range ? c.range : "none"));
+    Batches out;
+    FlowSelectionSpec spec;
+    spec.tid = c.tid;
+    if (c.range) spec.range = *ParseFlowRange(c.range);
+    FlowSelection selection(spec, out);
+    selection.OnBlocks(batch);
+    CHECK(out.whole == c.whole);
+    CHECK(out.events.size() == c.passed);
+    CHECK(selection.events_seen() == 4);
+    CHECK(selection.blocks_passed() == c.passed);
+  }
+}
+
 TEST_CASE("a time range carries the last time over events that have none") {
   Collect out;
   FlowSelectionSpec spec;
