@@ -20,8 +20,6 @@ class Sha256 {
   static Digest Of(std::span<const uint8_t> bytes);
 
  private:
-  void Block(const uint8_t* block);
-
   std::array<uint32_t, 8> state_;
   uint8_t buffer_[64] = {};
   size_t buffered_ = 0;

@@ -1,9 +1,12 @@
 #include "src/archive/sha256.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include <catch2/catch.hpp>
+
+#include "src/archive/sha256_blocks.h"
 
 using ptprof::archive::DigestHex;
 using ptprof::archive::Sha256;
@@ -45,4 +48,37 @@ TEST_CASE("SHA-256 of messages around the padding boundary") {
         "b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a");
   CHECK(Hex(std::string(64, 'a')) ==
         "ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb");
+}
+
+TEST_CASE("SHA-256 blocks: the SHA extensions give the portable function's state") {
+  namespace sha256 = ptprof::archive::sha256;
+  std::vector<uint8_t> data(64 * 40);
+  uint32_t seed = 12345;
+  for (uint8_t& byte : data) {
+    seed = seed * 1103515245 + 12345;
+    byte = static_cast<uint8_t>(seed >> 16);
+  }
+  const uint32_t initial[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                               0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+  // The portable function alone gives FIPS 180-4's digest of "abc" (one padded block).
+  uint8_t abc[64] = {'a', 'b', 'c', 0x80};
+  abc[63] = 24;  // the length in bits
+  uint32_t state[8];
+  std::copy(initial, initial + 8, state);
+  sha256::PortableBlocks(state, abc, 1);
+  CHECK(state[0] == 0xba7816bf);
+  CHECK(state[7] == 0xf20015ad);
+  if (!sha256::HasShaExtensions()) {
+    WARN("this CPU has no SHA extensions: only the portable function was checked");
+    return;
+  }
+  for (size_t blocks : {0, 1, 2, 3, 17, 40}) {
+    INFO(blocks << " blocks");
+    uint32_t portable[8], extensions[8];
+    std::copy(initial, initial + 8, portable);
+    std::copy(initial, initial + 8, extensions);
+    sha256::PortableBlocks(portable, data.data(), blocks);
+    sha256::ShaExtensionBlocks(extensions, data.data(), blocks);
+    CHECK(std::equal(portable, portable + 8, extensions));
+  }
 }
