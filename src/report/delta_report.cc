@@ -151,25 +151,32 @@ DeltaReport MakeDeltaReport(const delta::DeltaProfiler& profiler, const DeltaRep
   report.instructions = MakeHistogram(insns, options.bins, options.scale);
   report.time = MakeHistogram(times, options.bins, options.scale);
 
-  auto reported = [&options](const delta::Interval& i) {
+  report.named = [lane_name = options.lane_name,
+                  symbolize = options.symbolize](const delta::Interval& i) {
     ReportedInterval r;
     r.interval = i;
-    if (options.lane_name) r.stream = options.lane_name(i.lane);
-    if (options.symbolize) {
-      r.open_symbol = options.symbolize(i.open_ip);
-      r.close_symbol = options.symbolize(i.close_ip);
+    if (lane_name) r.stream = lane_name(i.lane);
+    if (symbolize) {
+      r.open_symbol = symbolize(i.open_ip);
+      r.close_symbol = symbolize(i.close_ip);
     }
     return r;
   };
+  report.intervals = &profiler.intervals();
+  // The longest `top`, longest first; equally long ones in closing order.
   std::vector<const delta::Interval*> order;
+  order.reserve(profiler.intervals().size());
   for (const delta::Interval& i : profiler.intervals()) order.push_back(&i);
   const bool by_time = report.counts.intervals_without_time == 0;
-  std::stable_sort(order.begin(), order.end(), [by_time](const delta::Interval* a, const delta::Interval* b) {
-    if (by_time && *a->time() != *b->time()) return *a->time() > *b->time();
-    return a->instructions() > b->instructions();
-  });
-  for (size_t k = 0; k < order.size() && k < options.top; ++k) report.top.push_back(reported(*order[k]));
-  for (const delta::Interval& i : profiler.intervals()) report.all.push_back(reported(i));
+  const size_t top = std::min(options.top, order.size());
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(top), order.end(),
+                    [by_time](const delta::Interval* a, const delta::Interval* b) {
+                      if (by_time && *a->time() != *b->time()) return *a->time() > *b->time();
+                      if (a->instructions() != b->instructions())
+                        return a->instructions() > b->instructions();
+                      return a->id < b->id;  // in closing order
+                    });
+  for (size_t k = 0; k < top; ++k) report.top.push_back(report.named(*order[k]));
   return report;
 }
 
@@ -244,8 +251,9 @@ void WriteDeltaCsv(std::FILE* out, const DeltaReport& r) {
     for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
     return q + "\"";
   };
-  for (const ReportedInterval& t : r.all) {
-    const delta::Interval& i = t.interval;
+  if (!r.intervals) return;
+  for (const delta::Interval& i : *r.intervals) {
+    const ReportedInterval t = r.named(i);
     std::fprintf(out, "%" PRIu64 ",%s,%s,%s,%" PRIu64 ",%s,%s,%s,%s,%s,%s,%s,%u,%s,%s\n", i.id,
                  quoted(t.stream).c_str(), i.cpu == kUnknownId ? "" : std::to_string(i.cpu).c_str(),
                  i.tid == kUnknownId ? "" : std::to_string(i.tid).c_str(), i.instructions(),

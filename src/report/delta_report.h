@@ -42,7 +42,10 @@ struct DeltaReport {
   delta::DeltaCounts counts;
   Histogram instructions, time;
   std::vector<ReportedInterval> top;  // longest first
-  std::vector<ReportedInterval> all;  // in closing order (for CSV)
+  // Every interval in closing order (for CSV), named as it is written, not held named: the
+  // profile's intervals (the profiler outlives the report) and what names one.
+  const std::deque<delta::Interval>* intervals = nullptr;
+  std::function<ReportedInterval(const delta::Interval&)> named;
 };
 
 DeltaReport MakeDeltaReport(const delta::DeltaProfiler& profiler, const DeltaReportOptions& options);

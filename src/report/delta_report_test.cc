@@ -83,3 +83,30 @@ TEST_CASE("the report holds counts, both histograms and the longest intervals") 
   CHECK(csv.find("id,stream,cpu,tid,instructions,time_ticks") == 0);
   CHECK(csv.find("\n1,\"cpu2\",2,,3,20,10,30,0x1000,0x1004,") != std::string::npos);
 }
+
+TEST_CASE("the longest intervals come longest first, equally long ones in closing order") {
+  // 0x1000 pause ; nop ; nop ; lfence
+  ImageSet images = delta::testing::ImageWith({0xf3, 0x90, 0x90, 0x90, 0x0f, 0xae, 0xe8}, 0x1000);
+  auto open = patterns::ParsePattern("open", "pause");
+  auto close = patterns::ParsePattern("close", "lfence");
+  auto p = delta::DeltaProfiler::Create(images, *open, *close, {});  // no time: by instructions
+  REQUIRE(p);
+  // Intervals of 3, 5, 3, 5, 3 instructions (each pause block, then nops, then the lfence).
+  uint64_t tsc = 1;
+  for (uint32_t nops : {0, 2, 0, 2, 0}) {
+    (*p)->OnEvent(Block(0x1000, 1, tsc++));
+    for (uint32_t i = 0; i < nops; ++i) (*p)->OnEvent(Block(0x1002, 1, tsc++));
+    (*p)->OnEvent(Block(0x1002, 3, tsc++));
+  }
+  (*p)->OnEnd();
+  REQUIRE((*p)->intervals().size() == 5);
+  for (size_t top : {0, 1, 3, 5, 9}) {
+    DeltaReportOptions ro;
+    ro.top = top;
+    DeltaReport r = MakeDeltaReport(**p, ro);
+    std::vector<uint64_t> ids;
+    for (const ReportedInterval& t : r.top) ids.push_back(t.interval.id);
+    const std::vector<uint64_t> all = {2, 4, 1, 3, 5};
+    CHECK(ids == std::vector<uint64_t>(all.begin(), all.begin() + std::min<size_t>(top, 5)));
+  }
+}

@@ -9,6 +9,7 @@
 // per alternative. A lane (a CPU, or a thread: LaneOf) is named by its CPU, or by its thread when
 // the trace has no CPU or --per-thread is given; positions count the lane's instructions.
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <optional>
@@ -80,7 +81,9 @@ class DeltaProfiler : public EventSink {
   void OnBlocks(const BlockBatch& batch) override;
   void OnEnd() override;
 
-  const std::vector<Interval>& intervals() const { return intervals_; }
+  // In closing order. A deque: a profile of a frequent pair holds millions, which grow in place
+  // (no copy, no spare capacity of a doubled vector).
+  const std::deque<Interval>& intervals() const { return intervals_; }
   const DeltaCounts& counts() const { return counts_; }
   const patterns::Pattern& open_pattern() const { return open_; }
   const patterns::Pattern& close_pattern() const { return close_; }
@@ -126,7 +129,7 @@ class DeltaProfiler : public EventSink {
   Lane* last_lane_ = nullptr;
   std::vector<int> matched_;  // per pattern, scratch
   bool same_pattern_ = false;
-  std::vector<Interval> intervals_;
+  std::deque<Interval> intervals_;
   DeltaCounts counts_;
 };
 
