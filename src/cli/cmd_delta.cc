@@ -56,6 +56,11 @@ std::optional<std::string> WhyNoIntervals(const DeltaReport& r) {
          std::to_string(r.counts.closers_without_opener) + " closers without an opener)";
 }
 
+// What the report needs kept of the intervals: every one for CSV rows, else the --top longest.
+delta::IntervalKeeping Keeping(const DeltaCommandOptions& options) {
+  return {options.format == "csv", options.top};
+}
+
 // Writes the report of a finished profile; `symbolize` and `lane_name` may be empty.
 int Report(const DeltaCommandOptions& options, const delta::DeltaProfiler& profiler,
            const std::string& time_unit, std::function<std::string(uint64_t)> symbolize,
@@ -109,7 +114,8 @@ int RunOnSnapshot(const DeltaCommandOptions& options,
   if (options.in.AnyGiven())
     return UsageError("a CoreSight snapshot carries its own code and configuration: "
                       "no image or PT options");
-  auto snapshot = RunDeltaOnSnapshot(options.input, options.in.streams, pair, options.pair.per_thread);
+  auto snapshot = RunDeltaOnSnapshot(options.input, options.in.streams, pair,
+                                     options.pair.per_thread, Keeping(options));
   if (!snapshot) return ReportBadInput(options.input + ": " + snapshot.error().message);
   return ReportEtm(options, *snapshot);
 }
@@ -123,7 +129,7 @@ int RunDeltaCommand(const DeltaCommandOptions& options) {
   else if (kind && (*kind == InputKind::kPerfData || *kind == InputKind::kPerfDataPipe))
     if (auto etm = RunDeltaOnPerfEtm({options.input, "text", options.in.streams, false, options.in.symfs,
                                       options.in.buildid_dir},
-                                     *pair, options.pair.per_thread))  // a cs_etm perf.data
+                                     *pair, options.pair.per_thread, Keeping(options)))  // cs_etm
       return *etm ? ReportEtm(options, **etm) : etm->error();
   auto raw = options.in.ToRawInput();
   if (!raw) return UsageError(raw.error().message);
@@ -134,7 +140,8 @@ int RunDeltaCommand(const DeltaCommandOptions& options) {
   auto selected = SelectStreams(*session, options.in.streams);
   if (!selected) return ReportBadInput(selected.error().message);
 
-  auto run = RunDelta(*session, *selected, *pair, options.pair.per_thread, options.input);
+  auto run = RunDelta(*session, *selected, *pair, options.pair.per_thread, options.input,
+                      Keeping(options));
   if (!run) return ReportBadInput(run.error().message);
 
   const Session& opened = *session;

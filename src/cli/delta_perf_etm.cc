@@ -23,7 +23,7 @@ class NoEndSink : public EventSink {
 
 std::optional<tl::expected<SnapshotDelta, int>> RunDeltaOnPerfEtm(
     const PerfEtmCommandOptions& options, const std::pair<patterns::Pattern, patterns::Pattern>& pair,
-    bool per_thread) {
+    bool per_thread, delta::IntervalKeeping keeping) {
   auto opened = OpenPerfEtmInput(options, true);
   if (!opened) return std::nullopt;
   if (!*opened) return tl::unexpected(opened->error());
@@ -46,6 +46,7 @@ std::optional<tl::expected<SnapshotDelta, int>> RunDeltaOnPerfEtm(
   };
   delta::DeltaOptions delta_options;
   delta_options.per_thread = per_thread;
+  delta_options.keeping = keeping;
   delta_options.time_of = out.run.clock.time_of;
   auto profiler = delta::DeltaProfiler::Create(*out.images, pair.first, pair.second, delta_options);
   if (!profiler) return tl::unexpected(ReportBadInput(options.path + ": " + profiler.error().message));

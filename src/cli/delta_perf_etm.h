@@ -16,6 +16,6 @@ namespace ptprof::cli {
 // AUX streams, source_cpus their CPUs), or the exit status of an error already reported.
 std::optional<tl::expected<SnapshotDelta, int>> RunDeltaOnPerfEtm(
     const PerfEtmCommandOptions& options, const std::pair<patterns::Pattern, patterns::Pattern>& pair,
-    bool per_thread);
+    bool per_thread, delta::IntervalKeeping keeping = {});
 
 }  // namespace ptprof::cli

@@ -57,11 +57,13 @@ ProfileClock ClockFor(const Session& session) {
 
 Result<DeltaRun> RunDelta(const Session& session, const std::vector<size_t>& selected,
                           const std::pair<patterns::Pattern, patterns::Pattern>& pair,
-                          bool per_thread, const std::string& where) {
+                          bool per_thread, const std::string& where,
+                          delta::IntervalKeeping keeping) {
   DeltaRun run;
   run.clock = ClockFor(session);
   delta::DeltaOptions options;
   options.per_thread = per_thread;
+  options.keeping = keeping;
   options.time_of = run.clock.time_of;
   auto profiler = delta::DeltaProfiler::Create(session.images, pair.first, pair.second, options);
   if (!profiler) return tl::unexpected(profiler.error());

@@ -46,6 +46,7 @@ struct DeltaRun {
 // input in messages.
 Result<DeltaRun> RunDelta(const Session& session, const std::vector<size_t>& selected,
                           const std::pair<patterns::Pattern, patterns::Pattern>& pair,
-                          bool per_thread, const std::string& where);
+                          bool per_thread, const std::string& where,
+                          delta::IntervalKeeping keeping = {});
 
 }  // namespace ptprof::cli

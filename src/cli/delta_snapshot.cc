@@ -8,7 +8,7 @@ namespace ptprof::cli {
 
 Result<SnapshotDelta> RunDeltaOnSnapshot(const std::string& dir, const std::vector<std::string>& sources,
                                          const std::pair<patterns::Pattern, patterns::Pattern>& pair,
-                                         bool per_thread) {
+                                         bool per_thread, delta::IntervalKeeping keeping) {
   etm::SnapshotDecodeRequest request;
   request.sources = sources;
   auto d = etm::OpenSnapshotDecode(dir, request);
@@ -45,6 +45,7 @@ Result<SnapshotDelta> RunDeltaOnSnapshot(const std::string& dir, const std::vect
   };
   delta::DeltaOptions options;
   options.per_thread = per_thread;
+  options.keeping = keeping;
   options.time_of = out.run.clock.time_of;
   auto profiler = delta::DeltaProfiler::Create(*out.images, pair.first, pair.second, options);
   if (!profiler) return tl::unexpected(profiler.error());

@@ -23,6 +23,6 @@ struct SnapshotDelta {
 // `sources`: the trace sources to profile (--stream), empty for all.
 Result<SnapshotDelta> RunDeltaOnSnapshot(const std::string& dir, const std::vector<std::string>& sources,
                                          const std::pair<patterns::Pattern, patterns::Pattern>& pair,
-                                         bool per_thread);
+                                         bool per_thread, delta::IntervalKeeping keeping = {});
 
 }  // namespace ptprof::cli

@@ -143,13 +143,8 @@ DeltaReport MakeDeltaReport(const delta::DeltaProfiler& profiler, const DeltaRep
   report.close = Summarise(profiler.close_pattern(), report.counts.matches[1]);
   if (profiler.open_pattern().name == profiler.close_pattern().name) report.close = report.open;
 
-  std::vector<double> insns, times;
-  for (const delta::Interval& i : profiler.intervals()) {
-    insns.push_back(static_cast<double>(i.instructions()));
-    if (i.time()) times.push_back(*i.time());
-  }
-  report.instructions = MakeHistogram(insns, options.bins, options.scale);
-  report.time = MakeHistogram(times, options.bins, options.scale);
+  report.instructions = MakeHistogram(profiler.instruction_values(), options.bins, options.scale);
+  report.time = MakeHistogram(profiler.time_values(), options.bins, options.scale);
 
   report.named = [lane_name = options.lane_name,
                   symbolize = options.symbolize](const delta::Interval& i) {
@@ -162,21 +157,11 @@ DeltaReport MakeDeltaReport(const delta::DeltaProfiler& profiler, const DeltaRep
     }
     return r;
   };
-  report.intervals = &profiler.intervals();
-  // The longest `top`, longest first; equally long ones in closing order.
-  std::vector<const delta::Interval*> order;
-  order.reserve(profiler.intervals().size());
-  for (const delta::Interval& i : profiler.intervals()) order.push_back(&i);
-  const bool by_time = report.counts.intervals_without_time == 0;
-  const size_t top = std::min(options.top, order.size());
-  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(top), order.end(),
-                    [by_time](const delta::Interval* a, const delta::Interval* b) {
-                      if (by_time && *a->time() != *b->time()) return *a->time() > *b->time();
-                      if (a->instructions() != b->instructions())
-                        return a->instructions() > b->instructions();
-                      return a->id < b->id;  // in closing order
-                    });
-  for (size_t k = 0; k < top; ++k) report.top.push_back(report.named(*order[k]));
+  if (profiler.keeps_intervals()) report.intervals = &profiler.intervals();
+  for (const delta::Interval& i : profiler.Longest()) {
+    if (report.top.size() == options.top) break;
+    report.top.push_back(report.named(i));
+  }
   return report;
 }
 

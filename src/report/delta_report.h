@@ -20,7 +20,7 @@ struct DeltaReportOptions {
   std::function<std::string(int32_t lane)> lane_name;
   size_t bins = 20;
   BinScale scale = BinScale::kLinear;
-  size_t top = 10;
+  size_t top = 10;  // at most the profile's keeping.longest
   std::string time_unit = "ns";  // "ns" or "ticks" (TSC ticks when no frequency is known)
   std::function<std::string(uint64_t ip)> symbolize;  // "" when unknown
 };

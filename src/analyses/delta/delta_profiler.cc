@@ -1,5 +1,7 @@
 #include "src/analyses/delta/delta_profiler.h"
 
+#include <algorithm>
+
 namespace ptprof::delta {
 
 Result<std::unique_ptr<DeltaProfiler>> DeltaProfiler::Create(const ImageSet& images,
@@ -51,7 +53,7 @@ void DeltaProfiler::OnMatch(Lane& lane, const EventHeader& header, uint64_t ip,
   if (closer >= 0 && lane.open) {
     const Open& o = *lane.open;
     Interval interval;
-    interval.id = intervals_.size() + 1;
+    interval.id = counts_.intervals + 1;
     interval.cpu = header.cpu != kUnknownId ? header.cpu : lane.cpu;
     interval.tid = header.tid != kUnknownId ? header.tid : lane.tid;
     interval.open_ip = o.ip;
@@ -67,8 +69,15 @@ void DeltaProfiler::OnMatch(Lane& lane, const EventHeader& header, uint64_t ip,
     interval.nested = o.nested;
     interval.lane = LaneId(header, options_.per_thread);
     interval.mode = o.mode;
-    if (!interval.time()) ++counts_.intervals_without_time;
-    intervals_.push_back(interval);
+    instruction_values_.push_back(static_cast<double>(interval.instructions()));
+    if (const auto time = interval.time()) {
+      time_values_.push_back(*time);
+      if (counts_.intervals_without_time == 0) KeepIfLongest(longest_by_time_, interval, true);
+    } else if (++counts_.intervals_without_time == 1) {
+      longest_by_time_ = {};  // no longer by time
+    }
+    KeepIfLongest(longest_by_insns_, interval, false);
+    if (options_.keeping.all) intervals_.push_back(interval);
     ++counts_.intervals;
     lane.open.reset();
     return;
@@ -90,6 +99,41 @@ void DeltaProfiler::OnMatch(Lane& lane, const EventHeader& header, uint64_t ip,
     return;
   }
   if (closer >= 0) ++counts_.closers_without_opener;
+}
+
+namespace {
+
+// Whether `a` comes before `b` among the longest: longer (by time, then instructions; or by
+// instructions only), or as long and closed first.
+bool Before(const Interval& a, const Interval& b, bool by_time) {
+  if (by_time && *a.time() != *b.time()) return *a.time() > *b.time();
+  if (a.instructions() != b.instructions()) return a.instructions() > b.instructions();
+  return a.id < b.id;
+}
+
+}  // namespace
+
+void DeltaProfiler::KeepIfLongest(std::vector<Interval>& heap, const Interval& interval,
+                                  bool by_time) const {
+  const size_t limit = options_.keeping.longest;
+  if (limit == 0) return;
+  auto before = [by_time](const Interval& a, const Interval& b) { return Before(a, b, by_time); };
+  if (heap.size() < limit) {
+    heap.push_back(interval);
+    std::push_heap(heap.begin(), heap.end(), before);
+  } else if (before(interval, heap.front())) {
+    std::pop_heap(heap.begin(), heap.end(), before);
+    heap.back() = interval;
+    std::push_heap(heap.begin(), heap.end(), before);
+  }
+}
+
+std::vector<Interval> DeltaProfiler::Longest() const {
+  const bool by_time = counts_.intervals_without_time == 0;
+  std::vector<Interval> longest = by_time ? longest_by_time_ : longest_by_insns_;
+  std::sort(longest.begin(), longest.end(),
+            [by_time](const Interval& a, const Interval& b) { return Before(a, b, by_time); });
+  return longest;
 }
 
 void DeltaProfiler::OnBlock(const EventHeader& header, const ExecBlock& block) {

@@ -61,8 +61,17 @@ struct DeltaCounts {
   std::vector<uint64_t> matches[2];
 };
 
+// What a profile keeps of its intervals beside their counts.
+struct IntervalKeeping {
+  // Every closed interval, in intervals() (CSV rows; finding interval N). Without, a profile
+  // holds the two values its histograms need (16 bytes an interval) and the longest ones.
+  bool all = true;
+  size_t longest = 10;  // Longest() at most
+};
+
 struct DeltaOptions {
   bool per_thread = false;
+  IntervalKeeping keeping;
   // The time of an event in the profile's unit, when known (ns from the header's time, or the
   // TSC converted with the trace's frequency).
   std::function<std::optional<double>(const EventHeader&)> time_of;
@@ -83,7 +92,14 @@ class DeltaProfiler : public EventSink {
 
   // In closing order. A deque: a profile of a frequent pair holds millions, which grow in place
   // (no copy, no spare capacity of a doubled vector).
-  const std::deque<Interval>& intervals() const { return intervals_; }
+  const std::deque<Interval>& intervals() const { return intervals_; }  // empty unless kept
+  bool keeps_intervals() const { return options_.keeping.all; }
+  // Per closed interval in closing order: its instructions, and its time (those that have one).
+  const std::vector<double>& instruction_values() const { return instruction_values_; }
+  const std::vector<double>& time_values() const { return time_values_; }
+  // The longest intervals (at most keeping.longest), longest first: by time when every interval
+  // has one, else by instructions (then by instructions; equally long ones in closing order).
+  std::vector<Interval> Longest() const;
   const DeltaCounts& counts() const { return counts_; }
   const patterns::Pattern& open_pattern() const { return open_; }
   const patterns::Pattern& close_pattern() const { return close_; }
@@ -130,6 +146,11 @@ class DeltaProfiler : public EventSink {
   std::vector<int> matched_;  // per pattern, scratch
   bool same_pattern_ = false;
   std::deque<Interval> intervals_;
+  std::vector<double> instruction_values_, time_values_;
+  // The longest intervals by time (while every interval has one) and by instructions: heaps
+  // whose front is the shortest kept (KeepIfLongest).
+  std::vector<Interval> longest_by_time_, longest_by_insns_;
+  void KeepIfLongest(std::vector<Interval>& heap, const Interval& interval, bool by_time) const;
   DeltaCounts counts_;
 };
 

@@ -202,3 +202,48 @@ TEST_CASE("blocks in batches profile as the same blocks one by one") {
     CHECK(y.time() == x.time());
   }
 }
+
+TEST_CASE("a profile that keeps only the longest intervals has the same values and longest") {
+  ImageSet images = testing::ImageWith(kCode, 0x1000);
+  // Intervals pause .. lfence of 3, 5, 3, 5 and 3 instructions (nops between) and 2, 6, 2, 6, 2
+  // ticks (tsc x 0.5); the last one's close has no time when `timeless_last`.
+  auto feed = [](DeltaProfiler& p, bool timeless_last) {
+    uint64_t tsc = 100;
+    for (int k = 0; k < 5; ++k) {
+      const bool longer = k % 2 == 1;
+      p.OnEvent(Block(0x1000, 2, tsc));  // pause nop
+      if (longer) p.OnEvent(Block(0x1007, 1, tsc + 4));  // nop (a jump back to 0x1002 in the flow)
+      if (longer) p.OnEvent(Block(0x1002, 1, tsc + 6));
+      p.OnEvent(Block(0x1003, 2, timeless_last && k == 4 ? kUnknownTime : tsc + (longer ? 12 : 4)));
+      tsc += 100;
+    }
+    p.OnEnd();
+  };
+  for (bool timeless_last : {false, true}) {
+    INFO((timeless_last ? "the last without time" : "all timed"));
+    DeltaOptions options;
+    options.time_of = [](const EventHeader& h) -> std::optional<double> {
+      if (h.tsc == kUnknownTime) return std::nullopt;
+      return static_cast<double>(h.tsc) * 0.5;
+    };
+    auto all = DeltaProfiler::Create(images, P("open", "pause"), P("close", "lfence"), options);
+    options.keeping = {false, 3};
+    auto some = DeltaProfiler::Create(images, P("open", "pause"), P("close", "lfence"), options);
+    REQUIRE(all);
+    REQUIRE(some);
+    feed(**all, timeless_last);
+    feed(**some, timeless_last);
+    REQUIRE((*all)->intervals().size() == 5);
+    CHECK((*some)->intervals().empty());
+    CHECK_FALSE((*some)->keeps_intervals());
+    CHECK((*some)->instruction_values() == (*all)->instruction_values());
+    CHECK((*some)->time_values() == (*all)->time_values());
+    CHECK((*all)->instruction_values() == std::vector<double>{3, 5, 3, 5, 3});
+    CHECK((*all)->time_values().size() == (timeless_last ? 4u : 5u));
+    std::vector<uint64_t> ids, all_ids;
+    for (const Interval& i : (*some)->Longest()) ids.push_back(i.id);
+    for (const Interval& i : (*all)->Longest()) all_ids.push_back(i.id);
+    CHECK(ids == std::vector<uint64_t>{2, 4, 1});
+    CHECK(all_ids == std::vector<uint64_t>{2, 4, 1, 3, 5});
+  }
+}
