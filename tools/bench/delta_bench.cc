@@ -96,6 +96,7 @@ int main(int argc, char** argv) {
     uint64_t intervals = 0, addresses = 0, disassembled = 0;
     double seconds = Best(repeat, [&] {
       delta::DeltaOptions options;
+      options.keeping = {false, 10};  // as `ptprof delta` keeps them for a text or JSON report
       auto profiler = delta::DeltaProfiler::Create(session->images, *library.Find(open),
                                                    *library.Find(close), options);
       DecodeStreams(*session, *selected, DecodeStreamsOptions{}, **profiler);
