@@ -64,7 +64,7 @@ class KernelNames : public CallStackObserver {
     if (!frame.node || !frame.function) return;
     // A node is pushed again and again: its name is looked up once it leaves this slot.
     const CallTreeNode*& seen =
-        seen_[(reinterpret_cast<uintptr_t>(frame.node) * 0x9e3779b97f4a7c15ull) >> 54];
+        seen_[(reinterpret_cast<uintptr_t>(frame.node) * 0x9e3779b97f4a7c15ull) >> 50];
     if (seen == frame.node) return;
     seen = frame.node;
     kernel_.emplace(frame.node->name, (frame.function >> 63) != 0);
@@ -78,7 +78,7 @@ class KernelNames : public CallStackObserver {
 
  private:
   std::map<std::string, bool> kernel_;
-  std::vector<const CallTreeNode*> seen_ = std::vector<const CallTreeNode*>(1024);
+  std::vector<const CallTreeNode*> seen_ = std::vector<const CallTreeNode*>(size_t{1} << 14);
 };
 
 // One input's tree, as selected, with what is needed to report it.
