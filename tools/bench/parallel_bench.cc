@@ -181,18 +181,25 @@ int main(int argc, char** argv) {
 
   const double mb = static_cast<double>(trace.size()) / 1e6;
   const Measurement& ref = results.front();
-  std::printf("input: %s, stream %s, %zu bytes, %llu instructions (libipt), %llu model blocks, "
+  std::printf("input: %s, stream %s, %zu bytes, %s instructions (libipt), %llu model blocks, "
               "cold run + best of %d\n",
               input.c_str(), session->manifest.streams[stream].name.c_str(), trace.size(),
-              static_cast<unsigned long long>(ref.insns),
+              reference ? std::to_string(ref.insns).c_str() : "-",
               static_cast<unsigned long long>(results.back().blocks), repeat);
+  // "1.23x", or "-" without the reference.
+  auto ratio = [reference](double reference_time, double time) {
+    char text[32] = "-";
+    if (reference) std::snprintf(text, sizeof text, "%.2fx", reference_time / time);
+    return std::string(text);
+  };
   std::printf("%-34s %9s %7s %9s %9s %9s %7s  %s\n", "mode", "cold ms", "cold x", "warm ms",
               "warm MB/s", "M insn/s", "warm x", "(x: libipt's time over this one's)");
   for (const Measurement& m : results) {
     if (m.cold >= 1e30) continue;  // not measured (--no-reference)
-    std::printf("%-34s %9.1f %6.2fx %9.1f %9.1f %9.1f %6.2fx  %s\n", m.name.c_str(),
-                m.cold * 1e3, ref.cold / m.cold, m.warm * 1e3, mb / m.warm,
-                static_cast<double>(m.insns) / 1e6 / m.warm, ref.warm / m.warm, m.note.c_str());
+    std::printf("%-34s %9.1f %7s %9.1f %9.1f %9.1f %7s  %s\n", m.name.c_str(), m.cold * 1e3,
+                ratio(ref.cold, m.cold).c_str(), m.warm * 1e3, mb / m.warm,
+                static_cast<double>(m.insns) / 1e6 / m.warm, ratio(ref.warm, m.warm).c_str(),
+                m.note.c_str());
     if (reference && m.insns != ref.insns)
       std::printf("  warning: %s decoded %llu instructions, libipt %llu\n", m.name.c_str(),
                   static_cast<unsigned long long>(m.insns), static_cast<unsigned long long>(ref.insns));
