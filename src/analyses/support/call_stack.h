@@ -20,7 +20,8 @@
 // A syscall whose kernel side is not traced (user-only traces: the flow resumes right after the
 // syscall instruction) is pushed and popped at the resume, with the kernel time as its time.
 //
-// Observers (CallStackObserver) see every push, pop, cost and reset with the thread's counters.
+// Observers (CallStackObserver) see every push, pop, cost and reset with the thread's counters,
+// or, while they listen to kernel entries only, the pushes of syscall and interrupt frames.
 #pragma once
 
 #include <cstdint>
@@ -254,7 +255,7 @@ class CallStackBuilder : public EventSink {
   // What the block ending a pending block (call, return, jump) does to the stack when the next
   // block starts at `target`, for the moves OnBlocks makes itself; kOther: TakeBlock's way.
   enum class Move : uint8_t { kNone, kPop, kPush, kLocalCall, kTailCall, kOther };
-  // A call's or a jump's move from a top frame to a target, found once (ClassifyEdge) and kept in
+  // A call's or a jump's move from a top frame to a target, found once (FillEdge) and kept in
   // a direct-mapped table: for a push or tail call, the node the new frame is and its function.
   struct EdgeSlot {
     const CallTreeNode* from = nullptr;  // the top frame's node; null: an empty slot
