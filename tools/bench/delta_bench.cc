@@ -65,7 +65,8 @@ int main(int argc, char** argv) {
   }
   if (input.empty() || !(only.empty() || only == "delta" || only == "stacks" ||
                          only == "syscalls")) {
-    std::fprintf(stderr, "usage: delta_bench [--repeat N] [--jobs N] [--only delta|stacks|syscalls] INPUT\n");
+    std::fprintf(stderr, "usage: delta_bench [--repeat N] [--jobs N] "
+                         "[--only delta|stacks|syscalls] INPUT\n");
     return 2;
   }
   auto session = OpenSession(input, RawInputOptions{}, false);
