@@ -32,6 +32,7 @@ TEST_CASE("the census counts packets by kind and finds PSBs and TSCs") {
   CHECK(census->packets_by_kind.at("tnt.8") == 1);
   CHECK(census->packets_by_kind.at("tip") == 1);
   CHECK(census->packets_by_kind.at("tip.pgd") == 1);
+  CHECK(census->packets_by_kind.at("mode.exec") == 1);
   CHECK(census->has_tsc);
   CHECK(census->first_tsc == 0x5000);
   CHECK(census->errors.empty());
@@ -52,5 +53,19 @@ TEST_CASE("damage is recorded and counting resumes at the next PSB") {
   CHECK(census->psb_offsets.back() == second);
   CHECK(census->errors.size() == 1);
   CHECK(census->skipped_bytes >= 8);
+  CHECK(census->packets_by_kind.at("psb") == 2);  // counted on both sides of the damage
+  CHECK(census->packets_by_kind.at("tnt.8") == 2);
   CHECK(!TakeCensus({}, PtParams{}));
+}
+
+TEST_CASE("MODE packets are counted by their leaf") {
+  auto trace = SmallTrace();
+  trace.insert(trace.end(), {0x99, 0x21, 0x99, 0x20, 0x99, 0x01});  // MODE.TSX x2, MODE.Exec
+  auto census = TakeCensus(trace, PtParams{});
+  REQUIRE(census);
+  CHECK(census->packets_by_kind.at("mode.tsx") == 2);
+  CHECK(census->packets_by_kind.at("mode.exec") == 2);
+  uint64_t by_kind = 0;
+  for (const auto& [name, count] : census->packets_by_kind) by_kind += count;
+  CHECK(by_kind == census->packets);
 }
