@@ -38,10 +38,6 @@ std::vector<NamedCount> Fields(const RepairCounts& c) {
           {"local_calls", c.local_calls}};
 }
 
-bool IsKernelEntry(const StackFrame& frame) {
-  return frame.kind == FrameKind::kSyscall || frame.kind == FrameKind::kInterrupt;
-}
-
 std::string Hex(uint64_t value) {
   char text[32];
   std::snprintf(text, sizeof text, "0x%" PRIx64, value);
@@ -168,175 +164,6 @@ void CallStackBuilder::OnBlock(const EventHeader& header, const ExecBlock& block
   TakeBlock(LaneFor(header), options_.time_of(header), block);
 }
 
-inline const CallStackBuilder::EdgeSlot& CallStackBuilder::EdgeFor(const StackFrame& top,
-                                                                   BlockEnd end, uint64_t target) {
-  const uint64_t key = reinterpret_cast<uintptr_t>(top.node) ^ (target * 0x9e3779b97f4a7c15ull);
-  EdgeSlot& slot = edges_[(key * 0xff51afd7ed558ccdull) >> (64 - kEdgeBits)];
-  if (slot.from == top.node && slot.target == target && slot.from_function == top.function &&
-      slot.end == end)
-    return slot;
-  FillEdge(slot, top, end, target);
-  return slot;
-}
-
-inline CallStackBuilder::Move CallStackBuilder::MoveOf(const Lane& lane, BlockEnd end,
-                                                       uint64_t target, const EdgeSlot*& edge) {
-  const std::vector<StackFrame>& stack = lane.view.stack;
-  switch (end) {
-    case BlockEnd::kReturn:
-      // To the frame below the top, as the top frame expects, whether or not a local call is
-      // open: ReturnTo takes a return as a local call's only when no frame expects it. (An
-      // unwind, a retpoline's return, a return from the outermost frame: ReturnTo.)
-      return stack.size() > 1 && target != 0 && stack.back().return_ip == target ? Move::kPop
-                                                                                  : Move::kOther;
-    case BlockEnd::kCall:
-      edge = &EdgeFor(stack.back(), end, target);
-      return edge->move;
-    case BlockEnd::kJump:
-      if (JumpStaysInFrame(lane, target) || IsKernelEntry(stack.back())) return Move::kNone;
-      edge = &EdgeFor(stack.back(), end, target);
-      return edge->move;
-    default:
-      return Transitions(end) ? Move::kOther : Move::kNone;
-  }
-}
-
-inline void CallStackBuilder::Apply(Lane& lane, Move move, const EdgeSlot* edge) {
-  const Pending& p = lane.pending;
-  switch (move) {
-    case Move::kPop:
-      Pop(lane);
-      break;
-    case Move::kPush:
-      PushNode(lane, FrameKind::kCall, *edge->to, edge->function, p.fall_through);
-      break;
-    case Move::kLocalCall:
-      ++lane.local_calls;
-      ++repairs_.local_calls;
-      break;
-    case Move::kTailCall: {
-      ++repairs_.tail_calls;
-      const uint64_t return_ip = lane.view.stack.back().return_ip;
-      Pop(lane);
-      if (edge->to->parent == &TopNode(lane))
-        PushNode(lane, FrameKind::kTailCall, *edge->to, edge->function, return_ip);
-      else  // a frame whose node is not its caller's child (none is made so): as JumpTo
-        PushNamed(lane, FrameKind::kTailCall, NameAt(edge->target), return_ip);
-      break;
-    }
-    default:
-      break;
-  }
-}
-
-void CallStackBuilder::OnBlocks(const BlockBatch& batch) {
-  if (batch.blocks.empty()) return;
-  EventHeader header = batch.Header();
-  Lane& lane = LaneFor(header);
-  std::optional<uint64_t> now;
-  bool timed = false;  // `now` is the time of header.tsc
-  ExecBlock block;
-  // The cost of the blocks attributed to the top frame in a row, added to its node (and to the
-  // lane's counters) once the frame changes or the batch ends: not block by block through memory.
-  CallTreeNode* cost_node = nullptr;
-  uint64_t cost_insns = 0, cost_ns = 0;
-  auto add_cost = [&] {
-    if (!cost_node) return;
-    AddCost(lane, *cost_node, cost_insns, cost_ns);
-    cost_node = nullptr;
-    cost_insns = cost_ns = 0;
-  };
-  for (size_t i = 0; i < batch.blocks.size(); ++i) {
-    const PackedEvent& p = batch.blocks[i];
-    if (!timed || p.tsc != header.tsc) {
-      header.tsc = p.tsc;
-      header.time_ns = batch.TimeNs(i);
-      now = options_.time_of(header);
-      timed = true;
-    }
-    Pending& pending = lane.pending;
-    const EdgeSlot* edge = nullptr;
-    const Move move = pending.valid && !pending.cost_done && !lane.view.stack.empty()
-                          ? MoveOf(lane, pending.end, p.first_ip_or_index, edge)
-                          : Move::kOther;
-    if (move != Move::kOther) {
-      // TakeBlock for the moves most blocks make (none, a call, a return, a tail call): the
-      // pending block's cost goes to the top frame, the stack moves, this block is the pending
-      // one.
-      std::optional<uint64_t> until = now;
-      const uint64_t ns = pending.CostNs(until);
-      CallTreeNode* node = lane.view.stack.back().node;
-      if (node != cost_node) {
-        add_cost();
-        cost_node = node;
-      }
-      cost_insns += pending.insns;
-      cost_ns += ns;
-      if (now) {
-        lane.view.ns = *now;
-        lane.view.time_known = true;
-      }
-      if (move != Move::kNone) {
-        add_cost();  // the frame's counters as they are when it moves
-        lane.view.block_first_ip = pending.first_ip;
-        lane.view.block_last_ip = pending.last_ip;
-        Apply(lane, move, edge);
-        cost_node = lane.view.stack.back().node;
-      }
-      // The blocks after this one at the same time that move nothing: each one's cost is its
-      // predecessor's instructions (no time passes between them), and only the last one of them
-      // is left pending, not each in turn.
-      while (i + 1 < batch.blocks.size() && batch.blocks[i + 1].tsc == header.tsc &&
-             !Transitions(static_cast<BlockEnd>(batch.blocks[i].end))) {
-        cost_insns += batch.blocks[i].insns;
-        ++i;
-        ++blocks_;
-      }
-      const PackedEvent& last = batch.blocks[i];
-      pending.Start(last.first_ip_or_index, last.first_ip_or_index + last.span,
-                    last.last_insn_size, static_cast<BlockEnd>(last.end), last.insns, now,
-                    kUnknownTime);
-      ++blocks_;
-      continue;
-    }
-    add_cost();
-    block.first_ip = p.first_ip_or_index;
-    block.last_ip = p.first_ip_or_index + p.span;
-    block.insns = p.insns;
-    block.last_insn_size = p.last_insn_size;
-    block.end = static_cast<BlockEnd>(p.end);
-    block.end_time_ns = kUnknownTime;
-    TakeBlock(lane, now, block);
-  }
-  add_cost();
-}
-
-
-void CallStackBuilder::FillEdge(EdgeSlot& slot, const StackFrame& top, BlockEnd end,
-                                uint64_t target) {
-  slot = EdgeSlot{top.node, top.function, target, nullptr, 0, end, Move::kOther};
-  const Named& named = NameAt(target);
-  if (end == BlockEnd::kCall) {
-    if (options_.symbols && named.symbol && named.function != target &&
-        named.function == top.function) {
-      slot.move = Move::kLocalCall;  // as IsLocalCall
-    } else if (named.function != target && options_.symbols) {
-      slot.to = &top.node->Child(Hex(target));  // as Push: into the middle of a symbol
-      slot.function = target;
-      slot.move = Move::kPush;
-    } else {
-      slot.to = &top.node->Child(named.name);
-      slot.function = named.function;
-      slot.move = Move::kPush;
-    }
-  } else if (named.function == target && top.node->parent) {
-    // A jump to another function's entry (JumpTo): the new frame is a sibling of the top one.
-    slot.to = &top.node->parent->Child(named.name);
-    slot.function = named.function;
-    slot.move = Move::kTailCall;
-  }
-}
-
 void CallStackBuilder::TakeBlock(Lane& lane, const std::optional<uint64_t>& now,
                                  const ExecBlock& block) {
   ++blocks_;
@@ -383,17 +210,12 @@ void CallStackBuilder::AddCost(Lane& lane, CallTreeNode& node, uint64_t insns, u
   lane.unreported = true;
 }
 
-void CallStackBuilder::DeliverCost(const Lane& lane) {
-  for (CallStackObserver* observer : observers_)
-    if (!observer->kernel_entries_only())
-      observer->OnCost(lane.view, lane.unreported_insns, lane.unreported_ns);
-}
-
 void CallStackBuilder::Transition(Lane& lane, uint64_t target) {
   const Pending& p = lane.pending;
   switch (p.end) {
     case BlockEnd::kCall:
-      if (IsLocalCall(lane, target)) {
+      if (!lane.view.stack.empty() &&
+          IsLocalCall(lane.view.stack.back(), NameAt(target), target)) {
         // A call to a label of the same function (a retpoline's `call 1f`, a get-pc thunk) is no
         // new frame; the return that consumes it is an indirect jump.
         ++lane.local_calls;
@@ -438,12 +260,24 @@ void CallStackBuilder::Transition(Lane& lane, uint64_t target) {
 
 void CallStackBuilder::Push(Lane& lane, FrameKind kind, uint64_t target, uint64_t return_ip) {
   const Named& named = NameAt(target);
-  if (kind == FrameKind::kCall && named.function != target && options_.symbols) {
-    // A call into the middle of a symbol (a local label): the frame is that address.
-    PushNamed(lane, kind, Hex(target), target, return_ip);
-    return;
+  if (kind != FrameKind::kCall) return PushNamed(lane, kind, named, return_ip);
+  const auto [node, function] = CalleeOf(TopNode(lane), named, target);
+  PushNode(lane, kind, *node, function, return_ip);
+}
+
+std::pair<CallTreeNode*, uint64_t> CallStackBuilder::CalleeOf(CallTreeNode& parent,
+                                                              const Named& named,
+                                                              uint64_t target) {
+  if (options_.symbols && named.function != target) return {&parent.Child(Hex(target)), target};
+  return {&NodeOf(parent, named), named.function};
+}
+
+CallTreeNode& CallStackBuilder::NodeOf(CallTreeNode& parent, const Named& named) {
+  if (named.pushed_under != &parent) {
+    named.pushed_as = &parent.Child(named.name);
+    named.pushed_under = &parent;
   }
-  PushNamed(lane, kind, named, return_ip);
+  return *named.pushed_as;
 }
 
 void CallStackBuilder::PushNamed(Lane& lane, FrameKind kind, const std::string& name,
@@ -453,12 +287,7 @@ void CallStackBuilder::PushNamed(Lane& lane, FrameKind kind, const std::string& 
 
 void CallStackBuilder::PushNamed(Lane& lane, FrameKind kind, const Named& named,
                                  uint64_t return_ip) {
-  CallTreeNode& parent = TopNode(lane);
-  if (named.pushed_under != &parent) {
-    named.pushed_as = &parent.Child(named.name);
-    named.pushed_under = &parent;
-  }
-  PushNode(lane, kind, *named.pushed_as, named.function, return_ip);
+  PushNode(lane, kind, NodeOf(TopNode(lane), named), named.function, return_ip);
 }
 
 void CallStackBuilder::PushNode(Lane& lane, FrameKind kind, CallTreeNode& node,
@@ -476,17 +305,17 @@ void CallStackBuilder::PushNode(Lane& lane, FrameKind kind, CallTreeNode& node,
   frame.entry_insns = lane.view.insns;
   frame.entry_ns = lane.view.ns;
   frame.entry_time_known = lane.view.time_known;
-  if (hearing_all_ == 0 && !(IsKernelEntry(frame) && !observers_.empty())) return;
-  const bool kernel_entry = IsKernelEntry(frame);
-  for (CallStackObserver* observer : observers_)
-    if (kernel_entry || !observer->kernel_entries_only()) observer->OnPush(lane.view, frame);
+  if (IsKernelEntry(frame)) {
+    for (CallStackObserver* observer : observers_) observer->OnPush(lane.view, frame);
+  } else {
+    TellHearingAll([&](CallStackObserver& observer) { observer.OnPush(lane.view, frame); });
+  }
 }
 
 void CallStackBuilder::Pop(Lane& lane) {
   ReportCost(lane);
-  if (hearing_all_ > 0)
-    for (CallStackObserver* observer : observers_)
-      if (!observer->kernel_entries_only()) observer->OnPop(lane.view, lane.view.stack.back());
+  TellHearingAll(
+      [&lane](CallStackObserver& observer) { observer.OnPop(lane.view, lane.view.stack.back()); });
   lane.view.stack.pop_back();
 }
 
@@ -504,17 +333,14 @@ void CallStackBuilder::Reset(Lane& lane) {
   ++repairs_.gap_resets;
   lane.local_calls = 0;
   ReportCost(lane);
-  if (hearing_all_ > 0)
-    for (CallStackObserver* observer : observers_)
-      if (!observer->kernel_entries_only()) observer->OnReset(lane.view);
+  TellHearingAll([&lane](CallStackObserver& observer) { observer.OnReset(lane.view); });
   lane.view.stack.clear();
 }
 
-bool CallStackBuilder::IsLocalCall(const Lane& lane, uint64_t target) const {
-  if (!options_.symbols || lane.view.stack.empty()) return false;
-  const Named& named = NameAt(target);
-  return named.symbol && named.function != target &&
-         named.function == lane.view.stack.back().function;
+bool CallStackBuilder::IsLocalCall(const StackFrame& top, const Named& named,
+                                   uint64_t target) const {
+  return options_.symbols && named.symbol && named.function != target &&
+         named.function == top.function;
 }
 
 void CallStackBuilder::ReturnTo(Lane& lane, uint64_t target) {

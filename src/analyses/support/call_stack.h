@@ -30,6 +30,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "sideband/symbol_table.h"
@@ -57,6 +58,11 @@ struct StackFrame {
   uint64_t entry_ns = 0;     // the thread's time when the frame was entered
   bool entry_time_known = false;
 };
+
+// Whether the frame is a kernel entry: pushed by a syscall or an interrupt.
+inline bool IsKernelEntry(const StackFrame& frame) {
+  return frame.kind == FrameKind::kSyscall || frame.kind == FrameKind::kInterrupt;
+}
 
 // One thread's state as observers see it. `lane` is the tid, or -(cpu + 2) when events carry no
 // tid (per-CPU streams), or -1 when they carry neither.
@@ -211,11 +217,19 @@ class CallStackBuilder : public EventSink {
   // heard of it (AddCost), before the stack changes.
   void ReportCost(Lane& lane) {
     if (!lane.unreported) return;
-    if (hearing_all_ > 0) DeliverCost(lane);
+    TellHearingAll([&lane](CallStackObserver& observer) {
+      observer.OnCost(lane.view, lane.unreported_insns, lane.unreported_ns);
+    });
     lane.unreported_insns = lane.unreported_ns = 0;
     lane.unreported = false;
   }
-  void DeliverCost(const Lane& lane);
+  // Calls `tell` with each observer that hears everything (not only kernel entries).
+  template <typename Tell>
+  void TellHearingAll(Tell&& tell) {
+    if (hearing_all_ == 0) return;
+    for (CallStackObserver* observer : observers_)
+      if (!observer->kernel_entries_only()) tell(*observer);
+  }
   static bool Transitions(BlockEnd end) {
     switch (end) {
       case BlockEnd::kCall:
@@ -299,7 +313,16 @@ class CallStackBuilder : public EventSink {
   // Whether a jump to `target` leaves the stack as it is (JumpTo does nothing): no symbols, no
   // symbol there, or the top frame's function.
   bool JumpStaysInFrame(const Lane& lane, uint64_t target) const;
-  bool IsLocalCall(const Lane& lane, uint64_t target) const;
+  // Whether a call from the `top` frame to `target` (named `named`) is to a label of the same
+  // function (a retpoline's `call 1f`, a get-pc thunk): no new frame.
+  bool IsLocalCall(const StackFrame& top, const Named& named, uint64_t target) const;
+  // The node under `parent` and the function of the frame a call to `target` (named `named`)
+  // pushes: the named function's, or, for a call into the middle of a symbol (a local label),
+  // that address.
+  std::pair<CallTreeNode*, uint64_t> CalleeOf(CallTreeNode& parent, const Named& named,
+                                              uint64_t target);
+  // `named`'s node under `parent`, remembered on the name for the next push from there.
+  CallTreeNode& NodeOf(CallTreeNode& parent, const Named& named);
 
   CallStackOptions options_;
   std::vector<CallStackObserver*> observers_;

@@ -1,0 +1,173 @@
+// CallStackBuilder::OnBlocks: blocks in bulk, and the moves most of them make on the stack (none,
+// a call, a return to the frame that expects it, a tail call) made here rather than by
+// TakeBlock's general rules, which it leaves the rest to. A call's or a tail call's move is worked
+// out once per top frame and target by those rules (FillEdge) and kept in a direct-mapped table.
+#include "src/analyses/support/call_stack.h"
+
+#include <tuple>
+
+namespace ptprof {
+
+inline const CallStackBuilder::EdgeSlot& CallStackBuilder::EdgeFor(const StackFrame& top,
+                                                                   BlockEnd end, uint64_t target) {
+  const uint64_t key = reinterpret_cast<uintptr_t>(top.node) ^ (target * 0x9e3779b97f4a7c15ull);
+  EdgeSlot& slot = edges_[(key * 0xff51afd7ed558ccdull) >> (64 - kEdgeBits)];
+  if (slot.from == top.node && slot.target == target && slot.from_function == top.function &&
+      slot.end == end)
+    return slot;
+  FillEdge(slot, top, end, target);
+  return slot;
+}
+
+inline CallStackBuilder::Move CallStackBuilder::MoveOf(const Lane& lane, BlockEnd end,
+                                                       uint64_t target, const EdgeSlot*& edge) {
+  const std::vector<StackFrame>& stack = lane.view.stack;
+  switch (end) {
+    case BlockEnd::kReturn:
+      // To the frame below the top, as the top frame expects, whether or not a local call is
+      // open: ReturnTo takes a return as a local call's only when no frame expects it. (An
+      // unwind, a retpoline's return, a return from the outermost frame: ReturnTo.)
+      return stack.size() > 1 && target != 0 && stack.back().return_ip == target ? Move::kPop
+                                                                                  : Move::kOther;
+    case BlockEnd::kCall:
+      edge = &EdgeFor(stack.back(), end, target);
+      return edge->move;
+    case BlockEnd::kJump:
+      if (JumpStaysInFrame(lane, target) || IsKernelEntry(stack.back())) return Move::kNone;
+      edge = &EdgeFor(stack.back(), end, target);
+      return edge->move;
+    default:
+      return Transitions(end) ? Move::kOther : Move::kNone;
+  }
+}
+
+inline void CallStackBuilder::Apply(Lane& lane, Move move, const EdgeSlot* edge) {
+  const Pending& p = lane.pending;
+  switch (move) {
+    case Move::kPop:
+      Pop(lane);
+      break;
+    case Move::kPush:
+      PushNode(lane, FrameKind::kCall, *edge->to, edge->function, p.fall_through);
+      break;
+    case Move::kLocalCall:
+      ++lane.local_calls;
+      ++repairs_.local_calls;
+      break;
+    case Move::kTailCall: {
+      ++repairs_.tail_calls;
+      const uint64_t return_ip = lane.view.stack.back().return_ip;
+      Pop(lane);
+      if (edge->to->parent == &TopNode(lane))
+        PushNode(lane, FrameKind::kTailCall, *edge->to, edge->function, return_ip);
+      else  // a frame whose node is not its caller's child (none is made so): as JumpTo
+        PushNamed(lane, FrameKind::kTailCall, NameAt(edge->target), return_ip);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+void CallStackBuilder::OnBlocks(const BlockBatch& batch) {
+  if (batch.blocks.empty()) return;
+  EventHeader header = batch.Header();
+  Lane& lane = LaneFor(header);
+  std::optional<uint64_t> now;
+  bool timed = false;  // `now` is the time of header.tsc
+  ExecBlock block;
+  // The cost of the blocks attributed to the top frame in a row, added to its node (and to the
+  // lane's counters) once the frame changes or the batch ends: not block by block through memory.
+  CallTreeNode* cost_node = nullptr;
+  uint64_t cost_insns = 0, cost_ns = 0;
+  auto add_cost = [&] {
+    if (!cost_node) return;
+    AddCost(lane, *cost_node, cost_insns, cost_ns);
+    cost_node = nullptr;
+    cost_insns = cost_ns = 0;
+  };
+  for (size_t i = 0; i < batch.blocks.size(); ++i) {
+    const PackedEvent& p = batch.blocks[i];
+    if (!timed || p.tsc != header.tsc) {
+      header.tsc = p.tsc;
+      header.time_ns = batch.TimeNs(i);
+      now = options_.time_of(header);
+      timed = true;
+    }
+    Pending& pending = lane.pending;
+    const EdgeSlot* edge = nullptr;
+    const Move move = pending.valid && !pending.cost_done && !lane.view.stack.empty()
+                          ? MoveOf(lane, pending.end, p.first_ip_or_index, edge)
+                          : Move::kOther;
+    if (move != Move::kOther) {
+      // TakeBlock for the moves most blocks make (none, a call, a return, a tail call): the
+      // pending block's cost goes to the top frame, the stack moves, this block is the pending
+      // one.
+      std::optional<uint64_t> until = now;
+      const uint64_t ns = pending.CostNs(until);
+      CallTreeNode* node = lane.view.stack.back().node;
+      if (node != cost_node) {
+        add_cost();
+        cost_node = node;
+      }
+      cost_insns += pending.insns;
+      cost_ns += ns;
+      if (now) {
+        lane.view.ns = *now;
+        lane.view.time_known = true;
+      }
+      if (move != Move::kNone) {
+        add_cost();  // the frame's counters as they are when it moves
+        lane.view.block_first_ip = pending.first_ip;
+        lane.view.block_last_ip = pending.last_ip;
+        Apply(lane, move, edge);
+        cost_node = lane.view.stack.back().node;
+      }
+      // The blocks after this one at the same time that move nothing: each one's cost is its
+      // predecessor's instructions (no time passes between them), and only the last one of them
+      // is left pending, not each in turn.
+      while (i + 1 < batch.blocks.size() && batch.blocks[i + 1].tsc == header.tsc &&
+             !Transitions(static_cast<BlockEnd>(batch.blocks[i].end))) {
+        cost_insns += batch.blocks[i].insns;
+        ++i;
+        ++blocks_;
+      }
+      const PackedEvent& last = batch.blocks[i];
+      pending.Start(last.first_ip_or_index, last.first_ip_or_index + last.span,
+                    last.last_insn_size, static_cast<BlockEnd>(last.end), last.insns, now,
+                    kUnknownTime);
+      ++blocks_;
+      continue;
+    }
+    add_cost();
+    block.first_ip = p.first_ip_or_index;
+    block.last_ip = p.first_ip_or_index + p.span;
+    block.insns = p.insns;
+    block.last_insn_size = p.last_insn_size;
+    block.end = static_cast<BlockEnd>(p.end);
+    block.end_time_ns = kUnknownTime;
+    TakeBlock(lane, now, block);
+  }
+  add_cost();
+}
+
+void CallStackBuilder::FillEdge(EdgeSlot& slot, const StackFrame& top, BlockEnd end,
+                                uint64_t target) {
+  slot = EdgeSlot{top.node, top.function, target, nullptr, 0, end, Move::kOther};
+  const Named& named = NameAt(target);
+  if (end == BlockEnd::kCall) {  // as Transition
+    if (IsLocalCall(top, named, target)) {
+      slot.move = Move::kLocalCall;
+    } else {
+      std::tie(slot.to, slot.function) = CalleeOf(*top.node, named, target);
+      slot.move = Move::kPush;
+    }
+  } else if (named.function == target && top.node->parent) {
+    // A jump to another function's entry (JumpTo): the new frame is a sibling of the top one.
+    slot.to = &NodeOf(*top.node->parent, named);
+    slot.function = named.function;
+    slot.move = Move::kTailCall;
+  }
+}
+
+}  // namespace ptprof
