@@ -6,12 +6,18 @@
 // (warm): MB/s, M insn/s and the ratio to libipt's block decoder, cold to cold and warm to warm,
 // and checks that every mode decoded the same number of instructions.
 //
-//   parallel_bench [--repeat N] [--jobs N]... [--psb-segment BYTES]... [--engine fast|libipt] [--stream NAME] INPUT
+//   parallel_bench [--repeat N] [--jobs N]... [--psb-segment BYTES]... [--engine fast|libipt]
+//                  [--stream NAME] [--no-reference] [--verify] INPUT
 //
 // --no-reference leaves out the libipt rows (to profile ptprof's rows alone; no ratios then).
+// --verify adds, untimed, one decode per ptprof row into a sink that digests every event field
+// for field (blocks: addresses, counts, ends, mode, flags, tsc, offset, cpu/pid/tid; other
+// events: their kind, tsc and offset), and warns where a row's digest differs from ptprof's
+// one-piece decode on libipt.
 #include <chrono>
 #include <cstdio>
 #include <functional>
+#include <variant>
 #include <string>
 #include <vector>
 
@@ -40,6 +46,45 @@ class CountingSink : public EventSink {
   uint64_t insns = 0, blocks = 0;
 };
 
+// A digest of the event stream (FNV-1a over each event's fields, in order), the same whether a
+// block comes packed in a batch or as an event.
+class DigestSink : public EventSink {
+ public:
+  void OnEvent(const TraceEvent& event) override {
+    if (std::holds_alternative<ExecBlock>(event.body)) {
+      PackedEvent packed;
+      PackBlock(event, packed);
+      Block(packed, event.header.cpu, event.header.pid, event.header.tid);
+      return;
+    }
+    Mix(0xffff0000u + event.body.index());
+    Mix(event.header.tsc);
+    Mix(event.header.offset);
+  }
+  void OnBlocks(const BlockBatch& batch) override {
+    for (const PackedEvent& b : batch.blocks) Block(b, batch.cpu, batch.pid, batch.tid);
+  }
+  uint64_t digest = 0xcbf29ce484222325ull;
+
+ private:
+  void Block(const PackedEvent& b, int32_t cpu, int32_t pid, int32_t tid) {
+    Mix(b.first_ip_or_index);
+    Mix(b.span);
+    Mix(b.insns);
+    Mix(b.last_insn_size | b.end << 8 | b.mode << 16 | b.flags << 24);
+    Mix(b.tsc);
+    Mix(b.offset);
+    Mix(static_cast<uint32_t>(cpu) ^ static_cast<uint64_t>(static_cast<uint32_t>(pid)) << 32);
+    Mix(static_cast<uint32_t>(tid));
+  }
+  void Mix(uint64_t value) {
+    for (int i = 0; i < 8; ++i) {
+      digest ^= (value >> (8 * i)) & 0xff;
+      digest *= 0x100000001b3ull;
+    }
+  }
+};
+
 struct Measurement {
   std::string name;
   double cold = 0;  // seconds of the first run
@@ -47,6 +92,7 @@ struct Measurement {
   uint64_t insns = 0;
   uint64_t blocks = 0;  // model blocks, for ptprof's rows (its one-piece decode on libipt is the reference)
   std::string note;
+  uint64_t digest = 0;  // --verify: the digest of its events (0: not verified)
 };
 
 // Runs `run` 1 + repeat times: the first after `fresh` emptied the caches (cold), the others
@@ -79,6 +125,7 @@ int main(int argc, char** argv) {
   std::vector<uint64_t> segment_sizes;
   std::string only_engine;  // empty: both
   bool reference = true;
+  bool verify = false;
   std::string input, stream_name;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -88,14 +135,15 @@ int main(int argc, char** argv) {
     else if (arg == "--stream" && i + 1 < argc) stream_name = argv[++i];
     else if (arg == "--engine" && i + 1 < argc) only_engine = argv[++i];
     else if (arg == "--no-reference") reference = false;
+    else if (arg == "--verify") verify = true;
     else if (input.empty() && !arg.empty() && arg[0] != '-') input = arg;
     else {
-      std::fprintf(stderr, "usage: parallel_bench [--repeat N] [--jobs N]... [--psb-segment BYTES]... [--engine fast|libipt] [--stream NAME] INPUT\n");
+      std::fprintf(stderr, "usage: parallel_bench [--repeat N] [--jobs N]... [--psb-segment BYTES]... [--engine fast|libipt] [--stream NAME] [--no-reference] [--verify] INPUT\n");
       return 2;
     }
   }
   if (input.empty()) {
-    std::fprintf(stderr, "usage: parallel_bench [--repeat N] [--jobs N]... [--psb-segment BYTES]... [--engine fast|libipt] [--stream NAME] INPUT\n");
+    std::fprintf(stderr, "usage: parallel_bench [--repeat N] [--jobs N]... [--psb-segment BYTES]... [--engine fast|libipt] [--stream NAME] [--no-reference] [--verify] INPUT\n");
     return 2;
   }
   if (jobs.empty()) jobs = {1, 2};
@@ -134,6 +182,19 @@ int main(int argc, char** argv) {
   uint64_t last_blocks = 0;
   std::unique_ptr<pt::fast::CodeGraphPool> graphs;
   const auto fresh_graphs = [&] { graphs.reset(); };
+  // --verify: the digest of a decode as the row decodes (its caches fresh, as for a cold run).
+  auto digest_of = [&](unsigned n, uint64_t segment, pt::FlowEngine engine) -> uint64_t {
+    if (!verify) return 0;
+    pt::fast::CodeGraphPool own_graphs;
+    pt::FlowRequest request;
+    request.params = params;
+    request.jobs = n;
+    request.segment_bytes = segment;
+    request.engine = engine;
+    request.graphs = &own_graphs;
+    DigestSink sink;
+    return pt::DecodeFlow(trace, session->images, request, sink) ? sink.digest : 1;
+  };
   auto ptprof = [&](unsigned n, uint64_t segment, std::string& note,
                     pt::FlowEngine engine = pt::FlowEngine::kLibipt) {
     return [&, n, segment, engine]() -> uint64_t {
@@ -163,6 +224,8 @@ int main(int argc, char** argv) {
               &last_blocks));
   const uint64_t reference_blocks = last_blocks;
   results.back().note = note1;
+  if (reference) results.back().digest = digest_of(1, 0, pt::FlowEngine::kLibipt);
+  const uint64_t reference_digest = results.back().digest;
   for (pt::FlowEngine engine : {pt::FlowEngine::kLibipt, pt::FlowEngine::kFast}) {
     const std::string engine_name = engine == pt::FlowEngine::kFast ? "fast" : "libipt";
     if (!only_engine.empty() && only_engine != engine_name) continue;
@@ -175,6 +238,7 @@ int main(int argc, char** argv) {
         results.push_back(
             Measure(name, repeat, fresh_graphs, ptprof(n, segment, note, engine), &last_blocks));
         results.back().note = note;
+        results.back().digest = digest_of(n, segment, engine);
       }
     }
   }
@@ -207,6 +271,19 @@ int main(int argc, char** argv) {
       std::printf("  warning: %s gave %llu blocks, ptprof libipt on 1 thread %llu\n", m.name.c_str(),
                   static_cast<unsigned long long>(m.blocks),
                   static_cast<unsigned long long>(reference_blocks));
+  }
+  if (verify && reference) {
+    for (const Measurement& m : results) {
+      if (!m.digest) continue;
+      if (m.digest != reference_digest)
+        std::printf("  warning: %s gave other events than ptprof libipt on 1 thread (digest %016llx, "
+                    "expected %016llx)\n",
+                    m.name.c_str(), static_cast<unsigned long long>(m.digest),
+                    static_cast<unsigned long long>(reference_digest));
+      else
+        std::printf("  verified: %s gave the same events (digest %016llx)\n", m.name.c_str(),
+                    static_cast<unsigned long long>(m.digest));
+    }
   }
   return 0;
 }
