@@ -127,6 +127,41 @@ class FlowToModel : public FlowObserver {
       FlushBlocks();
     }
   }
+  // Whether the fast engine's steady loop may append runs with AppendRun: TakesRunBlocks, and
+  // no run references are to be made.
+  bool TakesSteadyRuns() const {
+    return TakesRunBlocks() && options_.run_refs.from >= options_.run_refs.until;
+  }
+  // TakeRun for the steady loop, where the held block is the last block of a run and these
+  // blocks are the run it leads to: the held block goes on with the end and span its run gave
+  // it (which is what TakeRun would work out), and none of TakeRun's other checks can change
+  // anything (same cpu/pid/tid, no run references). blocks[0] is stamped at `first_offset`, the
+  // others at `offset`, all with `tsc` (kUnknownTime: none). Call EndRuns after the last.
+  [[gnu::always_inline]] void AppendRun(const PackedEvent* blocks, uint32_t n, uint64_t insns,
+                                        uint64_t tsc, uint64_t first_offset, uint64_t offset) {
+    if (++batch_count_ >= kBatchBlocks) FlushBlocks();
+    if (batch_count_ + n > kBatchBlocks + 1) FlushBlocks();
+    PackedEvent* out = &batch_blocks_[batch_count_];
+    const uint64_t stamp_offset = options_.offset_base + offset;
+    for (uint32_t i = 0; i < n; ++i) {
+      out[i].first_ip_or_index = blocks[i].first_ip_or_index;
+      out[i].tsc = tsc;
+      out[i].offset = stamp_offset;
+      std::memcpy(&out[i].span, &blocks[i].span,
+                  sizeof(PackedEvent) - offsetof(PackedEvent, span));
+    }
+    out[0].offset = options_.offset_base + first_offset;
+    batch_count_ += n - 1;
+    counts_.blocks += n;
+    counts_.insns += insns;
+    if (batch_count_ == kBatchBlocks) FlushBlocks();
+  }
+  // After AppendRun: the held block's last instruction and its kind.
+  void EndRuns(uint64_t last_ip, X86Kind last_kind) {
+    held_source_ = nullptr;
+    held_last_ip_ = last_ip;
+    held_kind_ = last_kind;
+  }
   // OnWalkedBlock for such a block (which also ends at a branch), without its general checks:
   // resolves the held block by where this one starts and holds this one.
   void TakeRunBlock(uint64_t ip, uint64_t end_ip, uint32_t ninsn, const X86Insn& last,

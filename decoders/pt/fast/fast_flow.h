@@ -142,6 +142,9 @@ class FastFlowDecoder {
   enum class RunStep { kTaken, kNone, kReturn };
   RunStep TakeTntRun(FlowToModel& model, TntRuns& runs, Walk& walk, uint64_t& offset,
                      int& status);
+  // After TakeTntRun took a run and the walk goes on from its end: the runs after it, for as
+  // long as they are what TakeTntRun would take in its simplest case (fast_flow_steady.cc).
+  void TakeSteadyRuns(FlowToModel& model, TntRuns& runs, uint64_t& offset);
   RunStep TakeTipBlock(FlowToModel& model, const CodeBlock* block, Walk& walk, uint64_t& offset,
                        int& status);
   int TipAfterBlock(uint64_t last_ip);

@@ -89,7 +89,10 @@ int FastFlowDecoder::RunPlain(FlowToModel& model, Walk& walk, uint64_t& offset) 
     if (model.TakesRunBlocks()) {
       int status = 0;
       const RunStep step = TakeTntRun(model, runs, walk, offset, status);
-      if (step == RunStep::kTaken) continue;
+      if (step == RunStep::kTaken) {
+        if (last_run_) TakeSteadyRuns(model, runs, offset);
+        continue;
+      }
       if (step == RunStep::kReturn) return status;
     }
     last_run_ = nullptr;

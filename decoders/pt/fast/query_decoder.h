@@ -75,6 +75,15 @@ class QueryDecoder {
     ++pos_;
     return Answered();
   }
+  // Whether the next two packets are TNT-8 packets, so that RefillTnt reads the first and
+  // nothing else, and answers 0.
+  bool Tnt8PairFollows() const {
+    return next_ == PacketKind::kTnt8 && end_ - pos_ > 1 && (pos_[1] & 1) == 0 && pos_[1] > 2;
+  }
+  // Whether TakeTntBits(n) would answer 0: bits stay pending, or a TNT-8 packet comes next.
+  bool TakesTntBitsQuietly(uint32_t n) const {
+    return (tnt_index_ >> n) != 0 || next_ == PacketKind::kTnt8;
+  }
   // How many TNT bits are pending, and their values (the next one is bit PendingBits() - 1).
   uint32_t PendingBits() const { return tnt_index_ ? 64 - __builtin_clzll(tnt_index_) : 0; }
   uint64_t PendingBitValues() const { return tnt_bits_; }

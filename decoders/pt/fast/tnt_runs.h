@@ -111,6 +111,14 @@ class TntRuns {
     }
   }
 
+  // The run of this key when one was built, else null (nothing is built).
+  const TntRun* Known(const CodeBlock* start, uint64_t state, uint64_t ret) const {
+    for (size_t i = Hash(start, state ^ ret) & mask_;; i = (i + 1) & mask_) {
+      const TntRun* run = table_[i].get();
+      if (!run || (run->start == start && run->state == state && run->ret == ret)) return run;
+    }
+  }
+
   // The pending bits as a run's key holds them.
   static uint64_t State(uint64_t bits, uint32_t count, bool speculative) {
     return (bits & ((uint64_t{1} << count) - 1)) | (uint64_t{count} << 56) |
