@@ -156,6 +156,20 @@ class FlowToModel : public FlowObserver {
     counts_.insns += insns;
     if (batch_count_ == kBatchBlocks) FlushBlocks();
   }
+  // AppendRun for one block walked from `ip` to `last_ip` (at most 4 GiB on), whose branch a TIP
+  // decided (so its end does not depend on where it went), stamped at `offset` with `tsc`.
+  void AppendBlock(uint64_t ip, uint64_t last_ip, uint32_t ninsn, const X86Insn& last,
+                   ExecMode mode, bool speculative, uint64_t tsc, uint64_t offset) {
+    PackedEvent block;
+    block.first_ip_or_index = ip;
+    block.span = static_cast<uint32_t>(last_ip - ip);
+    block.insns = ninsn;
+    block.last_insn_size = last.length;
+    block.end = static_cast<uint8_t>(kEndOfKind[static_cast<uint8_t>(last.kind)]);
+    block.mode = static_cast<uint8_t>(mode);
+    block.flags = speculative ? kPackedSpeculative : 0;
+    AppendRun(&block, 1, ninsn, tsc, offset, offset);
+  }
   // After AppendRun: the held block's last instruction and its kind.
   void EndRuns(uint64_t last_ip, X86Kind last_kind) {
     held_source_ = nullptr;

@@ -144,7 +144,14 @@ class FastFlowDecoder {
                      int& status);
   // After TakeTntRun took a run and the walk goes on from its end: the runs after it, for as
   // long as they are what TakeTntRun would take in its simplest case (fast_flow_steady.cc).
-  void TakeSteadyRuns(FlowToModel& model, TntRuns& runs, uint64_t& offset);
+  // kTaken, or kReturn with `walk` and `status` as TakeTntRun gives them when reading the next
+  // TNT packet fails.
+  RunStep TakeSteadyRuns(FlowToModel& model, TntRuns& runs, Walk& walk, uint64_t& offset,
+                         int& status);
+  // TakeTntRun's answer when the TNT packet for `block` (at ip_, ending in a conditional branch
+  // or, when `returns`, a return) could not be read: `refilled`.
+  RunStep RefillFailed(FlowToModel& model, const CodeBlock* block, bool returns, int refilled,
+                       Walk& walk, uint64_t& offset, int& status);
   RunStep TakeTipBlock(FlowToModel& model, const CodeBlock* block, Walk& walk, uint64_t& offset,
                        int& status);
   int TipAfterBlock(uint64_t last_ip);

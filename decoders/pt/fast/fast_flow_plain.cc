@@ -90,8 +90,9 @@ int FastFlowDecoder::RunPlain(FlowToModel& model, Walk& walk, uint64_t& offset) 
       int status = 0;
       const RunStep step = TakeTntRun(model, runs, walk, offset, status);
       if (step == RunStep::kTaken) {
-        if (last_run_) TakeSteadyRuns(model, runs, offset);
-        continue;
+        if (!last_run_ || TakeSteadyRuns(model, runs, walk, offset, status) == RunStep::kTaken)
+          continue;
+        return status;
       }
       if (step == RunStep::kReturn) return status;
     }
@@ -157,15 +158,8 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeTntRun(FlowToModel& model, TntRuns
   if (!qry_->HasTntBits()) {
     // Where the plain walk asks for this block's bit.
     const int refilled = qry_->RefillTnt();
-    if (refilled < 0) {
-      if (kind == X86Kind::kRetNear && refilled == -pte_bad_query)  // not a compressed return
-        return TakeTipBlock(model, block, walk, offset, status);
-      SetWalk(walk, *block, ip_);
-      ip_ = block->last_ip;
-      next_block_ = nullptr;
-      status = refilled;
-      return RunStep::kReturn;
-    }
+    if (refilled < 0)
+      return RefillFailed(model, block, kind == X86Kind::kRetNear, refilled, walk, offset, status);
   }
   const uint32_t pending = qry_->PendingBits();
   const uint64_t state = TntRuns::State(qry_->PendingBitValues(), pending, speculative_);
@@ -223,6 +217,19 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeTntRun(FlowToModel& model, TntRuns
                 before_tip ? after : offset, after, time_known_, time_tsc_);
   // The block the TIP leads to, remembered on the run for the next time it goes the same way.
   return Continue(run, code_->TipTarget(run.tip, ip_, mode_), offset, at_tip);
+}
+
+FastFlowDecoder::RunStep FastFlowDecoder::RefillFailed(FlowToModel& model,
+                                                       const CodeBlock* block, bool returns,
+                                                       int refilled, Walk& walk,
+                                                       uint64_t& offset, int& status) {
+  if (returns && refilled == -pte_bad_query)  // not a compressed return
+    return TakeTipBlock(model, block, walk, offset, status);
+  SetWalk(walk, *block, ip_);
+  ip_ = block->last_ip;
+  next_block_ = nullptr;
+  status = refilled;
+  return RunStep::kReturn;
 }
 
 // Asks the trace where the branch that ends the block at `last_ip` went (into ip_): what NextPlain

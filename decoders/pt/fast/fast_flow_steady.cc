@@ -4,33 +4,81 @@
 // status to hand back) and with the walk's state written back once at the end.
 #include "decoders/pt/fast/fast_flow.h"
 
+#include "decoders/pt/flow_config.h"
 #include "decoders/pt/flow_events.h"
 
 namespace ptprof::pt::fast {
 
-// Each turn takes the run from `block` (where the last one led) when TakeTntRun would take it
-// and go on from its end: the run is known (the last one's follow, or in the table), it takes
-// bits that are pending or in a TNT-8 packet with another TNT-8 packet after it (so reading it
-// reads nothing else), no status comes after its bits, and it ends in no TIP. Anything else
-// leaves the loop before the state moves, except that the bits TakeTntRun would have read for
-// this block are read (it then finds them pending, as if it had read them itself).
-void FastFlowDecoder::TakeSteadyRuns(FlowToModel& model, TntRuns& runs, uint64_t& offset) {
-  if (!model.TakesSteadyRuns()) return;
-  const TntRun* previous = last_run_;
+// Each turn takes what TakeTntRun would take from `block` (where the last turn led), in its
+// common cases:
+// - a TNT run, when it is known (the last run's follow, or in the table), takes bits that are
+//   pending or in the TNT-8 packet that comes next, and no status comes after them; when it ends
+//   in a branch a TIP decides, the TIP is asked for;
+// - a block whose branch a TIP decides.
+// Anything else leaves the loop before the state moves, except that the bits TakeTntRun would
+// have read for this block are read (it then finds them pending, as if it had read them
+// itself). Where reading a packet fails, or a TIP brings something other than the plain walk,
+// this answers as TakeTntRun would (kReturn, with `walk` and `status`).
+FastFlowDecoder::RunStep FastFlowDecoder::TakeSteadyRuns(FlowToModel& model, TntRuns& runs,
+                                                         Walk& walk, uint64_t& offset,
+                                                         int& status) {
+  if (!model.TakesSteadyRuns()) return RunStep::kTaken;
+  const TntRun* previous = last_run_;  // the last run taken, when the walk went on from its end
   const CodeBlock* block = previous_next_;
-  const RunStop* stop = nullptr;  // where the last run taken here stopped
-  uint64_t at = offset;
+  uint64_t at = offset;      // where the block at `block` began in the trace
+  uint64_t next_ip = ip_;    // its address
+  bool moved = false;        // anything taken here (the walk's state is then written back)
+  uint64_t held_last_ip = 0;
+  X86Kind held_kind = X86Kind::kOther;
+  // The walk's state as TakeTntRun finds it at `block` (Continue's, or TakeTipBlock's).
+  auto write_back = [&] {
+    if (!moved) return;
+    model.EndRuns(held_last_ip, held_kind);
+    ip_ = next_ip;
+    offset = at;
+    previous_next_ = block;
+    last_run_ = previous && block ? previous : nullptr;
+    SetNextBlock(block);
+  };
   for (;;) {
-    const TntRun* run = previous->follow;
+    const TntRun* run = previous ? previous->follow : nullptr;
     if (run && (run->start != block || run->core.blocks == 0)) run = nullptr;
     bool returns = false;
     if (run) {
       returns = run->pops;  // a run from a return takes the caller's address
     } else {
       const X86Kind kind = block->last.kind;
-      if (block->ninsn > kMaxBlockInsns ||
-          (kind != X86Kind::kCondJump && kind != X86Kind::kRetNear))
-        break;
+      if (block->ninsn > kMaxBlockInsns || kind == X86Kind::kOther) break;
+      if (kind != X86Kind::kCondJump && kind != X86Kind::kRetNear) {
+        // A branch a TIP decides (as TakeTipBlock takes it), unless it is direct.
+        if (IsDirectCallOrJump(block->last) || block->last_ip < next_ip ||
+            block->last_ip - next_ip > UINT32_MAX)
+          break;
+        write_back();
+        last_run_ = nullptr;
+        LogCall(block->last_ip, block->last);
+        const uint64_t start = next_ip;
+        const int tip = TipAfterBlock(block->last_ip);
+        if (!GoesOnPlain(tip)) {
+          next_block_ = nullptr;
+          SetWalk(walk, *block, start);
+          status = tip;
+          return RunStep::kReturn;
+        }
+        const uint64_t after = qry_->Offset();
+        UpdateTime(after);
+        model.AppendBlock(start, block->last_ip, block->ninsn, block->last, ToExecMode(mode_),
+                          speculative_, time_known_ ? time_tsc_ : kUnknownTime, at);
+        moved = true;
+        held_last_ip = block->last_ip;
+        held_kind = block->last.kind;
+        at = after;
+        next_ip = ip_;
+        previous = nullptr;
+        block = code_->TipTarget(block->tip, ip_, mode_);
+        if (!block) break;
+        continue;
+      }
       returns = kind == X86Kind::kRetNear;
     }
     uint64_t ret = 0;
@@ -39,17 +87,22 @@ void FastFlowDecoder::TakeSteadyRuns(FlowToModel& model, TntRuns& runs, uint64_t
       ret = TopReturn();
     }
     if (!qry_->HasTntBits()) {
-      if (!qry_->Tnt8PairFollows()) break;
-      qry_->RefillTnt();  // answers 0: the packet after is a TNT-8 packet
+      if (!qry_->Tnt8Next()) break;
+      const int refilled = qry_->RefillTnt();
+      if (refilled < 0) {
+        write_back();
+        last_run_ = nullptr;
+        return RefillFailed(model, block, returns, refilled, walk, offset, status);
+      }
     }
     const uint64_t state =
         TntRuns::State(qry_->PendingBitValues(), qry_->PendingBits(), speculative_);
     if (!run || run->state != state || run->ret != ret) {
       run = runs.Known(block, state, ret);
       if (!run || run->core.blocks == 0) break;
-      if (previous->follow != run) previous->follow = run;
+      if (previous && previous->follow != run) previous->follow = run;
     }
-    if (run->ends_in_tip || !qry_->TakesTntBitsQuietly(run->bits)) break;
+    if (qry_->StatusAfterTaking(run->bits) != 0) break;
     if (const TntRun* next = run->follow) {
       // Likely the next run: start loading it while this one is copied.
       __builtin_prefetch(next);
@@ -61,20 +114,48 @@ void FastFlowDecoder::TakeSteadyRuns(FlowToModel& model, TntRuns& runs, uint64_t
     UpdateTime(after);
     status_ = qry_->TakeTntBits(run->bits);
     if (run->pops) PopReturn();
-    stop = run->all.blocks == run->core.blocks ? &run->core : &run->all;
-    ReplayReturns(run->ops(), stop->ops);
-    model.AppendRun(run->blocks(), stop->blocks, stop->insns,
-                    time_known_ ? time_tsc_ : kUnknownTime, at, after);
-    at = after;
+    const RunStop& stop = run->all.blocks == run->core.blocks ? run->core : run->all;
+    ReplayReturns(run->ops(), stop.ops);
+    if (run->ends_in_tip) {
+      // The last block's branch needs a TIP, asked for before the run goes on, from the state
+      // TakeTntRun would ask it in.
+      write_back();
+      last_run_ = nullptr;
+      previous_next_ = block;
+      SetNextBlock(block);
+      offset = at;
+      const int tip = TipAfterBlock(stop.last_ip);
+      if (!GoesOnPlain(tip)) {
+        next_block_ = nullptr;
+        return HandBack(model, *run, stop, walk, offset, after, tip, status);
+      }
+      // All but the last block carry the time at the TNT packet, the last the time at the TIP.
+      const uint32_t before_tip = stop.blocks - 1;
+      if (before_tip)
+        model.AppendRun(run->blocks(), before_tip, stop.insns - stop.last->ninsn,
+                        time_known_ ? time_tsc_ : kUnknownTime, at, after);
+      const uint64_t at_tip = qry_->Offset();
+      UpdateTime(at_tip);
+      model.AppendRun(run->blocks() + before_tip, 1, stop.last->ninsn,
+                      time_known_ ? time_tsc_ : kUnknownTime, before_tip ? after : at, after);
+      at = at_tip;
+      next_ip = ip_;
+      block = code_->TipTarget(run->tip, ip_, mode_);
+    } else {
+      model.AppendRun(run->blocks(), stop.blocks, stop.insns,
+                      time_known_ ? time_tsc_ : kUnknownTime, at, after);
+      at = after;
+      next_ip = stop.next_ip;
+      block = stop.next;
+    }
+    moved = true;
+    held_last_ip = stop.last_ip;
+    held_kind = stop.last_kind;
     previous = run;
-    block = stop->next;
     if (!block) break;
   }
-  if (!stop) return;
-  model.EndRuns(stop->last_ip, stop->last_kind);
-  ip_ = stop->next_ip;
-  offset = at;
-  Continue(*previous, block, offset, at);
+  write_back();
+  return RunStep::kTaken;
 }
 
 }  // namespace ptprof::pt::fast

@@ -52,52 +52,81 @@ void RequireSame(const Decoded& a, const Decoded& b) {
 // A loop whose TNT runs reach a steady state (fast_flow_steady.cc), with calls two deep:
 //   1000 xor eax,eax; 1002 je 1006; 1004 nop; 1005 nop; 1006 call 1010; 100b jne 1000;
 //   100d jmp 1000; 1010 nop; 1011 je 1014; 1013 nop; 1014 call 1020; 1019 ret; 1020 nop; 1021 ret
-std::vector<uint8_t> LoopProgram() {
+// With `indirect`, the second call is `call rax` and the callee starts with `jmp rcx`, whose
+// targets TIPs give: 1014 call rax; 1016 ret; 1020 jmp rcx; 1024 nop; 1025 ret.
+std::vector<uint8_t> LoopProgram(bool indirect) {
   std::vector<uint8_t> code = {0x31, 0xc0, 0x74, 0x02, 0x90, 0x90, 0xe8, 0x05, 0x00, 0x00, 0x00,
-                               0x75, 0xf3, 0xeb, 0xf1, 0x90, 0x90, 0x74, 0x01, 0x90, 0xe8, 0x07,
-                               0x00, 0x00, 0x00, 0xc3};
+                               0x75, 0xf3, 0xeb, 0xf1, 0x90, 0x90, 0x74, 0x01, 0x90};
+  if (indirect) {
+    code.insert(code.end(), {0xff, 0xd0, 0xc3});
+  } else {
+    code.insert(code.end(), {0xe8, 0x07, 0x00, 0x00, 0x00, 0xc3});
+  }
   code.resize(0x20, 0x90);
-  code.push_back(0x90);
-  code.push_back(0xc3);
+  if (indirect) code.insert(code.end(), {0xff, 0xe1, 0x90, 0x90});
+  code.insert(code.end(), {0x90, 0xc3});
   return code;
 }
 
-// Its trace: `turns` turns of the loop, five bits each (the je, the callee's je, the two
-// compressed returns, the jne back), the first `period` turns' bits drawn at random and repeated
-// (0: all at random), in TNT-8 packets of 6 bits, or of 1 to 6 when `mixed`; a TSC packet after
-// every `timing`-th packet (0: none). Tracing stops at the branch after the last bit.
-std::vector<uint8_t> LoopTrace(unsigned turns, unsigned period, bool mixed, unsigned timing,
-                               uint32_t seed) {
+struct LoopShape {
+  unsigned turns = 0;
+  unsigned period = 0;  // the first `period` turns drawn at random and repeated (0: all random)
+  bool mixed = false;   // TNT-8 packets of 1 to 6 bits (else of 6, as far as they can be)
+  unsigned timing = 0;  // a TSC packet after every `timing`-th packet (0: none)
+  bool indirect = false;
+};
+
+// Its trace: the turns of the loop, five bits each (the je, the callee's je, the two compressed
+// returns, the jne back) and, with `indirect`, TIPs to 1020 and 1024 after the first two.
+// Tracing stops at the branch after the last bit.
+std::vector<uint8_t> LoopTrace(const LoopShape& shape, uint32_t seed) {
   uint32_t random = seed;
   auto next = [&random] {
     random = random * 1103515245u + 12345u;
     return random >> 16;
   };
-  std::vector<bool> pattern;
-  std::vector<bool> bits;
-  for (unsigned turn = 0; turn < turns; ++turn) {
-    if (period && turn >= period) {
-      bits.insert(bits.end(), pattern.begin() + 5 * (turn % period),
-                  pattern.begin() + 5 * (turn % period) + 5);
+  constexpr int kTip = 2, kTip2 = 3;
+  std::vector<int> turn_items;  // the pattern: bits, and kTip where a TIP comes
+  std::vector<int> items;
+  for (unsigned turn = 0; turn < shape.turns; ++turn) {
+    if (shape.period && turn >= shape.period) {
+      const size_t size = turn_items.size() / shape.period;
+      const auto from = turn_items.begin() + static_cast<long>(size * (turn % shape.period));
+      items.insert(items.end(), from, from + static_cast<long>(size));
       continue;
     }
-    const bool turn_bits[] = {(next() & 1) != 0, (next() & 3) != 0, true, true, (next() & 7) != 0};
-    for (bool bit : turn_bits) {
-      bits.push_back(bit);
-      pattern.push_back(bit);
-    }
+    std::vector<int> these = {(next() & 1) != 0, (next() & 3) != 0};
+    if (shape.indirect) these.insert(these.end(), {kTip, kTip2});
+    these.insert(these.end(), {1, 1, (next() & 7) != 0});
+    items.insert(items.end(), these.begin(), these.end());
+    turn_items.insert(turn_items.end(), these.begin(), these.end());
   }
   PacketWriter w;
   w.Psb().Tsc(0x1000).ModeExec(ptem_64bit).PsbEnd().TipPge(kSampleBase);
   unsigned packets = 0;
-  for (size_t at = 0; at < bits.size();) {
-    const size_t count = std::min<size_t>(mixed ? 1 + next() % 6 : 6, bits.size() - at);
+  std::vector<int> pending;
+  auto flush = [&] {
+    if (pending.empty()) return;
     uint64_t payload = 0;
-    for (size_t i = 0; i < count; ++i) payload = payload << 1 | (bits[at + i] ? 1 : 0);
-    w.Tnt(payload, static_cast<uint8_t>(count));
-    at += count;
-    if (timing && ++packets % timing == 0) w.Tsc(0x1000 + 0x40 * packets);
+    for (int bit : pending) payload = payload << 1 | static_cast<uint64_t>(bit);
+    w.Tnt(payload, static_cast<uint8_t>(pending.size()));
+    pending.clear();
+    if (shape.timing && ++packets % shape.timing == 0) w.Tsc(0x1000 + 0x40 * packets);
+  };
+  size_t size = shape.mixed ? 1 + next() % 6 : 6;
+  for (int item : items) {
+    if (item == kTip || item == kTip2) {
+      flush();
+      w.Tip(item == kTip ? 0x1020 : 0x1024);
+      continue;
+    }
+    pending.push_back(item);
+    if (pending.size() == size) {
+      flush();
+      size = shape.mixed ? 1 + next() % 6 : 6;
+    }
   }
+  flush();
   w.TipPgdSuppressed();
   return w.bytes();
 }
@@ -106,25 +135,25 @@ std::vector<uint8_t> LoopTrace(unsigned turns, unsigned period, bool mixed, unsi
 
 TEST_CASE("Loops in their steady state give libipt's events, offsets and times included",
           "[fast_flow]") {
-  TempFile code(LoopProgram());
-  ImageSet images;
-  REQUIRE(images.AddRaw(RawImageSpec{code.path(), 0, UINT64_MAX, kSampleBase}));
-  struct Case {
-    unsigned turns, period;
-    bool mixed;
-    unsigned timing;
-  };
-  for (const Case c : {Case{3000, 7, false, 0}, Case{3000, 13, true, 0}, Case{3000, 11, false, 5},
-                       Case{2000, 0, false, 0}, Case{2000, 0, true, 3}}) {
-    for (uint32_t seed : {1u, 2u, 3u}) {
-      INFO("turns " << c.turns << ", period " << c.period << ", mixed " << c.mixed
-                    << ", timing " << c.timing << ", seed " << seed);
-      const auto trace = LoopTrace(c.turns, c.period, c.mixed, c.timing, seed);
-      const Decoded libipt = Decode(trace, images, FlowEngine::kLibipt);
-      const Decoded fast = Decode(trace, images, FlowEngine::kFast);
-      RequireSame(libipt, fast);
-      CHECK(fast.summary.fast_segments == 1);
-      CHECK(libipt.summary.insns > 6 * c.turns);
+  for (bool indirect : {false, true}) {
+    TempFile code(LoopProgram(indirect));
+    ImageSet images;
+    REQUIRE(images.AddRaw(RawImageSpec{code.path(), 0, UINT64_MAX, kSampleBase}));
+    for (const LoopShape shape :
+         {LoopShape{3000, 7, false, 0, indirect}, LoopShape{3000, 13, true, 0, indirect},
+          LoopShape{3000, 11, false, 5, indirect}, LoopShape{2000, 0, false, 0, indirect},
+          LoopShape{2000, 0, true, 3, indirect}}) {
+      for (uint32_t seed : {1u, 2u, 3u}) {
+        INFO("turns " << shape.turns << ", period " << shape.period << ", mixed " << shape.mixed
+                      << ", timing " << shape.timing << ", indirect " << indirect << ", seed "
+                      << seed);
+        const auto trace = LoopTrace(shape, seed);
+        const Decoded libipt = Decode(trace, images, FlowEngine::kLibipt);
+        const Decoded fast = Decode(trace, images, FlowEngine::kFast);
+        RequireSame(libipt, fast);
+        CHECK(fast.summary.fast_segments == 1);
+        CHECK(libipt.summary.insns > 6 * shape.turns);
+      }
     }
   }
 }

@@ -95,13 +95,10 @@ bool QueryDecoder::WillEos() const {
   return FetchKind(pos_, begin_, end_, kind) == -pte_eos;
 }
 
-int QueryDecoder::PendingFlags() const {
+int QueryDecoder::FlagsOnceTntUsed() const {
   int flags = 0;
-  // Events wait until the TNT bits before them are used up.
-  if (tnt_index_ == 0) {
-    if (WillEvent()) flags |= pts_event_pending;
-    if (WillEos()) flags |= pts_eos;
-  }
+  if (WillEvent()) flags |= pts_event_pending;
+  if (WillEos()) flags |= pts_eos;
   return flags;
 }
 

@@ -75,14 +75,12 @@ class QueryDecoder {
     ++pos_;
     return Answered();
   }
-  // Whether the next two packets are TNT-8 packets, so that RefillTnt reads the first and
-  // nothing else, and answers 0.
-  bool Tnt8PairFollows() const {
-    return next_ == PacketKind::kTnt8 && end_ - pos_ > 1 && (pos_[1] & 1) == 0 && pos_[1] > 2;
-  }
-  // Whether TakeTntBits(n) would answer 0: bits stay pending, or a TNT-8 packet comes next.
-  bool TakesTntBitsQuietly(uint32_t n) const {
-    return (tnt_index_ >> n) != 0 || next_ == PacketKind::kTnt8;
+  // Whether a TNT-8 packet comes next (RefillTnt reads it inline).
+  bool Tnt8Next() const { return next_ == PacketKind::kTnt8; }
+  // What TakeTntBits(n) would answer, without taking them.
+  int StatusAfterTaking(uint32_t n) const {
+    if ((tnt_index_ >> n) != 0 || next_ == PacketKind::kTnt8) return 0;
+    return FlagsOnceTntUsed();
   }
   // How many TNT bits are pending, and their values (the next one is bit PendingBits() - 1).
   uint32_t PendingBits() const { return tnt_index_ ? 64 - __builtin_clzll(tnt_index_) : 0; }
@@ -137,7 +135,12 @@ class QueryDecoder {
     if (tnt_index_ != 0 || next_ == PacketKind::kTnt8) return 0;
     return PendingFlags();
   }
-  int PendingFlags() const;
+  int PendingFlags() const {
+    // Events wait until the TNT bits before them are used up.
+    return tnt_index_ == 0 ? FlagsOnceTntUsed() : 0;
+  }
+  // The status flags once no TNT bits are pending: an event or the end of the trace next.
+  int FlagsOnceTntUsed() const;
   int ProvokeFetchError() const;
   int ReadAhead();
   // After an answer: the time it was given at, then the read-ahead to the packet the next
