@@ -1,7 +1,8 @@
-// FastFlowDecoder's steady loop: after a TNT run, the runs that follow it in a loop's steady
-// state, each taken as TakeTntRun (fast_flow_plain.cc) takes it in its simplest case, without
-// what that case never needs (a look at the next block's code, a run built, an event, a TIP, a
-// status to hand back) and with the walk's state written back once at the end.
+// FastFlowDecoder's steady loop: after a TNT run, what follows it for as long as the walk stays
+// in its common cases (TNT runs already built, TIPs that bring nothing but a target), each step
+// taken as TakeTntRun (fast_flow_plain.cc) takes it but without its general checks, the blocks
+// appended to the model's batch directly (FlowToModel::AppendRun) and the walk's state written
+// back once at the end. A loop's steady state spends most of the decode here.
 #include "decoders/pt/fast/fast_flow.h"
 
 #include "decoders/pt/flow_config.h"
@@ -14,7 +15,7 @@ namespace ptprof::pt::fast {
 // - a TNT run, when it is known (the last run's follow, or in the table), takes bits that are
 //   pending or in the TNT-8 packet that comes next, and no status comes after them; when it ends
 //   in a branch a TIP decides, the TIP is asked for;
-// - a block whose branch a TIP decides.
+// - a block whose branch a TIP decides, or a direct call or jump (as NextPlain walks it).
 // Anything else leaves the loop before the state moves, except that the bits TakeTntRun would
 // have read for this block are read (it then finds them pending, as if it had read them
 // itself). Where reading a packet fails, or a TIP brings something other than the plain walk,
@@ -50,10 +51,24 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeSteadyRuns(FlowToModel& model, Tnt
       const X86Kind kind = block->last.kind;
       if (block->ninsn > kMaxBlockInsns || kind == X86Kind::kOther) break;
       if (kind != X86Kind::kCondJump && kind != X86Kind::kRetNear) {
-        // A branch a TIP decides (as TakeTipBlock takes it), unless it is direct.
-        if (IsDirectCallOrJump(block->last) || block->last_ip < next_ip ||
-            block->last_ip - next_ip > UINT32_MAX)
-          break;
+        if (block->last_ip < next_ip || block->last_ip - next_ip > UINT32_MAX) break;
+        if (IsDirectCallOrJump(block->last)) {
+          // A direct call or jump, as the plain walk takes it (NextPlain): no question asked,
+          // so the block is stamped where the last step left the decoder.
+          LogCall(block->last_ip, block->last);
+          model.AppendBlock(next_ip, block->last_ip, block->ninsn, block->last,
+                            ToExecMode(mode_), speculative_,
+                            time_known_ ? time_tsc_ : kUnknownTime, at);
+          moved = true;
+          held_last_ip = block->last_ip;
+          held_kind = block->last.kind;
+          next_ip = block->last.NextIp(block->last_ip);
+          previous = nullptr;
+          block = code_->Edge(block, 1, next_ip, mode_);
+          if (!block) break;
+          continue;
+        }
+        // A branch a TIP decides, as TakeTipBlock takes it.
         write_back();
         last_run_ = nullptr;
         LogCall(block->last_ip, block->last);

@@ -53,7 +53,7 @@ void RequireSame(const Decoded& a, const Decoded& b) {
 //   1000 xor eax,eax; 1002 je 1006; 1004 nop; 1005 nop; 1006 call 1010; 100b jne 1000;
 //   100d jmp 1000; 1010 nop; 1011 je 1014; 1013 nop; 1014 call 1020; 1019 ret; 1020 nop; 1021 ret
 // With `indirect`, the second call is `call rax` and the callee starts with `jmp rcx`, whose
-// targets TIPs give: 1014 call rax; 1016 ret; 1020 jmp rcx; 1024 nop; 1025 ret.
+// targets TIPs give: 1014 call rax; 1016 ret; 1020 jmp rcx; 1024 jmp 1026; 1026 nop; 1027 ret.
 std::vector<uint8_t> LoopProgram(bool indirect) {
   std::vector<uint8_t> code = {0x31, 0xc0, 0x74, 0x02, 0x90, 0x90, 0xe8, 0x05, 0x00, 0x00, 0x00,
                                0x75, 0xf3, 0xeb, 0xf1, 0x90, 0x90, 0x74, 0x01, 0x90};
@@ -63,7 +63,7 @@ std::vector<uint8_t> LoopProgram(bool indirect) {
     code.insert(code.end(), {0xe8, 0x07, 0x00, 0x00, 0x00, 0xc3});
   }
   code.resize(0x20, 0x90);
-  if (indirect) code.insert(code.end(), {0xff, 0xe1, 0x90, 0x90});
+  if (indirect) code.insert(code.end(), {0xff, 0xe1, 0x90, 0x90, 0xeb, 0x00});
   code.insert(code.end(), {0x90, 0xc3});
   return code;
 }
