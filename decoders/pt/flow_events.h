@@ -127,31 +127,36 @@ class FlowToModel : public FlowObserver {
       FlushBlocks();
     }
   }
-  // Whether the fast engine's steady loop may append runs with AppendRun: TakesRunBlocks, and
-  // no run references are to be made.
-  bool TakesSteadyRuns() const {
-    return TakesRunBlocks() && options_.run_refs.from >= options_.run_refs.until;
-  }
-  // TakeRun for the steady loop, where the held block is the last block of a run and these
-  // blocks are the run it leads to: the held block goes on with the end and span its run gave
-  // it (which is what TakeRun would work out), and none of TakeRun's other checks can change
-  // anything (same cpu/pid/tid, no run references). blocks[0] is stamped at `first_offset`, the
-  // others at `offset`, all with `tsc` (kUnknownTime: none). Call EndRuns after the last.
+  // Whether the fast engine's steady loop may append runs with AppendRun (TakesRunBlocks).
+  bool TakesSteadyRuns() const { return TakesRunBlocks(); }
+  // TakeRun for the steady loop, where the held block is the last block of a run, or a block
+  // whose end does not depend on where it went, and these blocks are where it went: the held
+  // block goes on with the end and span it has (which is what TakeRun would work out), and none
+  // of TakeRun's other checks can change anything (same cpu/pid/tid). blocks[0] is stamped at
+  // `first_offset`, the others at `offset`, all with `tsc` (kUnknownTime: none). Call EndRuns
+  // after the last.
   [[gnu::always_inline]] void AppendRun(const PackedEvent* blocks, uint32_t n, uint64_t insns,
                                         uint64_t tsc, uint64_t first_offset, uint64_t offset) {
-    if (++batch_count_ >= kBatchBlocks) FlushBlocks();
+    if (!(held_source_ && JoinsRef(held().end)) && ++batch_count_ >= kBatchBlocks) FlushBlocks();
     if (batch_count_ + n > kBatchBlocks + 1) FlushBlocks();
     PackedEvent* out = &batch_blocks_[batch_count_];
     const uint64_t stamp_offset = options_.offset_base + offset;
-    for (uint32_t i = 0; i < n; ++i) {
-      out[i].first_ip_or_index = blocks[i].first_ip_or_index;
-      out[i].tsc = tsc;
-      out[i].offset = stamp_offset;
-      std::memcpy(&out[i].span, &blocks[i].span,
-                  sizeof(PackedEvent) - offsetof(PackedEvent, span));
+    const uint64_t start_offset = options_.offset_base + first_offset;
+    uint32_t slots = n;  // batch slots written, the held block's included
+    if (n >= 3 && options_.run_refs.Holds(start_offset, stamp_offset, counts_.blocks) &&
+        WriteRunRef(blocks, n, insns, tsc, start_offset, stamp_offset, out)) {
+      slots = 2;
+    } else {
+      for (uint32_t i = 0; i < n; ++i) {
+        out[i].first_ip_or_index = blocks[i].first_ip_or_index;
+        out[i].tsc = tsc;
+        out[i].offset = stamp_offset;
+        std::memcpy(&out[i].span, &blocks[i].span,
+                    sizeof(PackedEvent) - offsetof(PackedEvent, span));
+      }
+      out[0].offset = start_offset;
     }
-    out[0].offset = options_.offset_base + first_offset;
-    batch_count_ += n - 1;
+    batch_count_ += slots - 1;
     counts_.blocks += n;
     counts_.insns += insns;
     if (batch_count_ == kBatchBlocks) FlushBlocks();
@@ -172,7 +177,6 @@ class FlowToModel : public FlowObserver {
   }
   // After AppendRun: the held block's last instruction and its kind.
   void EndRuns(uint64_t last_ip, X86Kind last_kind) {
-    held_source_ = nullptr;
     held_last_ip_ = last_ip;
     held_kind_ = last_kind;
   }
