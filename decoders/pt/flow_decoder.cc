@@ -19,6 +19,7 @@ FlowDecoder::~FlowDecoder() {
 Status FlowDecoder::Run(FlowObserver& observer) {
   if (blk_ || insn_) return Fail("a flow decoder runs once");
   if (config_.begin == config_.end) return Fail("the trace is empty");
+  if (auto st = images_.Realize(); !st) return st;
   if (options_.insn_decoder) {
     insn_ = pt_insn_alloc_decoder(&config_);
     if (!insn_) return Fail("libipt refused the decoder configuration");

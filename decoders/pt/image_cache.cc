@@ -4,11 +4,13 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 namespace ptprof::pt {
 
-PtImageCache::PtImageCache()
-    : iscache_(pt_iscache_alloc(nullptr)), image_(pt_image_alloc(nullptr)) {}
+PtImageCache::PtImageCache(bool defer_libipt)
+    : iscache_(pt_iscache_alloc(nullptr)), image_(pt_image_alloc(nullptr)),
+      defer_(defer_libipt) {}
 
 PtImageCache::~PtImageCache() {
   for (pt_image* image : more_) pt_image_free(image);
@@ -24,8 +26,8 @@ size_t PtImageCache::AddImage() {
   return more_.size();
 }
 
-Status PtImageCache::Add(const ImageSection& section, size_t image_index) {
-  pt_image* target = image_index <= more_.size() ? image(image_index) : nullptr;
+Result<int> PtImageCache::AddToLibipt(const ImageSection& section, size_t image_index) const {
+  pt_image* target = image_index == 0 ? image_ : image_index <= more_.size() ? more_[image_index - 1] : nullptr;
   if (!iscache_ || !target) return Fail("out of memory for the image");
   int isid = pt_iscache_add_file(iscache_, section.file.c_str(), section.file_offset,
                                  section.size, section.address);
@@ -35,7 +37,54 @@ Status PtImageCache::Add(const ImageSection& section, size_t image_index) {
     std::snprintf(where, sizeof where, "0x%" PRIx64, section.address);
     return Fail(section.file + ": cannot map at " + where + ": " + pt_errstr(pt_errcode(status)));
   }
-  if (section.size > 0 && section.bytes.size() == section.size) {
+  return isid;
+}
+
+Status PtImageCache::Realize() const {
+  if (deferred_.empty() || !realized_) return realized_;
+  std::vector<Deferred> deferred = std::move(deferred_);
+  deferred_.clear();
+  for (const Deferred& d : deferred) {
+    auto isid = AddToLibipt(d.section, d.image_index);
+    if (!isid) {
+      realized_ = tl::unexpected(isid.error());
+    } else if (*isid != d.isid) {
+      realized_ = Fail(d.section.file + ": libipt gave section id " + std::to_string(*isid) +
+                       " where " + std::to_string(d.isid) + " was given");
+    }
+    if (!realized_) break;
+  }
+  return realized_;
+}
+
+Status PtImageCache::Add(const ImageSection& section, size_t image_index) {
+  if (image_index > more_.size()) return Fail("out of memory for the image");
+  const bool has_bytes = section.size > 0 && section.bytes.size() == section.size;
+  int isid = 0;
+  if (defer_ && has_bytes) {
+    // libipt would read these bytes from the file: it gives the next id, or the id of the same
+    // section added before.
+    std::string key = section.file;
+    key.append(reinterpret_cast<const char*>(&section.file_offset), sizeof section.file_offset);
+    key.append(reinterpret_cast<const char*>(&section.size), sizeof section.size);
+    key.append(reinterpret_cast<const char*>(&section.address), sizeof section.address);
+    isid = ids_.try_emplace(std::move(key), static_cast<int>(ids_.size()) + 1).first->second;
+    Deferred d;
+    d.section.file = section.file;
+    d.section.file_offset = section.file_offset;
+    d.section.size = section.size;
+    d.section.address = section.address;
+    d.image_index = image_index;
+    d.isid = isid;
+    deferred_.push_back(std::move(d));
+  } else {
+    defer_ = false;
+    if (auto st = Realize(); !st) return st;
+    auto added = AddToLibipt(section, image_index);
+    if (!added) return tl::unexpected(added.error());
+    isid = *added;
+  }
+  if (has_bytes) {
     if (bytes_.size() <= static_cast<size_t>(isid)) bytes_.resize(static_cast<size_t>(isid) + 1);
     bytes_[static_cast<size_t>(isid)] = Bytes{section.bytes.data(), section.address, section.size};
   }
@@ -62,6 +111,7 @@ int PtImageCache::ReadSection(int isid, uint64_t ip, uint8_t* out, uint64_t size
       return static_cast<int>(n);
     }
   }
+  if (!deferred_.empty() && !Realize()) return -pte_nomap;
   return pt_iscache_read(iscache_, out, size, isid, ip);
 }
 

@@ -117,7 +117,7 @@ class CodeBlocks {
 class CodeGraphPool {
  public:
   struct Entry {
-    PtImageCache images;
+    PtImageCache images{true};  // libipt's side only when a segment falls back to libipt
     CodeBlocks code{images};
     std::thread::id last_user;  // the thread that borrowed it last
   };
