@@ -8,12 +8,22 @@
 
 namespace ptprof::pt::fast {
 
-void TntRuns::Free::operator()(TntRun* run) const {
-  run->~TntRun();
-  std::free(run);
-}
-
 TntRuns::~TntRuns() = default;
+
+void* TntRuns::Allocate(size_t bytes) {
+  constexpr size_t kChunk = size_t{1} << 20;
+  bytes = (bytes + alignof(TntRun) - 1) & ~(alignof(TntRun) - 1);
+  if (bytes > free_bytes_) {
+    const size_t size = bytes > kChunk ? bytes : kChunk;
+    chunks_.push_back(std::make_unique<std::byte[]>(size));
+    free_ = chunks_.back().get();
+    free_bytes_ = size;
+  }
+  void* memory = free_;
+  free_ += bytes;
+  free_bytes_ -= bytes;
+  return memory;
+}
 
 const TntRun& TntRuns::Add(size_t i, const CodeBlock* start, uint64_t state, uint64_t ret,
                            pt_exec_mode mode, bool speculative, uint64_t bits, uint32_t count) {
@@ -24,29 +34,31 @@ const TntRun& TntRuns::Add(size_t i, const CodeBlock* start, uint64_t state, uin
 }
 
 void TntRuns::Grow() {
-  std::vector<RunPtr> old = std::move(table_);
-  table_ = std::vector<RunPtr>(old.size() * 2);
+  std::vector<TntRun*> old = std::move(table_);
+  table_ = std::vector<TntRun*>(old.size() * 2);
   mask_ = table_.size() - 1;
-  for (RunPtr& run : old) {
+  for (TntRun* run : old) {
     if (!run) continue;
     size_t i = Hash(run->start, run->state ^ run->ret) & mask_;
     while (table_[i]) i = (i + 1) & mask_;
-    table_[i] = std::move(run);
+    table_[i] = run;
   }
 }
 
-TntRuns::RunPtr TntRuns::Build(const CodeBlock* start, uint64_t state, uint64_t ret,
-                               pt_exec_mode mode, bool speculative, uint64_t bits,
-                               uint32_t count) {
+TntRun* TntRuns::Build(const CodeBlock* start, uint64_t state, uint64_t ret, pt_exec_mode mode,
+                       bool speculative, uint64_t bits, uint32_t count) {
   TntRun head;
   head.start = start;
   head.state = state;
   head.ret = ret;
-  std::vector<PackedEvent> blocks;
-  std::vector<uint64_t> ops;
+  std::vector<PackedEvent>& blocks = blocks_;
+  std::vector<uint64_t>& ops = ops_;
+  blocks.clear();
+  ops.clear();
   const uint8_t model_mode = static_cast<uint8_t>(ToExecMode(mode));
   const uint8_t flags = speculative ? kPackedSpeculative : 0;
-  std::vector<uint64_t> stack;  // return addresses pushed inside the run, still there
+  std::vector<uint64_t>& stack = stack_;  // return addresses pushed inside the run, still there
+  stack.clear();
   // A call's return address onto the run's own stack (false: the run stacks up too much).
   auto push = [&](uint64_t ret) {
     if (stack.size() == kMaxDepth) return false;
@@ -130,9 +142,7 @@ TntRuns::RunPtr TntRuns::Build(const CodeBlock* start, uint64_t state, uint64_t 
   }
   const size_t bytes = sizeof(TntRun) + blocks.size() * sizeof(PackedEvent) +
                        ops.size() * sizeof(uint64_t);
-  void* memory = std::malloc(bytes);
-  if (!memory) throw std::bad_alloc();
-  RunPtr run(new (memory) TntRun(head));
+  TntRun* run = new (Allocate(bytes)) TntRun(head);
   if (!blocks.empty()) std::memcpy(run->blocks(), blocks.data(), blocks.size() * sizeof(PackedEvent));
   if (!ops.empty()) std::memcpy(run->ops(), ops.data(), ops.size() * sizeof(uint64_t));
   return run;

@@ -15,8 +15,10 @@
 // which the caller takes only when no event waits there; the trailing part may end with a
 // branch a TIP decides (an indirect jump or call, a far branch), which the caller asks the trace
 // for.
+#include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "decoders/pt/fast/code_blocks.h"
@@ -66,6 +68,7 @@ struct TntRun {
   static constexpr uint64_t kPop = ~uint64_t{0};
 };
 static_assert(sizeof(TntRun) % alignof(PackedEvent) == 0);
+static_assert(std::is_trivially_destructible_v<TntRun>, "runs are freed with their chunks");
 
 // The last instruction's kind of a run's block (a run holds only direct calls and jumps,
 // conditional branches and near returns, which its end tells apart).
@@ -105,7 +108,7 @@ class TntRuns {
                      bool speculative, uint64_t bits, uint32_t count) {
     // Open addressing, linear probing: the table holds the runs, each run its key.
     for (size_t i = Hash(start, state ^ ret) & mask_;; i = (i + 1) & mask_) {
-      const TntRun* run = table_[i].get();
+      const TntRun* run = table_[i];
       if (!run) return Add(i, start, state, ret, mode, speculative, bits, count);
       if (run->start == start && run->state == state && run->ret == ret) return *run;
     }
@@ -114,7 +117,7 @@ class TntRuns {
   // The run of this key when one was built, else null (nothing is built).
   const TntRun* Known(const CodeBlock* start, uint64_t state, uint64_t ret) const {
     for (size_t i = Hash(start, state ^ ret) & mask_;; i = (i + 1) & mask_) {
-      const TntRun* run = table_[i].get();
+      const TntRun* run = table_[i];
       if (!run || (run->start == start && run->state == state && run->ret == ret)) return run;
     }
   }
@@ -128,11 +131,6 @@ class TntRuns {
   size_t size() const { return size_; }
 
  private:
-  struct Free {
-    void operator()(TntRun* run) const;
-  };
-  using RunPtr = std::unique_ptr<TntRun, Free>;
-
   static size_t Hash(const CodeBlock* start, uint64_t state) {
     const uint64_t h = (reinterpret_cast<uintptr_t>(start) >> 4) * 0x9e3779b97f4a7c15ull ^
                        state * 0xc2b2ae3d27d4eb4full;
@@ -142,10 +140,21 @@ class TntRuns {
   const TntRun& Add(size_t i, const CodeBlock* start, uint64_t state, uint64_t ret,
                     pt_exec_mode mode, bool speculative, uint64_t bits, uint32_t count);
   void Grow();
-  RunPtr Build(const CodeBlock* start, uint64_t state, uint64_t ret, pt_exec_mode mode,
-               bool speculative, uint64_t bits, uint32_t count);
+  TntRun* Build(const CodeBlock* start, uint64_t state, uint64_t ret, pt_exec_mode mode,
+                bool speculative, uint64_t bits, uint32_t count);
+  // `bytes` for a run, from the current chunk (a new one when it is full): the runs are never
+  // freed one by one, and lie in the order they were built.
+  void* Allocate(size_t bytes);
   CodeBlocks& code_;
-  std::vector<RunPtr> table_ = std::vector<RunPtr>(1 << 12);  // a power of two, at most half full
+  std::vector<TntRun*> table_ = std::vector<TntRun*>(1 << 12);  // a power of two, at most half full
+  std::vector<std::unique_ptr<std::byte[]>> chunks_;
+  std::byte* free_ = nullptr;  // the unused end of the last chunk
+  size_t free_bytes_ = 0;
+  // The builder's scratch: the blocks, return stack operations and own stack of the run being
+  // built.
+  std::vector<PackedEvent> blocks_;
+  std::vector<uint64_t> ops_;
+  std::vector<uint64_t> stack_;
   size_t mask_ = (1 << 12) - 1;
   size_t size_ = 0;
 };
