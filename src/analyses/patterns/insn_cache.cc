@@ -2,14 +2,29 @@
 
 namespace ptprof::patterns {
 
+void InsnCache::Grow() {
+  std::vector<Slot> old = std::move(slots_);
+  slots_ = std::vector<Slot>(old.size() * 2);
+  for (const Slot& slot : old)
+    if (slot.mode) SlotOf(slot.ip, slot.mode) = slot;
+}
+
 const CachedInsn& InsnCache::At(uint64_t ip, ExecMode mode) {
-  auto& cache = by_mode_[static_cast<size_t>(mode) % by_mode_.size()];
-  auto [it, inserted] = cache.try_emplace(ip);
-  if (!inserted) return it->second;
+  const uint8_t key = static_cast<uint8_t>(static_cast<uint8_t>(mode) + 1);
+  Slot* slot = &SlotOf(ip, key);
+  if (slot->mode) return slot->insn;
+  if ((used_ + 1) * 2 > slots_.size()) {
+    Grow();
+    slot = &SlotOf(ip, key);
+  }
+  ++used_;
+  slot->ip = ip;
+  slot->mode = key;
+  CachedInsn* insn = &slot->insn;  // filled below
   ++decoded_;
   uint8_t bytes[16];
   size_t size = images_.Read(ip, bytes, sizeof bytes);
-  if (size == 0) return it->second;
+  if (size == 0) return *insn;
   // Kernel-only patterns on user code, or a mnemonic no pattern names: the length is all we need.
   uint64_t candidates = matcher_.CandidatesAt(IsKernelAddress(ip, mode));
   if (auto quick = decoder_.QuickX86(bytes, size, mode)) {
@@ -17,16 +32,16 @@ const CachedInsn& InsnCache::At(uint64_t ip, ExecMode mode) {
     if (fresh) known->second = matcher_.CandidatesFor(quick->mnemonic);
     candidates &= known->second;
     if (!candidates) {
-      it->second.length = quick->length;
-      return it->second;
+      insn->length = quick->length;
+      return *insn;
     }
   }
   ++disassembled_;
   auto text = decoder_.Decode(ip, bytes, size, mode);
-  if (!text) return it->second;
-  it->second.length = text->length;
-  it->second.atoms = matcher_.AtomsOf(*text, candidates);
-  return it->second;
+  if (!text) return *insn;
+  insn->length = text->length;
+  insn->atoms = matcher_.AtomsOf(*text, candidates);
+  return *insn;
 }
 
 std::string InsnCache::Describe(uint64_t ip, ExecMode mode) const {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "sideband/image_set.h"
 #include "src/analyses/patterns/insn_decoder.h"
@@ -26,6 +27,7 @@ class InsnCache {
   InsnCache(const ImageSet& images, const PatternMatcher& matcher)
       : images_(images), matcher_(matcher) {}
 
+  // The instruction at `ip`: valid until the next call.
   const CachedInsn& At(uint64_t ip, ExecMode mode);
 
   // The disassembly at `ip` ("" when there is none), for reports; not cached.
@@ -39,7 +41,24 @@ class InsnCache {
   const ImageSet& images_;
   const PatternMatcher& matcher_;
   InsnDecoder decoder_;
-  std::array<std::unordered_map<uint64_t, CachedInsn>, 7> by_mode_;
+  // The instructions seen, by mode and address: open addressing, linear probing, at most half
+  // full (534 K addresses on a compiler's trace, where a node per address made the first
+  // visits cost more than the decode).
+  struct Slot {
+    uint64_t ip = 0;
+    CachedInsn insn;
+    uint8_t mode = 0;  // 0: free; else the mode + 1
+  };
+  std::vector<Slot> slots_ = std::vector<Slot>(1 << 12);
+  size_t used_ = 0;
+  // The slot for (ip, mode): its own, or the free one where it goes.
+  Slot& SlotOf(uint64_t ip, uint8_t mode) {
+    const size_t mask = slots_.size() - 1;
+    size_t i = static_cast<size_t>(((ip ^ mode) * 0x9e3779b97f4a7c15ull) >> 20) & mask;
+    while (slots_[i].mode && (slots_[i].ip != ip || slots_[i].mode != mode)) i = (i + 1) & mask;
+    return slots_[i];
+  }
+  void Grow();
   std::unordered_map<const char*, uint64_t> candidates_;  // by x86 mnemonic (static storage)
   uint64_t decoded_ = 0;
   uint64_t disassembled_ = 0;
