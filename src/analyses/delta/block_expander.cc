@@ -8,7 +8,7 @@ const ExpandedBlock& BlockExpander::Walk(uint64_t first_ip, uint32_t insns, Exec
   ExpandedBlock& expanded = it->second;
   uint64_t ip = first_ip;
   for (uint32_t i = 0; i < insns; ++i) {
-    const patterns::CachedInsn& insn = cache_.At(ip, mode);
+    const patterns::CachedInsn insn = cache_.At(ip, mode);
     if (insn.length == 0) break;
     if (insn.atoms) expanded.hits.push_back({i, ip, insn.atoms});
     expanded.expanded = i + 1;

@@ -27,8 +27,7 @@ class InsnCache {
   InsnCache(const ImageSet& images, const PatternMatcher& matcher)
       : images_(images), matcher_(matcher) {}
 
-  // The instruction at `ip`: valid until the next call.
-  const CachedInsn& At(uint64_t ip, ExecMode mode);
+  CachedInsn At(uint64_t ip, ExecMode mode);
 
   // The disassembly at `ip` ("" when there is none), for reports; not cached.
   std::string Describe(uint64_t ip, ExecMode mode) const;
@@ -41,12 +40,13 @@ class InsnCache {
   const ImageSet& images_;
   const PatternMatcher& matcher_;
   InsnDecoder decoder_;
-  // The instructions seen, by mode and address: open addressing, linear probing, at most half
-  // full (534 K addresses on a compiler's trace, where a node per address made the first
-  // visits cost more than the decode).
+  // The instructions seen, by mode and address: open addressing, linear probing, at most three
+  // quarters full (534 K addresses on a compiler's trace, where a node per address made the
+  // first visits cost more than the decode), 24 bytes a slot.
   struct Slot {
     uint64_t ip = 0;
-    CachedInsn insn;
+    uint64_t atoms = 0;
+    uint8_t length = 0;
     uint8_t mode = 0;  // 0: free; else the mode + 1
   };
   std::vector<Slot> slots_ = std::vector<Slot>(1 << 12);
