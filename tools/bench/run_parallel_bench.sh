@@ -3,7 +3,8 @@
 # the emulated PT recorder at 100 M+ instructions each (gzip, xz, sort of a fixed input, a python
 # loop, a C compile), then runs parallel_bench on each recording and on the real traces in
 # ../shared/testdata: ptprof's block flow on 1 and 2 threads (and the CPU count) beside libipt's
-# block decoder driven directly, cold and warm, with ratios. Also `perf script` on the
+# block decoder driven directly, cold and warm, with ratios, every row checked event for event
+# against the one-piece decode on libipt (--verify). Also `perf script` on the
 # recordings exported as perf.data, and `trc_pkt_lister` on a CoreSight snapshot, for scale.
 # Prints the load average before and after (the machine is shared: say what it was).
 # Usage: tools/bench/run_parallel_bench.sh [BUILD_DIR] [WORKLOAD...]
@@ -38,7 +39,7 @@ jobs=(--jobs 1 --jobs 2)
 
 bench() {  # bench INPUT [EXTRA...]
   echo
-  "$build/tools/parallel_bench" --repeat 3 "${jobs[@]}" "$@" || echo "(parallel_bench failed on $1)"
+  "$build/tools/parallel_bench" --repeat 3 --verify "${jobs[@]}" "$@" || echo "(parallel_bench failed on $1)"
 }
 
 perf_script() {  # perf_script NAME: perf's own decode of the recording, exported as perf.data
