@@ -95,71 +95,22 @@ class FlowToModel : public FlowObserver {
                                       X86Kind last_kind, uint64_t last_ip, uint64_t first_offset,
                                       uint64_t offset, bool has_tsc, uint64_t tsc) {
     PassHeldTo(blocks[0].first_ip_or_index);
-    if (OtherBatch() || batch_count_ + n > kBatchBlocks + 1) NewBatch();
-    PackedEvent* out = &batch_blocks_[batch_count_];
-    const uint64_t stamp_tsc = has_tsc ? tsc : kUnknownTime;
-    const uint64_t stamp_offset = options_.offset_base + offset;
-    const uint64_t start_offset = options_.offset_base + first_offset;
-    uint32_t slots = n;  // batch slots written, the held block's included
-    if (n >= 3 && options_.run_refs.Holds(start_offset, stamp_offset, counts_.blocks) &&
-        WriteRunRef(blocks, n, insns, stamp_tsc, start_offset, stamp_offset, out)) {
-      slots = 2;
-    } else {
-      held_source_ = nullptr;
-      for (uint32_t i = 0; i < n; ++i) {
-        // Field by field: the copy and the stamps in one pass.
-        out[i].first_ip_or_index = blocks[i].first_ip_or_index;
-        out[i].tsc = stamp_tsc;
-        out[i].offset = stamp_offset;
-        std::memcpy(&out[i].span, &blocks[i].span,
-                    sizeof(PackedEvent) - offsetof(PackedEvent, span));
-      }
-      out[0].offset = start_offset;
-    }
-    batch_count_ += slots - 1;
+    holding_ = true;  // the last of these blocks, from here on
+    if (OtherBatch()) NewBatch();
+    PutRun(blocks, n, insns, has_tsc ? tsc : kUnknownTime, first_offset, offset);
     held_last_ip_ = last_ip;
     held_kind_ = last_kind;
-    holding_ = true;
-    counts_.blocks += n;
-    counts_.insns += insns;
-    if (batch_count_ == kBatchBlocks) {
-      // The held block's slot is the last one: pass the others on now.
-      FlushBlocks();
-    }
   }
-  // Whether the fast engine's steady loop may append runs with AppendRun (TakesRunBlocks).
-  bool TakesSteadyRuns() const { return TakesRunBlocks(); }
-  // TakeRun for the steady loop, where the held block is the last block of a run, or a block
-  // whose end does not depend on where it went, and these blocks are where it went: the held
-  // block goes on with the end and span it has (which is what TakeRun would work out), and none
-  // of TakeRun's other checks can change anything (same cpu/pid/tid). blocks[0] is stamped at
-  // `first_offset`, the others at `offset`, all with `tsc` (kUnknownTime: none). Call EndRuns
-  // after the last.
+  // TakeRun for the fast engine's steady loop, where the held block is the last block of a run,
+  // or a block whose end does not depend on where it went, and these blocks are where it went:
+  // the held block goes on with the end and span it has (which is what TakeRun would work out),
+  // and none of TakeRun's other checks can change anything (same cpu/pid/tid). blocks[0] is
+  // stamped at `first_offset`, the others at `offset`, all with `tsc` (kUnknownTime: none).
+  // Call EndRuns after the last.
   [[gnu::always_inline]] void AppendRun(const PackedEvent* blocks, uint32_t n, uint64_t insns,
                                         uint64_t tsc, uint64_t first_offset, uint64_t offset) {
     if (!(held_source_ && JoinsRef(held().end)) && ++batch_count_ >= kBatchBlocks) FlushBlocks();
-    if (batch_count_ + n > kBatchBlocks + 1) FlushBlocks();
-    PackedEvent* out = &batch_blocks_[batch_count_];
-    const uint64_t stamp_offset = options_.offset_base + offset;
-    const uint64_t start_offset = options_.offset_base + first_offset;
-    uint32_t slots = n;  // batch slots written, the held block's included
-    if (n >= 3 && options_.run_refs.Holds(start_offset, stamp_offset, counts_.blocks) &&
-        WriteRunRef(blocks, n, insns, tsc, start_offset, stamp_offset, out)) {
-      slots = 2;
-    } else {
-      for (uint32_t i = 0; i < n; ++i) {
-        out[i].first_ip_or_index = blocks[i].first_ip_or_index;
-        out[i].tsc = tsc;
-        out[i].offset = stamp_offset;
-        std::memcpy(&out[i].span, &blocks[i].span,
-                    sizeof(PackedEvent) - offsetof(PackedEvent, span));
-      }
-      out[0].offset = start_offset;
-    }
-    batch_count_ += slots - 1;
-    counts_.blocks += n;
-    counts_.insns += insns;
-    if (batch_count_ == kBatchBlocks) FlushBlocks();
+    PutRun(blocks, n, insns, tsc, first_offset, offset);
   }
   // AppendRun for one block walked from `ip` to `last_ip` (at most 4 GiB on), whose branch a TIP
   // decided (so its end does not depend on where it went), stamped at `offset` with `tsc`.
@@ -223,6 +174,39 @@ class FlowToModel : public FlowObserver {
     if (held_source_ && JoinsRef(end)) return;
     h.end = end;
     PassHeld();
+  }
+  // TakeRun's and AppendRun's blocks, once the held block has gone on: written from the batch
+  // slot after the blocks passed on (the batch goes on first when they do not fit), as one run
+  // reference where the window allows, else copied and stamped; the last of them is held.
+  [[gnu::always_inline]] void PutRun(const PackedEvent* blocks, uint32_t n, uint64_t insns,
+                                     uint64_t tsc, uint64_t first_offset, uint64_t offset) {
+    if (batch_count_ + n > kBatchBlocks + 1) FlushBlocks();
+    PackedEvent* out = &batch_blocks_[batch_count_];
+    const uint64_t stamp_offset = options_.offset_base + offset;
+    const uint64_t start_offset = options_.offset_base + first_offset;
+    uint32_t slots = n;  // batch slots written, the held block's included
+    if (n >= 3 && options_.run_refs.Holds(start_offset, stamp_offset, counts_.blocks) &&
+        WriteRunRef(blocks, n, insns, tsc, start_offset, stamp_offset, out)) {
+      slots = 2;
+    } else {
+      held_source_ = nullptr;
+      for (uint32_t i = 0; i < n; ++i) {
+        // Field by field: the copy and the stamps in one pass.
+        out[i].first_ip_or_index = blocks[i].first_ip_or_index;
+        out[i].tsc = tsc;
+        out[i].offset = stamp_offset;
+        std::memcpy(&out[i].span, &blocks[i].span,
+                    sizeof(PackedEvent) - offsetof(PackedEvent, span));
+      }
+      out[0].offset = start_offset;
+    }
+    batch_count_ += slots - 1;
+    counts_.blocks += n;
+    counts_.insns += insns;
+    if (batch_count_ == kBatchBlocks) {
+      // The held block's slot is the last one: pass the others on now.
+      FlushBlocks();
+    }
   }
   // Whether the held block, ending in `end`, is the next block of the run that the reference
   // before it refers to, exactly as stored there: then the reference takes it in and its slot is

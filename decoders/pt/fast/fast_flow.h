@@ -152,6 +152,20 @@ class FastFlowDecoder {
   // or, when `returns`, a return) could not be read: `refilled`.
   RunStep RefillFailed(FlowToModel& model, const CodeBlock* block, bool returns, int refilled,
                        Walk& walk, uint64_t& offset, int& status);
+  // For a block whose branch a TIP decides, walked from `start`: its call pushed, then the TIP
+  // asked for, as the plain walk asks it. kTaken when the walk goes on plainly (ip_ the target),
+  // else kReturn with the block handed back in `walk` and the TIP's answer in `status`.
+  RunStep AskTip(const CodeBlock& block, uint64_t start, Walk& walk, int& status);
+  // Starts loading `run` (likely the next one) while the current one is copied.
+  static void Prefetch(const TntRun* run) {
+    if (!run) return;
+    __builtin_prefetch(run);
+    __builtin_prefetch(reinterpret_cast<const char*>(run) + 64);
+    __builtin_prefetch(reinterpret_cast<const char*>(run) + 128);
+    __builtin_prefetch(reinterpret_cast<const char*>(run) + 192);
+  }
+  // The tsc blocks are stamped with now (kUnknownTime when the time is not known).
+  uint64_t StampTsc() const { return time_known_ ? time_tsc_ : kUnknownTime; }
   RunStep TakeTipBlock(FlowToModel& model, const CodeBlock* block, Walk& walk, uint64_t& offset,
                        int& status);
   int TipAfterBlock(uint64_t last_ip);

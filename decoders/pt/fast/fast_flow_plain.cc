@@ -171,13 +171,7 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeTntRun(FlowToModel& model, TntRuns
   // Written only when it changes: the line is shared with a thread expanding this run.
   if (previous && previous->follow != &run) previous->follow = &run;
   if (run.core.blocks == 0) return RunStep::kNone;
-  if (const TntRun* next = run.follow) {
-    // Likely the next run: start loading it while this one is copied.
-    __builtin_prefetch(next);
-    __builtin_prefetch(reinterpret_cast<const char*>(next) + 64);
-    __builtin_prefetch(reinterpret_cast<const char*>(next) + 128);
-    __builtin_prefetch(reinterpret_cast<const char*>(next) + 192);
-  }
+  Prefetch(run.follow);  // likely the next run
   const uint64_t after = qry_->Offset();
   UpdateTime(after);
   const int flags = qry_->TakeTntBits(run.bits);
@@ -261,14 +255,7 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeTipBlock(FlowToModel& model, const
                                                        Walk& walk, uint64_t& offset,
                                                        int& status) {
   const uint64_t start = ip_;
-  LogCall(block->last_ip, block->last);
-  const int tip = TipAfterBlock(block->last_ip);
-  if (!GoesOnPlain(tip)) {
-    next_block_ = nullptr;
-    SetWalk(walk, *block, start);
-    status = tip;
-    return RunStep::kReturn;
-  }
+  if (AskTip(*block, start, walk, status) != RunStep::kTaken) return RunStep::kReturn;
   const uint64_t after = qry_->Offset();
   UpdateTime(after);
   model.TakeRunBlock(start, block->last_ip, block->ninsn, block->last, ToExecMode(mode_),
@@ -277,6 +264,17 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeTipBlock(FlowToModel& model, const
   // The block the TIP leads to, remembered on this one for the next time it goes the same way.
   SetNextBlock(code_->TipTarget(block->tip, ip_, mode_));
   return RunStep::kTaken;
+}
+
+FastFlowDecoder::RunStep FastFlowDecoder::AskTip(const CodeBlock& block, uint64_t start,
+                                                 Walk& walk, int& status) {
+  LogCall(block.last_ip, block.last);
+  const int tip = TipAfterBlock(block.last_ip);
+  if (GoesOnPlain(tip)) return RunStep::kTaken;
+  next_block_ = nullptr;
+  SetWalk(walk, block, start);
+  status = tip;
+  return RunStep::kReturn;
 }
 
 // After a run: the walk goes on from `next` (the block at ip_, when the graph has one).

@@ -23,7 +23,7 @@ namespace ptprof::pt::fast {
 FastFlowDecoder::RunStep FastFlowDecoder::TakeSteadyRuns(FlowToModel& model, TntRuns& runs,
                                                          Walk& walk, uint64_t& offset,
                                                          int& status) {
-  if (!model.TakesSteadyRuns()) return RunStep::kTaken;
+  if (!model.TakesRunBlocks()) return RunStep::kTaken;
   const TntRun* previous = last_run_;  // the last run taken, when the walk went on from its end
   const CodeBlock* block = previous_next_;
   uint64_t at = offset;      // where the block at `block` began in the trace
@@ -41,6 +41,11 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeSteadyRuns(FlowToModel& model, Tnt
     last_run_ = previous && block ? previous : nullptr;
     SetNextBlock(block);
   };
+  // The same, for a step TakeTntRun would take past the point where it forgets the last run.
+  auto hand_over = [&] {
+    write_back();
+    last_run_ = nullptr;
+  };
   for (;;) {
     const TntRun* run = previous ? previous->follow : nullptr;
     if (run && (run->start != block || run->core.blocks == 0)) run = nullptr;
@@ -57,8 +62,7 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeSteadyRuns(FlowToModel& model, Tnt
           // so the block is stamped where the last step left the decoder.
           LogCall(block->last_ip, block->last);
           model.AppendBlock(next_ip, block->last_ip, block->ninsn, block->last,
-                            ToExecMode(mode_), speculative_,
-                            time_known_ ? time_tsc_ : kUnknownTime, at);
+                            ToExecMode(mode_), speculative_, StampTsc(), at);
           moved = true;
           held_last_ip = block->last_ip;
           held_kind = block->last.kind;
@@ -69,21 +73,13 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeSteadyRuns(FlowToModel& model, Tnt
           continue;
         }
         // A branch a TIP decides, as TakeTipBlock takes it.
-        write_back();
-        last_run_ = nullptr;
-        LogCall(block->last_ip, block->last);
+        hand_over();
         const uint64_t start = next_ip;
-        const int tip = TipAfterBlock(block->last_ip);
-        if (!GoesOnPlain(tip)) {
-          next_block_ = nullptr;
-          SetWalk(walk, *block, start);
-          status = tip;
-          return RunStep::kReturn;
-        }
+        if (AskTip(*block, start, walk, status) != RunStep::kTaken) return RunStep::kReturn;
         const uint64_t after = qry_->Offset();
         UpdateTime(after);
         model.AppendBlock(start, block->last_ip, block->ninsn, block->last, ToExecMode(mode_),
-                          speculative_, time_known_ ? time_tsc_ : kUnknownTime, at);
+                          speculative_, StampTsc(), at);
         moved = true;
         held_last_ip = block->last_ip;
         held_kind = block->last.kind;
@@ -105,8 +101,7 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeSteadyRuns(FlowToModel& model, Tnt
       if (!qry_->Tnt8Next()) break;
       const int refilled = qry_->RefillTnt();
       if (refilled < 0) {
-        write_back();
-        last_run_ = nullptr;
+        hand_over();
         return RefillFailed(model, block, returns, refilled, walk, offset, status);
       }
     }
@@ -118,13 +113,7 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeSteadyRuns(FlowToModel& model, Tnt
       if (previous && previous->follow != run) previous->follow = run;
     }
     if (qry_->StatusAfterTaking(run->bits) != 0) break;
-    if (const TntRun* next = run->follow) {
-      // Likely the next run: start loading it while this one is copied.
-      __builtin_prefetch(next);
-      __builtin_prefetch(reinterpret_cast<const char*>(next) + 64);
-      __builtin_prefetch(reinterpret_cast<const char*>(next) + 128);
-      __builtin_prefetch(reinterpret_cast<const char*>(next) + 192);
-    }
+    Prefetch(run->follow);  // likely the next run
     const uint64_t after = qry_->Offset();
     UpdateTime(after);
     status_ = qry_->TakeTntBits(run->bits);
@@ -134,11 +123,7 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeSteadyRuns(FlowToModel& model, Tnt
     if (run->ends_in_tip) {
       // The last block's branch needs a TIP, asked for before the run goes on, from the state
       // TakeTntRun would ask it in.
-      write_back();
-      last_run_ = nullptr;
-      previous_next_ = block;
-      SetNextBlock(block);
-      offset = at;
+      hand_over();
       const int tip = TipAfterBlock(stop.last_ip);
       if (!GoesOnPlain(tip)) {
         next_block_ = nullptr;
@@ -147,18 +132,17 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeSteadyRuns(FlowToModel& model, Tnt
       // All but the last block carry the time at the TNT packet, the last the time at the TIP.
       const uint32_t before_tip = stop.blocks - 1;
       if (before_tip)
-        model.AppendRun(run->blocks(), before_tip, stop.insns - stop.last->ninsn,
-                        time_known_ ? time_tsc_ : kUnknownTime, at, after);
+        model.AppendRun(run->blocks(), before_tip, stop.insns - stop.last->ninsn, StampTsc(), at,
+                        after);
       const uint64_t at_tip = qry_->Offset();
       UpdateTime(at_tip);
-      model.AppendRun(run->blocks() + before_tip, 1, stop.last->ninsn,
-                      time_known_ ? time_tsc_ : kUnknownTime, before_tip ? after : at, after);
+      model.AppendRun(run->blocks() + before_tip, 1, stop.last->ninsn, StampTsc(),
+                      before_tip ? after : at, after);
       at = at_tip;
       next_ip = ip_;
       block = code_->TipTarget(run->tip, ip_, mode_);
     } else {
-      model.AppendRun(run->blocks(), stop.blocks, stop.insns,
-                      time_known_ ? time_tsc_ : kUnknownTime, at, after);
+      model.AppendRun(run->blocks(), stop.blocks, stop.insns, StampTsc(), at, after);
       at = after;
       next_ip = stop.next_ip;
       block = stop.next;

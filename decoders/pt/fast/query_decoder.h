@@ -77,7 +77,8 @@ class QueryDecoder {
   }
   // Whether a TNT-8 packet comes next (RefillTnt reads it inline).
   bool Tnt8Next() const { return next_ == PacketKind::kTnt8; }
-  // What TakeTntBits(n) would answer, without taking them.
+  // What TakeTntBits(n) would answer, without taking them: nothing is pending while TNT bits
+  // are (events wait until the bits before them are used up), or when a TNT packet comes next.
   int StatusAfterTaking(uint32_t n) const {
     if ((tnt_index_ >> n) != 0 || next_ == PacketKind::kTnt8) return 0;
     return FlagsOnceTntUsed();
@@ -130,15 +131,7 @@ class QueryDecoder {
   bool HaveNext() const { return next_ != PacketKind::kInvalid; }
   int WillEvent() const;
   bool WillEos() const;
-  int StatusFlags() const {
-    // Nothing is pending while TNT bits are, or when a TNT packet comes next.
-    if (tnt_index_ != 0 || next_ == PacketKind::kTnt8) return 0;
-    return PendingFlags();
-  }
-  int PendingFlags() const {
-    // Events wait until the TNT bits before them are used up.
-    return tnt_index_ == 0 ? FlagsOnceTntUsed() : 0;
-  }
+  int StatusFlags() const { return StatusAfterTaking(0); }
   // The status flags once no TNT bits are pending: an event or the end of the trace next.
   int FlagsOnceTntUsed() const;
   int ProvokeFetchError() const;

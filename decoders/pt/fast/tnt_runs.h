@@ -106,20 +106,14 @@ class TntRuns {
   // Find, with the key's state already made (State).
   const TntRun& Find(const CodeBlock* start, uint64_t state, uint64_t ret, pt_exec_mode mode,
                      bool speculative, uint64_t bits, uint32_t count) {
-    // Open addressing, linear probing: the table holds the runs, each run its key.
-    for (size_t i = Hash(start, state ^ ret) & mask_;; i = (i + 1) & mask_) {
-      const TntRun* run = table_[i];
-      if (!run) return Add(i, start, state, ret, mode, speculative, bits, count);
-      if (run->start == start && run->state == state && run->ret == ret) return *run;
-    }
+    const size_t i = SlotOf(start, state, ret);
+    if (const TntRun* run = table_[i]) return *run;
+    return Add(i, start, state, ret, mode, speculative, bits, count);
   }
 
   // The run of this key when one was built, else null (nothing is built).
   const TntRun* Known(const CodeBlock* start, uint64_t state, uint64_t ret) const {
-    for (size_t i = Hash(start, state ^ ret) & mask_;; i = (i + 1) & mask_) {
-      const TntRun* run = table_[i];
-      if (!run || (run->start == start && run->state == state && run->ret == ret)) return run;
-    }
+    return table_[SlotOf(start, state, ret)];
   }
 
   // The pending bits as a run's key holds them.
@@ -135,6 +129,14 @@ class TntRuns {
     const uint64_t h = (reinterpret_cast<uintptr_t>(start) >> 4) * 0x9e3779b97f4a7c15ull ^
                        state * 0xc2b2ae3d27d4eb4full;
     return static_cast<size_t>(h ^ (h >> 29));
+  }
+  // The table's slot holding the run of this key, or the empty one where it goes (open
+  // addressing, linear probing: the table holds the runs, each run its key).
+  size_t SlotOf(const CodeBlock* start, uint64_t state, uint64_t ret) const {
+    size_t i = Hash(start, state ^ ret) & mask_;
+    for (const TntRun* run; (run = table_[i]) != nullptr; i = (i + 1) & mask_)
+      if (run->start == start && run->state == state && run->ret == ret) break;
+    return i;
   }
   // Builds the run for an empty slot `i` of the table and keeps it there (growing the table).
   const TntRun& Add(size_t i, const CodeBlock* start, uint64_t state, uint64_t ret,
