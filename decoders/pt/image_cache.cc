@@ -27,7 +27,9 @@ size_t PtImageCache::AddImage() {
 }
 
 Result<int> PtImageCache::AddToLibipt(const ImageSection& section, size_t image_index) const {
-  pt_image* target = image_index == 0 ? image_ : image_index <= more_.size() ? more_[image_index - 1] : nullptr;
+  pt_image* target = image_index == 0             ? image_
+                     : image_index <= more_.size() ? more_[image_index - 1]
+                                                   : nullptr;
   if (!iscache_ || !target) return Fail("out of memory for the image");
   int isid = pt_iscache_add_file(iscache_, section.file.c_str(), section.file_offset,
                                  section.size, section.address);
@@ -69,14 +71,9 @@ Status PtImageCache::Add(const ImageSection& section, size_t image_index) {
     key.append(reinterpret_cast<const char*>(&section.size), sizeof section.size);
     key.append(reinterpret_cast<const char*>(&section.address), sizeof section.address);
     isid = ids_.try_emplace(std::move(key), static_cast<int>(ids_.size()) + 1).first->second;
-    Deferred d;
-    d.section.file = section.file;
-    d.section.file_offset = section.file_offset;
-    d.section.size = section.size;
-    d.section.address = section.address;
-    d.image_index = image_index;
-    d.isid = isid;
-    deferred_.push_back(std::move(d));
+    deferred_.push_back(Deferred{
+        ImageSection{section.file, section.file_offset, section.size, section.address, {}},
+        image_index, isid});
   } else {
     defer_ = false;
     if (auto st = Realize(); !st) return st;
@@ -111,7 +108,7 @@ int PtImageCache::ReadSection(int isid, uint64_t ip, uint8_t* out, uint64_t size
       return static_cast<int>(n);
     }
   }
-  if (!deferred_.empty() && !Realize()) return -pte_nomap;
+  if (!Realize()) return -pte_nomap;
   return pt_iscache_read(iscache_, out, size, isid, ip);
 }
 
