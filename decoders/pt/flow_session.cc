@@ -5,6 +5,8 @@
 #include "decoders/pt/fast/code_blocks.h"
 #include "decoders/pt/flow_range.h"
 #include "decoders/pt/parallel_flow.h"
+#include "decoders/pt/parted_flow.h"
+#include "src/model/decode_defaults.h"
 
 namespace ptprof::pt {
 
@@ -93,7 +95,13 @@ Result<FlowSummary> DecodeFlow(std::span<const uint8_t> trace, const ImageSet& i
       summary->sequential_because = "the tasks from sideband are followed in trace order";
     return summary;
   }
-  const ParallelPlan plan = PlanParallelDecode(trace, request);
+  // A consumer that takes its stream in parts gets one per segment, on the thread that decodes it
+  // (segments of PartedSegmentBytes unless a size was asked for).
+  auto* parted = jobs >= 2 && !request.tasks ? dynamic_cast<PartedSink*>(&sink) : nullptr;
+  FlowRequest parted_request = request;
+  if (parted && !request.segment_bytes && !ChosenSegmentBytes())
+    parted_request.segment_bytes = PartedSegmentBytes(trace.size(), jobs);
+  const ParallelPlan plan = PlanParallelDecode(trace, parted ? parted_request : request);
   if (plan.segments.size() < (fast ? 1u : 2u)) {
     auto summary = DecodeFlowSequential(trace, images, request, sink);
     if (summary) {
@@ -104,6 +112,8 @@ Result<FlowSummary> DecodeFlow(std::span<const uint8_t> trace, const ImageSet& i
     }
     return summary;
   }
+  if (parted && plan.segments.size() >= 2)
+    return DecodeFlowInParts(trace, images, request, plan, *parted);
   return DecodeFlowParallel(trace, images, request, plan, sink);
 }
 

@@ -11,19 +11,33 @@ constexpr uint8_t kPsb[16] = {0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
 }  // namespace
 
 std::vector<uint64_t> FindPsbOffsets(std::span<const uint8_t> trace) {
+  // A PSB starting at o holds the whole 8-byte word at the first multiple of 8 from o on (at most
+  // o + 8), which then reads 02 82 02 82 ... or 82 02 82 02 ...: only around such words are the
+  // starts compared, the first from where the search stands (after the last PSB found), in order.
+  // Reading words instead of looking for each 0x02 (the first byte of every extended packet)
+  // makes this several times faster on a dense trace.
   std::vector<uint64_t> offsets;
   const uint8_t* data = trace.data();
-  size_t at = 0;
-  while (at + sizeof kPsb <= trace.size()) {
-    const void* hit = std::memchr(data + at, 0x02, trace.size() - sizeof kPsb + 1 - at);
-    if (!hit) break;
-    at = static_cast<size_t>(static_cast<const uint8_t*>(hit) - data);
-    if (std::memcmp(data + at, kPsb, sizeof kPsb) == 0) {
-      offsets.push_back(at);
-      at += sizeof kPsb;
-    } else {
-      ++at;
+  const size_t size = trace.size();
+  uint64_t even, odd;
+  std::memcpy(&even, kPsb, 8);
+  std::memcpy(&odd, kPsb + 1, 8);
+  size_t at = 0;  // no PSB starts before it that was not found
+  for (size_t word = 0; word + 8 <= size; word += 8) {
+    uint64_t value;
+    std::memcpy(&value, data + word, 8);
+    if (value != even && value != odd) continue;
+    for (size_t start = std::max(at, word >= 8 ? word - 8 : 0);
+         start <= word && start + sizeof kPsb <= size;) {
+      if (data[start] == 0x02 && std::memcmp(data + start, kPsb, sizeof kPsb) == 0) {
+        offsets.push_back(start);
+        start += sizeof kPsb;
+        at = start;
+      } else {
+        ++start;
+      }
     }
+    at = std::max(at, word + 1);
   }
   return offsets;
 }

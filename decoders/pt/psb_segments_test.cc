@@ -1,5 +1,8 @@
 #include "decoders/pt/psb_segments.h"
 
+#include <algorithm>
+#include <random>
+
 #include <catch2/catch.hpp>
 
 using namespace ptprof::pt;
@@ -47,4 +50,39 @@ TEST_CASE("PlanSegments keeps a trace with too few PSBs whole", "[psb_segments]"
   REQUIRE(segments.size() == 1);
   CHECK(segments[0].begin == 0);
   CHECK(segments[0].last());
+}
+
+TEST_CASE("FindPsbOffsets finds what a byte-by-byte search finds, at every alignment",
+          "[psb_segments]") {
+  // The plain search: the first PSB from where it stands, then on after it.
+  auto plain = [](const std::vector<uint8_t>& bytes) {
+    std::vector<uint8_t> psb;
+    AppendPsb(psb);
+    std::vector<uint64_t> found;
+    for (size_t at = 0; at + psb.size() <= bytes.size();) {
+      if (std::equal(psb.begin(), psb.end(), bytes.begin() + at)) {
+        found.push_back(at);
+        at += psb.size();
+      } else {
+        ++at;
+      }
+    }
+    return found;
+  };
+  std::mt19937 random(12);
+  for (int round = 0; round < 2000; ++round) {
+    std::vector<uint8_t> bytes;
+    const int pieces = static_cast<int>(random() % 12);
+    for (int i = 0; i < pieces; ++i) {
+      switch (random() % 4) {
+        case 0: AppendPsb(bytes); break;  // PSBs back to back and at every alignment
+        case 1: bytes.push_back(0x02); break;
+        case 2: bytes.push_back(0x82); break;
+        default:
+          for (unsigned n = random() % 9; n; --n) bytes.push_back(static_cast<uint8_t>(random()));
+      }
+    }
+    INFO("round " << round << ", " << bytes.size() << " bytes");
+    CHECK(FindPsbOffsets(bytes) == plain(bytes));
+  }
 }

@@ -13,5 +13,7 @@ void SetDefaultDecodeJobs(unsigned jobs);
 unsigned DefaultDecodeJobs();
 void SetDefaultSegmentBytes(uint64_t bytes);
 uint64_t DefaultSegmentBytes();
+// What SetDefaultSegmentBytes set, 0 when nothing did (a decode may then pick its own size).
+uint64_t ChosenSegmentBytes();
 
 }  // namespace ptprof

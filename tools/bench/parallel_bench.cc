@@ -4,7 +4,10 @@
 // run with empty caches (cold: the images are loaded, libipt's block cache and ptprof's code
 // graph and TNT runs are built) and the best of the repeats that find the caches the first left
 // (warm): MB/s, M insn/s and the ratio to libipt's block decoder, cold to cold and warm to warm,
-// and checks that every mode decoded the same number of instructions.
+// and checks that every mode decoded the same number of instructions. Several threads are
+// measured twice: with the counting consumer taking the stream in parts (each thread counts what
+// it decodes, src/model/parted_sink.h) and as one ordered stream ("one stream": every event
+// passes the thread that stitches the segments, as for a consumer that needs one stream).
 //
 //   parallel_bench [--repeat N] [--jobs N]... [--psb-segment BYTES]... [--engine fast|libipt]
 //                  [--stream NAME] [--no-reference] [--verify] INPUT
@@ -25,13 +28,16 @@
 #include "decoders/pt/flow_session.h"
 #include "decoders/pt/image_cache.h"
 #include "decoders/pt/libipt_reference.h"
+#include "src/model/parted_sink.h"
 #include "src/pipeline/session.h"
 
 namespace {
 
 using namespace ptprof;
 
-class CountingSink : public EventSink {
+// Counts instructions and blocks; in parts when the decode is parallel (each thread counts its
+// segments'), which a parallel decode of a consumer that takes its stream in parts allows.
+class CountingSink : public PartedSink {
  public:
   void OnEvent(const TraceEvent& event) override {
     if (const auto* b = std::get_if<ExecBlock>(&event.body)) {
@@ -43,12 +49,20 @@ class CountingSink : public EventSink {
     for (const PackedEvent& b : batch.blocks) insns += b.insns;
     blocks += batch.blocks.size();
   }
+  std::unique_ptr<EventSink> NewPart() const override { return std::make_unique<CountingSink>(); }
+  void Fold(std::unique_ptr<EventSink> part) override {
+    const auto& counted = static_cast<const CountingSink&>(*part);
+    insns += counted.insns;
+    blocks += counted.blocks;
+  }
   uint64_t insns = 0, blocks = 0;
 };
 
-// A digest of the event stream (FNV-1a over each event's fields, in order), the same whether a
-// block comes packed in a batch or as an event.
-class DigestSink : public EventSink {
+// A digest of the event stream, the same whether a block comes packed in a batch or as an event,
+// and however the stream is cut into parts: each event's fields are hashed (FNV-1a), and the
+// stream's digest is the polynomial sum of h(event i) * kBase^(n - 1 - i) modulo 2^64, which the
+// digests of two pieces give as digest(A) * kBase^|B| + digest(B).
+class DigestSink : public PartedSink {
  public:
   void OnEvent(const TraceEvent& event) override {
     if (std::holds_alternative<ExecBlock>(event.body)) {
@@ -57,32 +71,58 @@ class DigestSink : public EventSink {
       Block(packed, event.header.cpu, event.header.pid, event.header.tid);
       return;
     }
-    Mix(0xffff0000u + event.body.index());
-    Mix(event.header.tsc);
-    Mix(event.header.offset);
+    uint64_t h = kFnvStart;
+    Mix(h, 0xffff0000u + event.body.index());
+    Mix(h, event.header.tsc);
+    Mix(h, event.header.offset);
+    Add(h);
   }
   void OnBlocks(const BlockBatch& batch) override {
     for (const PackedEvent& b : batch.blocks) Block(b, batch.cpu, batch.pid, batch.tid);
   }
-  uint64_t digest = 0xcbf29ce484222325ull;
+  std::unique_ptr<EventSink> NewPart() const override { return std::make_unique<DigestSink>(); }
+  void Fold(std::unique_ptr<EventSink> part) override {
+    const auto& other = static_cast<const DigestSink&>(*part);
+    digest = digest * other.power_ + other.digest;
+    power_ *= other.power_;
+  }
+  uint64_t digest = 0;
 
  private:
+  static constexpr uint64_t kFnvStart = 0xcbf29ce484222325ull;
+  static constexpr uint64_t kBase = 0x9e3779b97f4a7c15ull;  // odd
   void Block(const PackedEvent& b, int32_t cpu, int32_t pid, int32_t tid) {
-    Mix(b.first_ip_or_index);
-    Mix(b.span);
-    Mix(b.insns);
-    Mix(b.last_insn_size | b.end << 8 | b.mode << 16 | b.flags << 24);
-    Mix(b.tsc);
-    Mix(b.offset);
-    Mix(static_cast<uint32_t>(cpu) ^ static_cast<uint64_t>(static_cast<uint32_t>(pid)) << 32);
-    Mix(static_cast<uint32_t>(tid));
+    uint64_t h = kFnvStart;
+    Mix(h, b.first_ip_or_index);
+    Mix(h, b.span);
+    Mix(h, b.insns);
+    Mix(h, b.last_insn_size | b.end << 8 | b.mode << 16 | b.flags << 24);
+    Mix(h, b.tsc);
+    Mix(h, b.offset);
+    Mix(h, static_cast<uint32_t>(cpu) ^ static_cast<uint64_t>(static_cast<uint32_t>(pid)) << 32);
+    Mix(h, static_cast<uint32_t>(tid));
+    Add(h);
   }
-  void Mix(uint64_t value) {
+  void Add(uint64_t h) {
+    digest = digest * kBase + h;
+    power_ *= kBase;
+  }
+  static void Mix(uint64_t& h, uint64_t value) {
     for (int i = 0; i < 8; ++i) {
-      digest ^= (value >> (8 * i)) & 0xff;
-      digest *= 0x100000001b3ull;
+      h ^= (value >> (8 * i)) & 0xff;
+      h *= 0x100000001b3ull;
     }
   }
+  uint64_t power_ = 1;  // kBase^(events so far)
+};
+
+// Hands the stream on to `next` as one ordered stream: a consumer that does not take it in parts.
+struct OneStream : EventSink {
+  explicit OneStream(EventSink& next) : next(next) {}
+  void OnEvent(const TraceEvent& event) override { next.OnEvent(event); }
+  void OnBlocks(const BlockBatch& batch) override { next.OnBlocks(batch); }
+  void OnEnd() override { next.OnEnd(); }
+  EventSink& next;
 };
 
 struct Measurement {
@@ -183,7 +223,8 @@ int main(int argc, char** argv) {
   std::unique_ptr<pt::fast::CodeGraphPool> graphs;
   const auto fresh_graphs = [&] { graphs.reset(); };
   // --verify: the digest of a decode as the row decodes (its caches fresh, as for a cold run).
-  auto digest_of = [&](unsigned n, uint64_t segment, pt::FlowEngine engine) -> uint64_t {
+  auto digest_of = [&](unsigned n, uint64_t segment, pt::FlowEngine engine,
+                       bool in_parts = true) -> uint64_t {
     if (!verify) return 0;
     pt::fast::CodeGraphPool own_graphs;
     pt::FlowRequest request;
@@ -193,11 +234,14 @@ int main(int argc, char** argv) {
     request.engine = engine;
     request.graphs = &own_graphs;
     DigestSink sink;
-    return pt::DecodeFlow(trace, session->images, request, sink) ? sink.digest : 1;
+    OneStream one{sink};
+    return pt::DecodeFlow(trace, session->images, request, in_parts ? static_cast<EventSink&>(sink) : one)
+               ? sink.digest
+               : 1;
   };
   auto ptprof = [&](unsigned n, uint64_t segment, std::string& note,
-                    pt::FlowEngine engine = pt::FlowEngine::kLibipt) {
-    return [&, n, segment, engine]() -> uint64_t {
+                    pt::FlowEngine engine = pt::FlowEngine::kLibipt, bool in_parts = true) {
+    return [&, n, segment, engine, in_parts]() -> uint64_t {
       if (!graphs) graphs = std::make_unique<pt::fast::CodeGraphPool>();
       pt::FlowRequest request;
       request.params = params;
@@ -206,7 +250,9 @@ int main(int argc, char** argv) {
       request.engine = engine;
       request.graphs = graphs.get();
       CountingSink sink;
-      auto summary = pt::DecodeFlow(trace, session->images, request, sink);
+      OneStream one{sink};
+      auto summary = pt::DecodeFlow(trace, session->images, request,
+                                    in_parts ? static_cast<EventSink&>(sink) : one);
       if (!summary) return 0;
       note = std::to_string(summary->segments) + " segments" +
              (summary->sequential_because.empty() ? "" : "; sequential: " + summary->sequential_because);
@@ -239,6 +285,13 @@ int main(int argc, char** argv) {
             Measure(name, repeat, fresh_graphs, ptprof(n, segment, note, engine), &last_blocks));
         results.back().note = note;
         results.back().digest = digest_of(n, segment, engine);
+        if (n == 1) continue;
+        // The same with a consumer that takes one ordered stream (every event passes the
+        // stitching thread), as the consumers that do not take their stream in parts do.
+        results.push_back(Measure(name + ", one stream", repeat, fresh_graphs,
+                                  ptprof(n, segment, note, engine, false), &last_blocks));
+        results.back().note = note;
+        results.back().digest = digest_of(n, segment, engine, false);
       }
     }
   }

@@ -1,0 +1,61 @@
+#include "decoders/pt/part_queue.h"
+
+#include <algorithm>
+
+namespace ptprof::pt {
+
+PartQueue::PartQueue(size_t count, unsigned workers, size_t ahead, Decode decode)
+    : ahead_(std::max<size_t>(ahead, 1)), decode_(std::move(decode)), done_(count, false) {
+  for (unsigned i = 0; i < workers; ++i) threads_.emplace_back([this] { Work(); });
+}
+
+void PartQueue::DecodeClaimed(std::unique_lock<std::mutex>& lock, bool by_worker) {
+  const size_t segment = next_++;
+  if (by_worker) ++by_workers_;
+  lock.unlock();
+  decode_(segment);
+  lock.lock();
+  done_[segment] = true;
+  changed_.notify_all();
+}
+
+void PartQueue::Work() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (true) {
+    changed_.wait(lock, [&] { return stopping_ || CanClaim() || next_ >= done_.size(); });
+    if (stopping_ || next_ >= done_.size()) return;
+    DecodeClaimed(lock, true);
+  }
+}
+
+void PartQueue::WaitFor(size_t segment) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (segment != wanted_) {
+    wanted_ = segment;
+    changed_.notify_all();  // the window moved on
+  }
+  while (!done_[segment]) {
+    if (CanClaim()) {
+      DecodeClaimed(lock, false);
+      continue;
+    }
+    changed_.wait(lock);
+  }
+}
+
+void PartQueue::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  changed_.notify_all();
+  for (std::thread& thread : threads_) thread.join();
+  threads_.clear();
+}
+
+size_t PartQueue::decoded_by_workers() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return by_workers_;
+}
+
+}  // namespace ptprof::pt

@@ -1,0 +1,53 @@
+#include "decoders/pt/part_queue.h"
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+using namespace ptprof::pt;
+
+TEST_CASE("PartQueue decodes every segment once, within reach of the one waited for",
+          "[part_queue]") {
+  for (unsigned workers : {0u, 1u, 3u}) {
+    INFO(workers << " workers");
+    constexpr size_t kCount = 40, kAhead = 3;
+    std::mutex mutex;
+    std::vector<int> decoded(kCount, 0);
+    std::atomic<size_t> waited{0};
+    std::atomic<bool> out_of_reach{false};
+    const std::thread::id caller = std::this_thread::get_id();
+    std::atomic<size_t> by_caller{0};
+    PartQueue queue(kCount, workers, kAhead, [&](size_t segment) {
+      if (segment >= waited + kAhead) out_of_reach = true;
+      if (std::this_thread::get_id() == caller) ++by_caller;
+      std::this_thread::sleep_for(std::chrono::microseconds(100 * (segment % 3)));
+      std::lock_guard<std::mutex> lock(mutex);
+      decoded[segment] += 1;
+    });
+    for (size_t segment = 0; segment < kCount; ++segment) {
+      waited = segment;
+      queue.WaitFor(segment);
+      std::lock_guard<std::mutex> lock(mutex);
+      REQUIRE(decoded[segment] == 1);
+    }
+    queue.Stop();
+    for (int count : decoded) CHECK(count == 1);
+    CHECK_FALSE(out_of_reach);
+    CHECK(by_caller + queue.decoded_by_workers() == kCount);
+    if (workers == 0) CHECK(by_caller == kCount);
+  }
+}
+
+TEST_CASE("PartQueue stops with segments left undecoded", "[part_queue]") {
+  std::atomic<size_t> decoded{0};
+  {
+    PartQueue queue(100, 2, 2, [&](size_t) { ++decoded; });
+    queue.WaitFor(0);
+    queue.Stop();
+  }
+  CHECK(decoded < 100);
+}

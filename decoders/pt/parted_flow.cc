@@ -1,0 +1,170 @@
+#include "decoders/pt/parted_flow.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "decoders/pt/fast/code_blocks.h"
+#include "decoders/pt/flow_range.h"
+#include "decoders/pt/part_queue.h"
+#include "decoders/pt/part_segment.h"
+#include "decoders/pt/segment_decode.h"
+#include "decoders/pt/segment_join.h"
+#include "decoders/pt/stitched_stream.h"
+
+namespace ptprof::pt {
+
+namespace {
+
+std::string Hex(uint64_t value) {
+  char text[24];
+  std::snprintf(text, sizeof text, "0x%" PRIx64, value);
+  return text;
+}
+
+// One segment, decoded: the consumer's part, its head and tail.
+struct DecodedPart {
+  std::unique_ptr<EventSink> part;
+  std::unique_ptr<PartSegment> segment;
+  SegmentRun run;
+};
+
+// What the segment's decode passed to its part, counted as FlowSummary counts: every event of
+// the decode (the decoder's own counts, kept as it made them) less those of the head and tail.
+// Counting the part's blocks as they went by would read every block once more.
+void CountPart(const DecodedPart& decoded, FlowSummary& summary) {
+  const FlowSummary& all = (*decoded.run.result)->summary;
+  struct Discard : EventSink {
+    void OnEvent(const TraceEvent&) override {}
+    void OnBlocks(const BlockBatch&) override {}
+  } discard;
+  StitchedStream kept(discard);
+  PartSegment& segment = *decoded.segment;
+  kept.PassRange(segment.head().events, 0, segment.head().events.size());
+  kept.PassRange(segment.tail().events, 0, segment.tail().events.size());
+  summary.blocks += all.blocks - kept.blocks;
+  summary.insns += all.insns - kept.insns;
+  summary.gaps += all.gaps - kept.gaps;
+}
+
+void DecodePart(std::span<const uint8_t> trace, const ImageSet& images, const FlowRequest& request,
+                const ParallelPlan& plan, size_t index, const PartedSink& sink,
+                EventChunkPool& pool, fast::CodeGraphPool& graphs, DecodedPart& out) {
+  const TraceSegment& range = plan.segments[index];
+  out.part = sink.NewPart();
+  const uint64_t head_until = index ? plan.segments[index - 1].trust_end : 0;
+  out.segment = std::make_unique<PartSegment>(*out.part, pool, range, head_until);
+  PartSegment& segment = *out.segment;
+  out.run = RunSegment(
+      trace, images, request, range, graphs, segment, [&] { segment.BeforeFinish(); },
+      [&] { segment.Redo(); });
+  if (*out.run.result) segment.Finish();
+}
+
+}  // namespace
+
+uint64_t PartedSegmentBytes(uint64_t trace_bytes, unsigned jobs) {
+  const uint64_t share = trace_bytes / (4 * uint64_t{std::max(jobs, 1u)});
+  return std::clamp<uint64_t>(share, 256u << 10, 1u << 20);
+}
+
+Result<FlowSummary> DecodeFlowInParts(std::span<const uint8_t> trace, const ImageSet& images,
+                                      const FlowRequest& request, const ParallelPlan& plan,
+                                      PartedSink& sink) {
+  const std::vector<TraceSegment>& segments = plan.segments;
+  const unsigned jobs = std::max(plan.jobs, 1u);
+  StitchedStream out(sink);
+  // Declared first, destroyed last: the heads and tails give their chunks back to it.
+  EventChunkPool pool(SIZE_MAX);
+  fast::CodeGraphPool own_graphs;
+  fast::CodeGraphPool& graphs = request.graphs ? *request.graphs : own_graphs;
+  FlowSummary summary;
+  summary.segments = segments.size();
+  summary.sequential_because = plan.sequential_because;
+  bool synced = false;
+  std::vector<std::unique_ptr<DecodedPart>> parts(segments.size());
+  PartQueue queue(segments.size(), jobs - 1, kPartsAhead * jobs, [&](size_t index) {
+    auto part = std::make_unique<DecodedPart>();
+    DecodePart(trace, images, request, plan, index, sink, pool, graphs, *part);
+    parts[index] = std::move(part);
+  });
+  // The events the next join reads: the tail of the segment folded last (or all of its events,
+  // when its head reached its cut). current->events[i] is event current_base + i of its decode,
+  // and the stream has them up to current_from.
+  std::optional<DecodedSegment> current;
+  size_t current_from = 0, current_base = 0;
+  std::string fallback;
+  for (size_t index = 0; index < segments.size(); ++index) {
+    const TraceSegment& range = segments[index];
+    queue.WaitFor(index);
+    std::unique_ptr<DecodedPart> decoded = std::move(parts[index]);
+    if (!*decoded->run.result) return tl::unexpected(decoded->run.result->error());
+    synced = synced || (*decoded->run.result)->synced;
+    if (request.engine == FlowEngine::kFast) {
+      (decoded->run.fast ? summary.fast_segments : summary.libipt_segments) += 1;
+      if (!decoded->run.fast && summary.fallback_because.empty())
+        summary.fallback_because = "segment at " + Hex(range.begin) + ": " + decoded->run.fallback;
+    }
+    if (index == 0) summary.warnings = (*decoded->run.result)->summary.warnings;
+    PartSegment& segment = *decoded->segment;
+    if (current) {
+      DecodedSegment& head = segment.head();
+      // A head shorter than what FindJoin would read of the whole decode could join where the
+      // whole one would not: then no join.
+      const bool enough = segment.whole() || head.events.size() >= NextEventsFindJoinReads(
+                                                                       *current, current_from,
+                                                                       range.begin);
+      const auto join = enough ? FindJoin(*current, current_from, head) : std::nullopt;
+      if (!join) {
+        fallback = "the decodes before and after the PSB at " + Hex(range.begin) + " do not agree";
+        break;
+      }
+      out.PassRange(current->events, current_from, join->prev_end);
+      if (segment.whole()) {
+        current = std::move(head);
+        current_from = join->next_begin;
+        current_base = 0;
+        if (range.last()) {
+          out.PassRange(current->events, current_from, current->events.size());
+          current.reset();
+        }
+        continue;
+      }
+      out.PassRange(head.events, join->next_begin, head.events.size());
+    }
+    CountPart(*decoded, summary);
+    sink.Fold(std::move(decoded->part));
+    if (range.last()) {
+      current.reset();
+      break;
+    }
+    current = std::move(segment.tail());
+    current_from = 0;
+    current_base = segment.tail_base();
+  }
+  queue.Stop();
+  if (!fallback.empty()) {
+    // The rest in one piece, from where the unjoined segment's predecessor began: of that decode,
+    // the stream already has (or does not take) the first current_base + current_from events.
+    summary.sequential_because = fallback;
+    const uint64_t begin = current->range.begin;
+    out.Restart(current_base + current_from);
+    current.reset();
+    auto range = DecodeFlowRange(trace.subspan(begin), images, request, out, {}, begin, &graphs);
+    if (!range) return tl::unexpected(range.error());
+    synced = synced || range->synced;
+  }
+  if (auto at = TruncatedPacketAt(trace)) out.Pass(TruncationGap(*at, request.cpu));
+  sink.OnEnd();
+  summary.blocks += out.blocks;
+  summary.insns += out.insns;
+  summary.gaps += out.gaps;
+  summary.has_psb = synced || HasPsb(trace);
+  return summary;
+}
+
+}  // namespace ptprof::pt

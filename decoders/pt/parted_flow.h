@@ -1,0 +1,33 @@
+#pragma once
+// DecodeFlowInParts answers DecodeFlowParallel's question for a consumer that takes its stream in
+// parts (src/model/parted_sink.h): every thread decodes whole PSB segments, each straight into a
+// part of the consumer of its own (decoders/pt/part_segment.h), and the calling thread folds the
+// parts in order, passing on itself only the few events around each join that FindJoin decides.
+// So the consumer's work is shared like the decode's, and nothing is held in memory but the
+// events around the joins and the parts not folded yet (at most `kPartsAhead` per thread).
+// Where two segments do not join, the rest is decoded in one piece after what was folded, as in
+// DecodeFlowParallel; the consumer sees exactly the events of the sequential decode either way.
+#include <cstdint>
+#include <span>
+
+#include "decoders/pt/flow_session.h"
+#include "decoders/pt/parallel_flow.h"
+#include "src/model/parted_sink.h"
+
+namespace ptprof::pt {
+
+// Segments decoded ahead of the one to fold next, per thread.
+inline constexpr size_t kPartsAhead = 2;
+
+// The segment size of a parted decode of `trace_bytes` on `jobs` threads when none was asked for:
+// a quarter of each thread's share, from 256 KiB to 1 MiB. Parted segments hold nothing but
+// their heads and tails in memory, so they can be longer than those of DecodeFlowParallel, and
+// longer segments decode less twice (each decodes on past its cut, to the second PSB after it).
+uint64_t PartedSegmentBytes(uint64_t trace_bytes, unsigned jobs);
+
+// Decodes `trace` along `plan` (two segments or more) into `sink`, as DecodeFlow does.
+Result<FlowSummary> DecodeFlowInParts(std::span<const uint8_t> trace, const ImageSet& images,
+                                      const FlowRequest& request, const ParallelPlan& plan,
+                                      PartedSink& sink);
+
+}  // namespace ptprof::pt

@@ -1,0 +1,29 @@
+#pragma once
+// PartedSink is a consumer that can take its stream in parts: each part is consumed by a sink of
+// its own (NewPart), on any thread, knowing nothing of what came before it, and the parts are then
+// folded into this sink in stream order (Fold). Between folds this sink may also get events
+// directly (OnEvent, OnBlocks): the stream is what it got directly and the folded parts' events,
+// in the order they came. A parallel decode (decoders/pt/parted_flow.h) gives each thread's
+// segments a part of their own, so the consumer's work is shared between the threads instead of
+// falling on the one that stitches the segments together.
+//
+// The result after OnEnd must be the same however the stream was cut into parts: a sink whose
+// state at some event depends on earlier events (an open interval, a call stack) keeps what its
+// part could not resolve alone and resolves it in Fold.
+#include <memory>
+
+#include "src/model/event_sink.h"
+
+namespace ptprof {
+
+class PartedSink : public EventSink {
+ public:
+  // A fresh, empty sink for one part of the stream. It is used on one thread at a time and only
+  // for OnEvent and OnBlocks (never OnEnd); it may be used while other parts are and while this
+  // sink takes events or folds, so it must not share mutable state with them.
+  virtual std::unique_ptr<EventSink> NewPart() const = 0;
+  // Takes `part` (made by NewPart), whose events follow everything this sink has taken so far.
+  virtual void Fold(std::unique_ptr<EventSink> part) = 0;
+};
+
+}  // namespace ptprof
