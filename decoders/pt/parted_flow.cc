@@ -63,6 +63,7 @@ void DecodePart(std::span<const uint8_t> trace, const ImageSet& images, const Fl
       trace, images, request, range, graphs, segment, [&] { segment.BeforeFinish(); },
       [&] { segment.Redo(); });
   if (*out.run.result) segment.Finish();
+  out.part->OnEnd();  // its share of the stream is complete (PartedSink::NewPart)
 }
 
 }  // namespace

@@ -18,9 +18,11 @@ namespace ptprof {
 
 class PartedSink : public EventSink {
  public:
-  // A fresh, empty sink for one part of the stream. It is used on one thread at a time and only
-  // for OnEvent and OnBlocks (never OnEnd); it may be used while other parts are and while this
-  // sink takes events or folds, so it must not share mutable state with them.
+  // A fresh, empty sink for one part of the stream, made on the thread that will feed it. It gets
+  // OnEvent and OnBlocks, then OnEnd when its share of the stream is complete (on that thread; a
+  // part may give back there what it borrowed for the work, such as a thread's cache), then it is
+  // folded or dropped. It may be fed while other parts are and while this sink takes events or
+  // folds, so it must not share mutable state with them unguarded.
   virtual std::unique_ptr<EventSink> NewPart() const = 0;
   // Takes `part` (made by NewPart), whose events follow everything this sink has taken so far.
   virtual void Fold(std::unique_ptr<EventSink> part) = 0;

@@ -1,6 +1,9 @@
 #include "src/pipeline/decode_streams.h"
 
 #include <memory>
+#include <optional>
+
+#include "src/model/parted_sink.h"
 
 #include "src/pipeline/session_tasks.h"
 #include "src/pipeline/stream_merge.h"
@@ -9,13 +12,27 @@ namespace ptprof {
 
 namespace {
 
+// The perf time of a TSC: from the tasks' clock, else the trace's (known: there is one).
+class NsOfTsc : public BlockClock {
+ public:
+  NsOfTsc(const SessionTasks* tasks, const std::optional<perf::PerfClock>& clock)
+      : tasks_(tasks), clock_(clock) {}
+  bool known() const { return tasks_ || clock_; }
+  uint64_t TimeOf(uint64_t tsc) const override {
+    return tasks_ ? tasks_->TimeOf(tsc) : clock_->TscToPerfTime(tsc);
+  }
+
+ private:
+  const SessionTasks* tasks_;
+  std::optional<perf::PerfClock> clock_;
+};
+
 // Between one stream's decoder and the merge: perf time from the TSC, the stream's first gap,
 // and the decoder's end of stream kept to itself (the merged output ends once, after all).
 class StreamStamp : public EventSink {
  public:
-  StreamStamp(EventSink& next, const SessionTasks* tasks, std::optional<perf::PerfClock> clock,
-              StreamOutcome& outcome)
-      : next_(next), outcome_(outcome), ns_(tasks, clock) {}
+  StreamStamp(EventSink& next, const NsOfTsc& ns, StreamOutcome& outcome)
+      : next_(next), outcome_(outcome), ns_(ns) {}
 
   void OnEvent(const TraceEvent& event) override {
     if (const auto* gap = std::get_if<TraceGap>(&event.body); gap && !outcome_.first_gap) {
@@ -43,24 +60,45 @@ class StreamStamp : public EventSink {
   void OnEnd() override {}
 
  private:
-  // The perf time of a TSC: from the tasks' clock, else the trace's (known: there is one).
-  class Ns : public BlockClock {
-   public:
-    Ns(const SessionTasks* tasks, const std::optional<perf::PerfClock>& clock)
-        : tasks_(tasks), clock_(clock) {}
-    bool known() const { return tasks_ || clock_; }
-    uint64_t TimeOf(uint64_t tsc) const override {
-      return tasks_ ? tasks_->TimeOf(tsc) : clock_->TscToPerfTime(tsc);
-    }
-
-   private:
-    const SessionTasks* tasks_;
-    std::optional<perf::PerfClock> clock_;
-  };
-
   EventSink& next_;
   StreamOutcome& outcome_;
-  Ns ns_;
+  const NsOfTsc& ns_;
+};
+
+// StreamStamp for a consumer that takes its stream in parts (src/model/parted_sink.h), when the
+// stream is the only one (nothing to merge): each part of the decode is stamped on its own thread
+// into a part of the consumer, and the stream's first gap is the first part's that had one.
+class StreamStampInParts : public PartedSink {
+ public:
+  StreamStampInParts(PartedSink& next, const NsOfTsc& ns, StreamOutcome& outcome)
+      : next_(next), ns_(ns), outcome_(outcome), direct_(next, ns, outcome) {}
+  void OnEvent(const TraceEvent& event) override { direct_.OnEvent(event); }
+  void OnBlocks(const BlockBatch& batch) override { direct_.OnBlocks(batch); }
+  void OnEnd() override {}
+  std::unique_ptr<EventSink> NewPart() const override {
+    return std::make_unique<Part>(next_.NewPart(), ns_);
+  }
+  void Fold(std::unique_ptr<EventSink> part) override {
+    auto& stamped = static_cast<Part&>(*part);
+    if (!outcome_.first_gap && stamped.outcome.first_gap) {
+      outcome_.first_gap = stamped.outcome.first_gap;
+      outcome_.first_gap_offset = stamped.outcome.first_gap_offset;
+    }
+    next_.Fold(std::move(stamped.next));
+  }
+
+ private:
+  struct Part : StreamStamp {
+    Part(std::unique_ptr<EventSink> inner, const NsOfTsc& ns)
+        : StreamStamp(*inner, ns, outcome), next(std::move(inner)) {}
+    void OnEnd() override { next->OnEnd(); }  // the part's end (PartedSink::NewPart)
+    StreamOutcome outcome;
+    std::unique_ptr<EventSink> next;
+  };
+  PartedSink& next_;
+  const NsOfTsc& ns_;
+  StreamOutcome& outcome_;
+  StreamStamp direct_;
 };
 
 std::optional<perf::PerfClock> ClockOf(const Session& session) {
@@ -103,9 +141,18 @@ std::vector<StreamOutcome> DecodeStreams(const Session& session, const std::vect
         tasks = session.tasks->ForStream(session.images, cpu, tid);
         request.tasks = tasks.get();
       }
-      StreamStamp stamp(sink, session.tasks.get(), clock, outcome);
+      const NsOfTsc ns(session.tasks.get(), clock);
+      // A consumer that takes its stream in parts gets them when nothing is to be merged.
+      auto* parted = selected.size() == 1 ? dynamic_cast<PartedSink*>(&sink) : nullptr;
+      std::optional<StreamStamp> stamp;
+      std::optional<StreamStampInParts> stamp_in_parts;
+      EventSink* stamped;
+      if (parted)
+        stamped = &stamp_in_parts.emplace(*parted, ns, outcome);
+      else
+        stamped = &stamp.emplace(sink, ns, outcome);
       auto summary = pt::DecodeFlow(session.stream_bytes[outcome.stream],
-                                    request.tasks ? kNoImages : session.images, request, stamp);
+                                    request.tasks ? kNoImages : session.images, request, *stamped);
       if (summary) {
         outcome.summary = std::move(*summary);
       } else {

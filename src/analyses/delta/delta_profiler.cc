@@ -21,6 +21,7 @@ DeltaProfiler::DeltaProfiler(const ImageSet& images, patterns::Pattern open,
       close_(std::move(close)),
       matcher_(std::move(matcher)),
       options_(std::move(options)),
+      images_(images),
       cache_(images, matcher_),
       expander_(cache_) {
   same_pattern_ = open_.name == close_.name;
@@ -138,45 +139,56 @@ std::vector<Interval> DeltaProfiler::Longest() const {
 
 void DeltaProfiler::OnBlock(const EventHeader& header, const ExecBlock& block) {
   Lane& lane = LaneOf(header);
-  counts_.instructions += block.insns;
   const ExpandedBlock& expanded = expander_.Expand(block);
+  MatchBlock(lane, header, block.insns, block.mode, expanded.hits, expanded.expanded);
+}
+
+void DeltaProfiler::MatchBlock(Lane& lane, const EventHeader& header, uint32_t insns,
+                               ExecMode mode, std::span<const BlockHit> hits, uint32_t expanded) {
+  counts_.instructions += insns;
   uint32_t done = 0;
-  for (const BlockHit& hit : expanded.hits) {
+  for (const BlockHit& hit : hits) {
     if (hit.index > done) matcher_.Skip(lane.match, hit.index - done);
     if (matcher_.Step(lane.match, hit.atoms, matched_))
-      OnMatch(lane, header, hit.ip, lane.position + hit.index, block.mode);
+      OnMatch(lane, header, hit.ip, lane.position + hit.index, mode);
     done = hit.index + 1;
   }
-  if (expanded.expanded > done) matcher_.Skip(lane.match, expanded.expanded - done);
-  if (expanded.expanded < block.insns) {
-    counts_.unexpanded_instructions += block.insns - expanded.expanded;
+  if (expanded > done) matcher_.Skip(lane.match, expanded - done);
+  if (expanded < insns) {
+    counts_.unexpanded_instructions += insns - expanded;
     matcher_.Reset(lane.match);
   }
-  lane.position += block.insns;
+  lane.position += insns;
 }
 
-// Whether the block, entered with an idle matcher, leaves it idle without a match and had all
-// its code found: then, for an idle lane, it only moves the lane on (its instructions matched
-// nothing that lasts). Worked out once per distinct block, and kept on the block and in its
-// expander slot (where the next lookups find it without touching the block).
+void DeltaProfiler::Advance(Lane& lane, uint64_t insns) {
+  counts_.instructions += insns;
+  lane.position += insns;
+  if (!lane.match.Idle()) matcher_.Skip(lane.match, insns);
+}
+
 bool DeltaProfiler::Quiet(BlockExpander::Seen& seen, uint32_t insns) {
-  if (seen.quiet < 0) seen.quiet = QuietBlock(*seen.block, insns);
-  return seen.quiet != 0;
+  return IsQuiet(matcher_, seen, insns, matched_);
 }
 
-bool DeltaProfiler::QuietBlock(const ExpandedBlock& expanded, uint32_t insns) {
-  if (expanded.quiet >= 0) return expanded.quiet != 0;
-  patterns::PatternMatcher::State state = matcher_.NewState();
-  bool matched = false;
-  uint32_t done = 0;
-  for (const BlockHit& hit : expanded.hits) {
-    if (hit.index > done) matcher_.Skip(state, hit.index - done);
-    matched |= matcher_.Step(state, hit.atoms, matched_);
-    done = hit.index + 1;
+bool DeltaProfiler::IsQuiet(const patterns::PatternMatcher& matcher, BlockExpander::Seen& seen,
+                            uint32_t insns, std::vector<int>& scratch) {
+  if (seen.quiet >= 0) return seen.quiet != 0;
+  const ExpandedBlock& expanded = *seen.block;
+  if (expanded.quiet < 0) {
+    patterns::PatternMatcher::State state = matcher.NewState();
+    bool matched = false;
+    uint32_t done = 0;
+    for (const BlockHit& hit : expanded.hits) {
+      if (hit.index > done) matcher.Skip(state, hit.index - done);
+      matched |= matcher.Step(state, hit.atoms, scratch);
+      done = hit.index + 1;
+    }
+    if (expanded.expanded > done) matcher.Skip(state, expanded.expanded - done);
+    expanded.quiet = !matched && state.Idle() && expanded.expanded == insns;
   }
-  if (expanded.expanded > done) matcher_.Skip(state, expanded.expanded - done);
-  expanded.quiet = !matched && state.Idle() && expanded.expanded == insns;
-  return expanded.quiet != 0;
+  seen.quiet = expanded.quiet;
+  return seen.quiet != 0;
 }
 
 void DeltaProfiler::OnBlocks(const BlockBatch& batch) {
@@ -215,13 +227,17 @@ void DeltaProfiler::OnEvent(const TraceEvent& event) {
     one.mode = insn->mode;
     OnBlock(event.header, one);
   } else if (std::holds_alternative<TraceGap>(event.body)) {
-    ++counts_.gaps;
-    Lane& lane = LaneOf(event.header);
-    matcher_.Reset(lane.match);
-    if (lane.open) {
-      ++counts_.dropped_at_gap;
-      lane.open.reset();
-    }
+    OnGap(event.header);
+  }
+}
+
+void DeltaProfiler::OnGap(const EventHeader& header) {
+  ++counts_.gaps;
+  Lane& lane = LaneOf(header);
+  matcher_.Reset(lane.match);
+  if (lane.open) {
+    ++counts_.dropped_at_gap;
+    lane.open.reset();
   }
 }
 

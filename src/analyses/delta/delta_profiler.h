@@ -12,8 +12,13 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
+#include <span>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "sideband/image_set.h"
@@ -21,7 +26,7 @@
 #include "src/analyses/patterns/insn_cache.h"
 #include "src/analyses/patterns/pattern.h"
 #include "src/analyses/patterns/pattern_matcher.h"
-#include "src/model/event_sink.h"
+#include "src/model/parted_sink.h"
 #include "src/model/result.h"
 
 namespace ptprof::delta {
@@ -77,7 +82,9 @@ struct DeltaOptions {
   std::function<std::optional<double>(const EventHeader&)> time_of;
 };
 
-class DeltaProfiler : public EventSink {
+class DeltaPart;
+
+class DeltaProfiler : public PartedSink {
  public:
   // `open` and `close` may be the same pattern (then matches alternate: open, close, open, ...).
   static Result<std::unique_ptr<DeltaProfiler>> Create(const ImageSet& images,
@@ -89,6 +96,15 @@ class DeltaProfiler : public EventSink {
   // Blocks in bulk: a block with no instruction of either pattern only moves the lane on.
   void OnBlocks(const BlockBatch& batch) override;
   void OnEnd() override;
+
+  // In parts (src/model/parted_sink.h): a part expands its blocks with its thread's own
+  // instruction cache and keeps, in stream order, only what the matching needs: the blocks with
+  // an instruction of either pattern (or with code not found), how far each lane moved between
+  // them, and the gaps (delta_part.h). Fold runs that through the lanes' matchers and intervals
+  // exactly as the blocks themselves would have run, so the profile is the same however the
+  // stream was cut.
+  std::unique_ptr<EventSink> NewPart() const override;
+  void Fold(std::unique_ptr<EventSink> part) override;
 
   // In closing order. A deque: a profile of a frequent pair holds millions, which grow in place
   // (no copy, no spare capacity of a doubled vector).
@@ -103,6 +119,7 @@ class DeltaProfiler : public EventSink {
   const DeltaCounts& counts() const { return counts_; }
   const patterns::Pattern& open_pattern() const { return open_; }
   const patterns::Pattern& close_pattern() const { return close_; }
+  // The calling thread's instruction cache (the parts' are their threads' own).
   patterns::InsnCache& insn_cache() { return cache_; }
 
   // The lane an event belongs to: its CPU, or its thread (no CPU known, or per_thread).
@@ -128,18 +145,43 @@ class DeltaProfiler : public EventSink {
     int32_t cpu = kUnknownId, tid = kUnknownId;
   };
 
+  friend class DeltaPart;
+  // A thread's instruction cache and block expander, lent to the parts that thread feeds.
+  struct Expansion {
+    Expansion(const ImageSet& images, const patterns::PatternMatcher& matcher)
+        : cache(images, matcher), expander(cache) {}
+    patterns::InsnCache cache;
+    BlockExpander expander;
+  };
+  std::unique_ptr<Expansion> BorrowExpansion() const;
+  void ReturnExpansion(std::unique_ptr<Expansion> expansion) const;
+
   Lane& LaneOf(const EventHeader& header);
   bool Quiet(BlockExpander::Seen& seen, uint32_t insns);
-  bool QuietBlock(const ExpandedBlock& expanded, uint32_t insns);
+  // Whether the block, entered with an idle matcher, leaves it idle without a match and had all
+  // its code found: then, for an idle lane, it only moves the lane on. Worked out once per
+  // distinct block, kept on the block and in its expander slot.
+  static bool IsQuiet(const patterns::PatternMatcher& matcher, BlockExpander::Seen& seen,
+                      uint32_t insns, std::vector<int>& scratch);
   void OnBlock(const EventHeader& header, const ExecBlock& block);
+  // The matching of a block of `insns` instructions whose first `expanded` were found, with
+  // `hits` the ones with atoms (OnBlock's work once the block is expanded).
+  void MatchBlock(Lane& lane, const EventHeader& header, uint32_t insns, ExecMode mode,
+                  std::span<const BlockHit> hits, uint32_t expanded);
+  // `insns` instructions without atoms, all found, in `lane`.
+  void Advance(Lane& lane, uint64_t insns);
+  void OnGap(const EventHeader& header);
   void OnMatch(Lane& lane, const EventHeader& header, uint64_t ip, uint64_t position,
                ExecMode mode);
 
   patterns::Pattern open_, close_;
   patterns::PatternMatcher matcher_;
   DeltaOptions options_;
+  const ImageSet& images_;
   patterns::InsnCache cache_;
   BlockExpander expander_;
+  mutable std::mutex spare_mutex_;
+  mutable std::vector<std::pair<std::thread::id, std::unique_ptr<Expansion>>> spare_;
   std::map<int32_t, Lane> lanes_;
   int32_t last_key_ = 0;
   Lane* last_lane_ = nullptr;

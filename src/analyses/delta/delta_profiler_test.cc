@@ -247,3 +247,119 @@ TEST_CASE("a profile that keeps only the longest intervals has the same values a
     CHECK(all_ids == std::vector<uint64_t>{2, 4, 1, 3, 5});
   }
 }
+
+namespace {
+
+void RequireSameProfile(const DeltaProfiler& one, const DeltaProfiler& other) {
+  const DeltaCounts& a = one.counts();
+  const DeltaCounts& b = other.counts();
+  CHECK(b.intervals == a.intervals);
+  CHECK(b.nested_openers == a.nested_openers);
+  CHECK(b.dropped_at_gap == a.dropped_at_gap);
+  CHECK(b.open_at_end == a.open_at_end);
+  CHECK(b.closers_without_opener == a.closers_without_opener);
+  CHECK(b.instructions == a.instructions);
+  CHECK(b.unexpanded_instructions == a.unexpanded_instructions);
+  CHECK(b.gaps == a.gaps);
+  CHECK(b.matches[0] == a.matches[0]);
+  CHECK(b.matches[1] == a.matches[1]);
+  REQUIRE(other.intervals().size() == one.intervals().size());
+  for (size_t i = 0; i < one.intervals().size(); ++i) {
+    INFO("interval " << i);
+    const Interval& x = one.intervals()[i];
+    const Interval& y = other.intervals()[i];
+    CHECK(y.id == x.id);
+    CHECK(y.lane == x.lane);
+    CHECK(y.open_ip == x.open_ip);
+    CHECK(y.close_ip == x.close_ip);
+    CHECK(y.open_position == x.open_position);
+    CHECK(y.close_position == x.close_position);
+    CHECK(y.open_offset == x.open_offset);
+    CHECK(y.close_offset == x.close_offset);
+    CHECK(y.open_alternative == x.open_alternative);
+    CHECK(y.close_alternative == x.close_alternative);
+    CHECK(y.nested == x.nested);
+    CHECK(y.time() == x.time());
+  }
+  CHECK(other.instruction_values() == one.instruction_values());
+  CHECK(other.time_values() == one.time_values());
+}
+
+}  // namespace
+
+TEST_CASE("a profile taken in parts is the profile of the whole stream") {
+  // The code of the batches test, then a sequence that lasts its whole horizon (pushf ; pop rax,
+  // eight nops, cli), with a block without code and two CPUs taking turns.
+  std::vector<uint8_t> code = {0x9c, 0x58, 0xfa, 0x90, 0x50, 0x9d,
+                               0x90, 0x53, 0x90, 0x5b, 0x90, 0xfb, 0x9c, 0x58};
+  code.insert(code.end(), 8, 0x90);
+  code.push_back(0xfa);
+  code.push_back(0xfb);
+  const uint64_t end = 0x2000 + code.size();
+  ImageSet images = testing::ImageWith(code, 0x2000);
+  std::vector<TraceEvent> events;
+  uint64_t tsc = 100;
+  for (int round = 0; round < 200; ++round) {
+    const int32_t cpu = round % 7 < 5 ? 0 : 1;
+    for (uint64_t ip = 0x2000; ip < end;) {
+      // Some rounds one instruction a block, so that a part may begin at any of them.
+      const uint32_t most = round % 5 == 2 ? 1 : static_cast<uint32_t>(1 + (round + ip) % 4);
+      const uint32_t n = std::min(most, static_cast<uint32_t>(end - ip));
+      events.push_back(Block(ip, n, tsc, cpu, tsc));
+      tsc += round % 3;
+      ip += n;
+    }
+    if (round % 13 == 6) events.push_back(Gap(cpu));
+    if (round % 17 == 8) events.push_back(Block(0x5000, 3, tsc, cpu, tsc));  // no code
+  }
+  const std::string kCli = "pushf* ; pop r64 ;{8} cli | cli", kSti = "push r64 ; popf* | sti";
+  auto whole = Profiler(images, kCli, kSti);
+  for (const TraceEvent& event : events) whole->OnEvent(event);
+  whole->OnEnd();
+  REQUIRE(whole->counts().intervals > 20);
+
+  // Cut anywhere: pieces of 1 to `longest` events, every other one taken directly and the rest
+  // in parts (blocks batched), as a parted decode gives them; and one part from each event on.
+  std::vector<std::pair<size_t, size_t>> cuts;  // (longest piece, first event of the one part)
+  for (size_t longest : {size_t{2}, size_t{3}, size_t{5}, size_t{17}, size_t{40}, size_t{400}})
+    cuts.emplace_back(longest, 0);
+  for (size_t first = 1; first < 400; ++first) cuts.emplace_back(0, first);
+  for (const auto& [longest, first] : cuts) {
+    INFO("pieces of up to " << longest << " events, or one part from event " << first);
+    auto parted = Profiler(images, kCli, kSti);
+    size_t at = 0;
+    for (size_t piece = 0; at < events.size(); ++piece) {
+      const size_t end = longest ? std::min(events.size(), at + 1 + (piece * 7919) % longest)
+                                 : piece == 0 ? first : events.size();
+      if (piece % 2 == 0) {
+        for (; at < end; ++at) parted->OnEvent(events[at]);
+        continue;
+      }
+      std::unique_ptr<EventSink> part = parted->NewPart();
+      std::vector<PackedEvent> packed;
+      auto flush = [&] {
+        BlockBatch batch;
+        batch.blocks = packed;
+        batch.cpu = packed.empty() ? 0 : events[at - 1].header.cpu;
+        if (!packed.empty()) part->OnBlocks(batch);
+        packed.clear();
+      };
+      for (; at < end; ++at) {
+        const TraceEvent& event = events[at];
+        const bool block = std::holds_alternative<ExecBlock>(event.body);
+        if (!packed.empty() && (!block || event.header.cpu != events[at - 1].header.cpu)) flush();
+        if (!block) {
+          part->OnEvent(event);
+          continue;
+        }
+        packed.emplace_back();
+        PackBlock(event, packed.back());
+      }
+      flush();
+      part->OnEnd();
+      parted->Fold(std::move(part));
+    }
+    parted->OnEnd();
+    RequireSameProfile(*whole, *parted);
+  }
+}

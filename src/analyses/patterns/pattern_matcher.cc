@@ -148,6 +148,17 @@ void PatternMatcher::Skip(State& state, uint64_t count) const {
   }
 }
 
+uint64_t PatternMatcher::Horizon() const {
+  uint64_t horizon = 0;
+  for (const CompiledPattern& pattern : patterns_)
+    for (const std::vector<AtomStep>& steps : pattern.alternatives) {
+      uint64_t length = 0;
+      for (size_t i = 1; i < steps.size(); ++i) length += uint64_t{steps[i].max_between} + 1;
+      horizon = std::max(horizon, length);
+    }
+  return horizon;
+}
+
 void PatternMatcher::Reset(State& state) const {
   for (auto& p : state.partials) p.clear();
 }

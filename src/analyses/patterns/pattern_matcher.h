@@ -50,6 +50,13 @@ class PatternMatcher {
   // Forgets the sequences in progress (the flow was interrupted).
   void Reset(State& state) const;
 
+  // How many instructions a sequence in progress can go on at most before it ends, matched or
+  // not: after that many more instructions a state holds only sequences that began in them,
+  // whatever it held before (sequences evolve each on its own; keeping one of two at the same
+  // step loses nothing). The longest alternative's steps after the first, each with the
+  // instructions allowed before it.
+  uint64_t Horizon() const;
+
   size_t pattern_count() const { return patterns_.size(); }
   size_t atom_count() const { return atoms_.size(); }
 

@@ -78,3 +78,20 @@ TEST_CASE("patterns share atoms; more than 64 distinct elements is an error") {
   REQUIRE_FALSE(too_many);
   CHECK(too_many.error().message.find("more than 64") != std::string::npos);
 }
+
+TEST_CASE("Horizon: how long a sequence in progress can last") {
+  auto m = PatternMatcher::Compile({P("a", "pushf* ; pop r64 ;{8} cli | cli"), P("b", "push r64 ; popf* | sti")});
+  REQUIRE(m);
+  CHECK(m->Horizon() == 1 + 9);  // pop right after pushf, then up to 8 others before cli
+  auto single = PatternMatcher::Compile({P("c", "cli")});
+  REQUIRE(single);
+  CHECK(single->Horizon() == 0);
+  // No sequence begun before the horizon survives it: a pushf, then 10 unrelated instructions.
+  auto state = m->NewState();
+  std::vector<int> matched;
+  m->Step(state, m->AtomsOf(ParseInsnText("pushfq")), matched);
+  CHECK_FALSE(state.Idle());
+  m->Step(state, m->AtomsOf(ParseInsnText("pop rax")), matched);
+  m->Skip(state, m->Horizon() - 1);
+  CHECK(state.Idle());
+}
