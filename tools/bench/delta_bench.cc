@@ -21,6 +21,7 @@
 #include "src/analyses/support/call_stack.h"
 #include "src/analyses/syscalls/syscall_run.h"
 #include "src/model/decode_defaults.h"
+#include "src/model/parted_sink.h"
 #include "src/pipeline/decode_streams.h"
 #include "src/pipeline/session.h"
 
@@ -28,13 +29,19 @@ namespace {
 
 using namespace ptprof;
 
-class CountingSink : public EventSink {
+// Counts instructions; in parts when the decode is parallel, as the analyses measured beside it
+// take their streams (src/model/parted_sink.h).
+class CountingSink : public PartedSink {
  public:
   void OnEvent(const TraceEvent& event) override {
     if (const auto* b = std::get_if<ExecBlock>(&event.body)) insns += b->insns;
   }
   void OnBlocks(const BlockBatch& batch) override {
     for (const PackedEvent& b : batch.blocks) insns += b.insns;
+  }
+  std::unique_ptr<EventSink> NewPart() const override { return std::make_unique<CountingSink>(); }
+  void Fold(std::unique_ptr<EventSink> part) override {
+    insns += static_cast<const CountingSink&>(*part).insns;
   }
   uint64_t insns = 0;
 };
@@ -103,8 +110,8 @@ int main(int argc, char** argv) {
       DecodeStreams(*session, *selected, DecodeStreamsOptions{}, **profiler);
       (*profiler)->OnEnd();
       intervals = (*profiler)->counts().intervals;
-      addresses = (*profiler)->insn_cache().decoded();
-      disassembled = (*profiler)->insn_cache().disassembled();
+      addresses = (*profiler)->decoded_addresses();
+      disassembled = (*profiler)->disassembled_addresses();
     });
     std::string name = std::string("delta ") + open + "," + close + " (" +
                        std::to_string(intervals) + " intervals)";

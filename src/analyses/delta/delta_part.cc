@@ -9,6 +9,7 @@ DeltaPart::DeltaPart(const DeltaProfiler& owner)
       matcher_(owner.matcher_),
       horizon_(owner.matcher_.Horizon()),
       expansion_(owner.BorrowExpansion()),
+      local_(owner.LocalProfile()),
       matched_(owner.matcher_.pattern_count(), -1) {}
 
 DeltaPart::~DeltaPart() { OnEnd(); }
@@ -21,39 +22,61 @@ DeltaPart::Lane& DeltaPart::LaneOf(int32_t key, const EventHeader& header) {
   if (last_lane_ && key == last_key_) return *last_lane_;
   auto [it, inserted] = lanes_.try_emplace(key);
   if (inserted) {
-    it->second.header = header;
-    it->second.match = matcher_.NewState();
+    Lane& lane = it->second;
+    lane.header = header;
+    lane.match = matcher_.NewState();
+    lane.book = &local_->LaneOf(header);
+    lane.book->cpu = lane.book->tid = kLaneDefault;
   }
   last_key_ = key;
   last_lane_ = &it->second;
   return it->second;
 }
 
-void DeltaPart::Move(int32_t key, const EventHeader& lane_header, uint64_t insns,
-                     uint64_t unexpanded) {
-  if (!records_.empty() && records_.back().kind == Record::Kind::kMove &&
-      records_.back().lane == key) {
-    records_.back().insns += insns;
-    records_.back().unexpanded += unexpanded;
+void DeltaPart::Match(Lane& lane, int32_t key, const EventHeader& header, uint64_t ip,
+                      uint32_t index, ExecMode mode) {
+  if (lane.phase == Phase::kKnown) {
+    local_->matched_ = matched_;
+    const uint64_t intervals = local_->counts_.intervals;
+    const size_t times = local_->time_values_.size();
+    local_->OnMatch(*lane.book, header, ip, lane.book->position + index, mode);
+    if (local_->counts_.intervals == intervals) return;
+    const uint64_t timed = local_->time_values_.size() - times;
+    if (!records_.empty() && records_.back().kind == Record::Kind::kIntervals) {
+      records_.back().insns += 1;
+      records_.back().timed += timed;
+      return;
+    }
+    Record closed;
+    closed.kind = Record::Kind::kIntervals;
+    closed.lane = key;
+    closed.insns = 1;
+    closed.timed = timed;
+    records_.push_back(closed);
     return;
   }
-  Record move;
-  move.kind = Record::Kind::kMove;
-  move.lane = key;
-  move.insns = insns;
-  move.unexpanded = unexpanded;
-  move.header = lane_header;
-  records_.push_back(move);
+  Record match;
+  match.kind = Record::Kind::kMatch;
+  match.mode = mode;
+  match.lane = key;
+  for (size_t p = 0; p < matched_.size() && p < 2; ++p) match.matched[p] = matched_[p];
+  match.insns = lane.book->position + index;
+  match.ip = ip;
+  match.header = header;
+  records_.push_back(match);
+  // A closer that is no opener leaves nothing open, whatever was (DeltaProfiler::OnMatch).
+  const int opener = matched_[0];
+  const int closer = owner_.same_pattern_ ? matched_[0] : matched_[1];
+  if (!owner_.same_pattern_ && closer >= 0 && opener < 0) lane.phase = Phase::kKnown;
 }
 
 template <typename HeaderOf>
-void DeltaPart::Block(int32_t key, const EventHeader& lane_header, uint32_t insns, ExecMode mode,
+void DeltaPart::Block(Lane& lane, int32_t key, uint32_t insns, ExecMode mode,
                       BlockExpander::Seen& seen, const HeaderOf& header_of) {
-  Lane& lane = LaneOf(key, lane_header);
-  if (!lane.settled && lane.insns >= horizon_) lane.settled = true;
-  lane.insns += insns;
-  if (!lane.settled) {
-    // In the prefix: kept for Fold, and our own matcher goes along.
+  DeltaProfiler::Lane& book = *lane.book;
+  if (lane.phase == Phase::kPrefix && book.position >= horizon_) lane.phase = Phase::kMatching;
+  if (lane.phase == Phase::kPrefix) {
+    // Kept for Fold; our own matcher goes along.
     if (seen.plain) {
       if (!records_.empty() && records_.back().kind == Record::Kind::kAdvance &&
           records_.back().lane == key) {
@@ -66,6 +89,7 @@ void DeltaPart::Block(int32_t key, const EventHeader& lane_header, uint32_t insn
         records_.push_back(advance);
       }
       if (!lane.match.Idle()) matcher_.Skip(lane.match, insns);
+      book.position += insns;
       return;
     }
     const ExpandedBlock& expanded = *seen.block;
@@ -90,33 +114,25 @@ void DeltaPart::Block(int32_t key, const EventHeader& lane_header, uint32_t insn
     if (expanded.expanded < insns) {
       // Fold restarts the lane's matcher here too: from now on both agree.
       matcher_.Reset(lane.match);
-      lane.settled = true;
+      lane.phase = Phase::kMatching;
     }
+    book.position += insns;
     return;
   }
-  // Past the prefix: matched here, as DeltaProfiler::OnBlocks and OnBlock do.
+  // Matched here, as DeltaProfiler::OnBlocks and OnBlock do.
   const bool idle = lane.match.Idle();
   if (seen.plain || (idle && DeltaProfiler::IsQuiet(matcher_, seen, insns, matched_))) {
-    Move(key, lane.header, insns, 0);
+    settled_insns_ += insns;
     if (!idle) matcher_.Skip(lane.match, insns);
+    book.position += insns;
     return;
   }
   const ExpandedBlock& expanded = *seen.block;
   uint32_t done = 0;
   for (const BlockHit& hit : expanded.hits) {
     if (hit.index > done) matcher_.Skip(lane.match, hit.index - done);
-    if (matcher_.Step(lane.match, hit.atoms, matched_)) {
-      Record match;
-      match.kind = Record::Kind::kMatch;
-      match.mode = mode;
-      match.lane = key;
-      for (size_t p = 0; p < matched_.size() && p < 2; ++p)
-        match.matched[p] = matched_[p];
-      match.insns = hit.index;
-      match.ip = hit.ip;
-      match.header = header_of();
-      records_.push_back(match);
-    }
+    if (matcher_.Step(lane.match, hit.atoms, matched_))
+      Match(lane, key, header_of(), hit.ip, hit.index, mode);
     done = hit.index + 1;
   }
   if (expanded.expanded > done) matcher_.Skip(lane.match, expanded.expanded - done);
@@ -125,7 +141,9 @@ void DeltaPart::Block(int32_t key, const EventHeader& lane_header, uint32_t insn
     unexpanded = insns - expanded.expanded;
     matcher_.Reset(lane.match);
   }
-  Move(key, lane.header, insns, unexpanded);
+  settled_insns_ += insns;
+  settled_unexpanded_ += unexpanded;
+  book.position += insns;
 }
 
 void DeltaPart::OnBlocks(const BlockBatch& batch) {
@@ -133,15 +151,31 @@ void DeltaPart::OnBlocks(const BlockBatch& batch) {
   BlockExpander& expander = expansion_->expander;
   const EventHeader shared = batch.Header();
   const int32_t key = DeltaProfiler::LaneId(shared, owner_.options_.per_thread);
+  Lane& lane = LaneOf(key, shared);
   TraceEvent event{EventHeader{}, ExecBlock{}};
-  for (size_t i = 0; i < batch.blocks.size(); ++i) {
+  size_t i = 0;
+  auto header_of = [&]() -> const EventHeader& {
+    batch.Unpack(i, event);
+    return event.header;
+  };
+  bool idle = lane.match.Idle();
+  for (; i < batch.blocks.size(); ++i) {
     const PackedEvent& p = batch.blocks[i];
     const ExecMode mode = static_cast<ExecMode>(p.mode);
-    Block(key, shared, p.insns, mode, expander.Find(p.first_ip_or_index, p.insns, mode),
-          [&]() -> const EventHeader& {
-            batch.Unpack(i, event);
-            return event.header;
-          });
+    BlockExpander::Seen& seen = expander.Find(p.first_ip_or_index, p.insns, mode);
+    if (lane.phase != Phase::kPrefix &&
+        (seen.plain || (idle && DeltaProfiler::IsQuiet(matcher_, seen, p.insns, matched_)))) {
+      // The common case, as short as DeltaProfiler::OnBlocks makes it.
+      settled_insns_ += p.insns;
+      lane.book->position += p.insns;
+      if (!idle) {
+        matcher_.Skip(lane.match, p.insns);
+        idle = lane.match.Idle();
+      }
+      continue;
+    }
+    Block(lane, key, p.insns, mode, seen, header_of);
+    idle = lane.match.Idle();
   }
 }
 
@@ -150,14 +184,20 @@ void DeltaPart::OnEvent(const TraceEvent& event) {
   const int32_t key = DeltaProfiler::LaneId(event.header, owner_.options_.per_thread);
   auto header_of = [&]() -> const EventHeader& { return event.header; };
   if (const auto* block = std::get_if<ExecBlock>(&event.body)) {
-    Block(key, event.header, block->insns, block->mode,
+    Block(LaneOf(key, event.header), key, block->insns, block->mode,
           expander.Find(block->first_ip, block->insns, block->mode), header_of);
   } else if (const auto* insn = std::get_if<Instruction>(&event.body)) {
-    Block(key, event.header, 1, insn->mode, expander.Find(insn->ip, 1, insn->mode), header_of);
+    Block(LaneOf(key, event.header), key, 1, insn->mode, expander.Find(insn->ip, 1, insn->mode),
+          header_of);
   } else if (std::holds_alternative<TraceGap>(event.body)) {
     Lane& lane = LaneOf(key, event.header);
     matcher_.Reset(lane.match);
-    lane.settled = true;  // Fold restarts the lane's matcher here too
+    if (lane.phase == Phase::kKnown) {
+      local_->OnGap(event.header);
+      return;
+    }
+    // Fold drops what was open: from here on nothing is, and the matchers agree.
+    lane.phase = Phase::kKnown;
     Record gap;
     gap.kind = Record::Kind::kGap;
     gap.lane = key;
@@ -168,6 +208,10 @@ void DeltaPart::OnEvent(const TraceEvent& event) {
 
 std::unique_ptr<EventSink> DeltaProfiler::NewPart() const {
   return std::make_unique<DeltaPart>(*this);
+}
+
+std::unique_ptr<DeltaProfiler> DeltaProfiler::LocalProfile() const {
+  return std::unique_ptr<DeltaProfiler>(new DeltaProfiler(images_, open_, close_, matcher_, options_));
 }
 
 std::unique_ptr<DeltaProfiler::Expansion> DeltaProfiler::BorrowExpansion() const {
@@ -188,8 +232,39 @@ void DeltaProfiler::ReturnExpansion(std::unique_ptr<Expansion> expansion) const 
   spare_.emplace_back(std::this_thread::get_id(), std::move(expansion));
 }
 
+uint64_t DeltaProfiler::decoded_addresses() const {
+  std::lock_guard<std::mutex> lock(spare_mutex_);
+  uint64_t decoded = cache_.decoded();
+  for (const auto& [thread, expansion] : spare_) decoded += expansion->cache.decoded();
+  return decoded;
+}
+
+uint64_t DeltaProfiler::disassembled_addresses() const {
+  std::lock_guard<std::mutex> lock(spare_mutex_);
+  uint64_t disassembled = cache_.disassembled();
+  for (const auto& [thread, expansion] : spare_) disassembled += expansion->cache.disassembled();
+  return disassembled;
+}
+
 void DeltaProfiler::Fold(std::unique_ptr<EventSink> part) {
   const auto& taken = static_cast<const DeltaPart&>(*part);
+  const DeltaProfiler& local = taken.local();
+  // Where each lane of the piece began: local positions count from there.
+  std::map<int32_t, uint64_t> base;
+  for (const auto& [key, lane] : taken.lanes()) base[key] = LaneOf(lane.header).position;
+  // A local interval as this profile has it: numbered in closing order, positions in the lane,
+  // the lane's CPU and thread where its events did not say.
+  auto place = [&](Interval interval, uint64_t id) {
+    interval.id = id;
+    interval.open_position += base[interval.lane];
+    interval.close_position += base[interval.lane];
+    const Lane& lane = lanes_.at(interval.lane);
+    if (interval.cpu == DeltaPart::kLaneDefault) interval.cpu = lane.cpu;
+    if (interval.tid == DeltaPart::kLaneDefault) interval.tid = lane.tid;
+    return interval;
+  };
+  std::vector<uint64_t> ids(local.counts_.intervals);  // of local interval i + 1
+  size_t next_interval = 0, next_time = 0;
   const std::vector<BlockHit>& hits = taken.hits();
   using Kind = DeltaPart::Record::Kind;
   for (const DeltaPart::Record& record : taken.records()) {
@@ -204,28 +279,60 @@ void DeltaProfiler::Fold(std::unique_ptr<EventSink> part) {
                                                            record.hits_end - record.hits_begin),
                    record.expanded);
         break;
-      case Kind::kMove: {
-        Lane& lane = LaneOf(record.header);
-        counts_.instructions += record.insns;
-        counts_.unexpanded_instructions += record.unexpanded;
-        lane.position += record.insns;
-        break;
-      }
       case Kind::kMatch: {
         Lane& lane = LaneOf(record.header);
         matched_.assign(matcher_.pattern_count(), -1);
         for (size_t p = 0; p < matched_.size() && p < 2; ++p) matched_[p] = record.matched[p];
-        OnMatch(lane, record.header, record.ip, lane.position + record.insns, record.mode);
+        OnMatch(lane, record.header, record.ip, base[record.lane] + record.insns, record.mode);
         break;
       }
       case Kind::kGap:
         OnGap(record.header);
         break;
+      case Kind::kIntervals:
+        for (uint64_t i = 0; i < record.insns; ++i, ++next_interval) {
+          ids[next_interval] = ++counts_.intervals;
+          instruction_values_.push_back(local.instruction_values_[next_interval]);
+          if (options_.keeping.all)
+            intervals_.push_back(place(local.intervals_[next_interval], counts_.intervals));
+        }
+        for (uint64_t i = 0; i < record.timed; ++i)
+          time_values_.push_back(local.time_values_[next_time++]);
+        break;
     }
   }
-  // Past their prefixes, the part's matchers are in the lanes' real states.
-  for (const auto& [key, lane] : taken.lanes())
-    if (lane.settled) LaneOf(lane.header).match = lane.match;
+  const DeltaCounts& more = local.counts_;
+  counts_.nested_openers += more.nested_openers;
+  counts_.dropped_at_gap += more.dropped_at_gap;
+  counts_.closers_without_opener += more.closers_without_opener;
+  counts_.gaps += more.gaps;
+  counts_.intervals_without_time += more.intervals_without_time;
+  for (int p = 0; p < 2; ++p)
+    for (size_t a = 0; a < counts_.matches[p].size(); ++a)
+      counts_.matches[p][a] += more.matches[p][a];
+  counts_.instructions += taken.settled_instructions();
+  counts_.unexpanded_instructions += taken.settled_unexpanded();
+  // The longest: those of the part are among its own longest. By time only while every
+  // interval has a time (as KeepIfLongest is offered them one by one).
+  if (counts_.intervals_without_time == 0) {
+    for (const Interval& interval : local.longest_by_time_)
+      KeepIfLongest(longest_by_time_, place(interval, ids[interval.id - 1]), true);
+  } else {
+    longest_by_time_ = {};
+  }
+  for (const Interval& interval : local.longest_by_insns_)
+    KeepIfLongest(longest_by_insns_, place(interval, ids[interval.id - 1]), false);
+  // The lanes moved on by all of their instructions in the piece. Past their prefixes, the part's
+  // matchers are in the lanes' real states; where it knew what was open, so are its lanes'
+  // intervals.
+  for (const auto& [key, part_lane] : taken.lanes()) {
+    Lane& lane = LaneOf(part_lane.header);
+    lane.position = base[key] + part_lane.book->position;
+    if (part_lane.phase != DeltaPart::Phase::kPrefix) lane.match = part_lane.match;
+    if (part_lane.phase != DeltaPart::Phase::kKnown) continue;
+    lane.open = part_lane.book->open;
+    if (lane.open) lane.open->position += base[key];
+  }
 }
 
 }  // namespace ptprof::delta

@@ -1,23 +1,22 @@
 #pragma once
 // DeltaPart is one part of a delta profile taken in parts (DeltaProfiler::NewPart). It does the
-// costly half of the profiler's work on the thread that decodes its piece of the stream: looking
-// every block up in that thread's block expander (decoding instructions met for the first time)
-// and running the pattern matchers. What it cannot know is how its piece begins: the lanes' open
-// intervals and positions, and the sequences in progress in their matchers. The intervals are
-// left to DeltaProfiler::Fold, which takes the part's records in stream order. For the matchers,
-// a lane's first PatternMatcher::Horizon() instructions in the piece (its prefix) are kept as
-// blocks for Fold to match itself, from the state the lane really had; from then on no sequence
-// from before the piece can be in progress, so the part's own matcher for the lane, which began
-// idle at the start of the piece, is in the lane's real state, and the part matches on its own
-// and keeps only the matches and how far the lane moved. Fold then takes the part's state for
-// every lane past its prefix. Records, in stream order:
-//  - kAdvance (in a prefix): instructions of blocks without an instruction of either pattern,
-//    all of their code found (consecutive ones of a lane add up);
-//  - kBlock (in a prefix): a block with such instructions (its hits) or with code not found;
-//  - kMove (past the prefix): instructions matched here, of which `unexpanded` had no code;
-//  - kMatch (past the prefix): a match of either pattern, at instruction `index` of the lane
-//    from the kMove before it on;
-//  - kGap: a gap in the trace (the lane's matcher restarts: the lane is past its prefix).
+// profiler's work on the thread that decodes its piece of the stream, as far as it can without
+// knowing how the piece begins: the lanes' positions, their open intervals, and the sequences in
+// progress in their matchers. Per lane it goes through three phases:
+//  A. Its first PatternMatcher::Horizon() instructions in the piece: a sequence from before the
+//     piece may still be in progress, so the blocks are kept (kAdvance, kBlock) for Fold to match
+//     from the state the lane really had. The part's own matcher for the lane, begun idle, goes
+//     along: past the horizon no sequence from before can be left, and it is in the real state.
+//  B. Matched here, but whether an interval is open is not known: the matches are kept (kMatch)
+//     for Fold to open and close intervals.
+//  C. From a match that only closes (whatever was open, nothing is now) or a gap (which drops
+//     what was open) on, the part knows the lane's interval state and closes intervals itself, in
+//     a profile of its own; kIntervals records say where in the stream they closed, for Fold to
+//     number them in closing order.
+// A gap in phase A or B is kept (kGap) and starts phase C. Positions in the records and in the
+// part's own profile count the lane's instructions from the start of the piece; past phase A the
+// part only counts instructions, and Fold moves every lane on by all of its instructions in the
+// piece at the end. Records come in stream order.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -38,47 +37,61 @@ class DeltaPart : public EventSink {
   void OnEnd() override;
 
   struct Record {
-    enum class Kind : uint8_t { kAdvance, kBlock, kMove, kMatch, kGap };
+    enum class Kind : uint8_t { kAdvance, kBlock, kMatch, kGap, kIntervals };
     Kind kind = Kind::kAdvance;
     ExecMode mode = ExecMode::kUnknown;
     int32_t lane = 0;        // DeltaProfiler::LaneId
     uint32_t expanded = 0;   // kBlock: instructions whose code was found, from the start
     uint32_t hits_begin = 0, hits_end = 0;  // kBlock: its hits in hits()
     int32_t matched[2] = {-1, -1};          // kMatch: the alternatives that matched, or -1
-    uint64_t insns = 0;      // kAdvance, kBlock, kMove; kMatch: its index in the lane (above)
-    uint64_t unexpanded = 0; // kMove
+    // kAdvance, kBlock: instructions; kMatch: its position in the lane from the start of the
+    // piece; kIntervals: how many of local()'s intervals closed here.
+    uint64_t insns = 0;
+    uint64_t timed = 0;      // kIntervals: how many of them have a time
     uint64_t ip = 0;         // kMatch
-    EventHeader header;      // kBlock, kMatch, kGap (kAdvance, kMove: the lane's)
+    EventHeader header;      // kBlock, kMatch, kGap; kAdvance: the lane's first
   };
+  enum class Phase : uint8_t { kPrefix, kMatching, kKnown };
   struct Lane {
     EventHeader header;  // its first event's (CPU, thread)
     patterns::PatternMatcher::State match;  // begun idle at the start of the piece
-    uint64_t insns = 0;   // instructions in the piece
-    bool settled = false;  // past its prefix: `match` is the lane's real state
+    Phase phase = Phase::kPrefix;
+    DeltaProfiler::Lane* book = nullptr;  // in local(): position from the start of the piece
   };
+  // The lanes' CPU and thread in local()'s intervals when their events did not say: Fold puts
+  // the profile's lane's in.
+  static constexpr int32_t kLaneDefault = INT32_MIN;
+
   const std::vector<Record>& records() const { return records_; }
   const std::vector<BlockHit>& hits() const { return hits_; }
   const std::map<int32_t, Lane>& lanes() const { return lanes_; }
+  const DeltaProfiler& local() const { return *local_; }
+  // Instructions of the lanes past phase A (of which without code), which no record holds.
+  uint64_t settled_instructions() const { return settled_insns_; }
+  uint64_t settled_unexpanded() const { return settled_unexpanded_; }
 
  private:
   Lane& LaneOf(int32_t key, const EventHeader& header);
-  // One block (or instruction) of `insns` instructions in lane `key`; `event` gives its header
-  // when it is needed (a match, or a block kept for Fold).
+  // One block (or instruction) of `insns` instructions in lane `key`; `header_of()` gives its
+  // header when it is needed (a match, or a block kept for Fold).
   template <typename HeaderOf>
-  void Block(int32_t key, const EventHeader& lane_header, uint32_t insns, ExecMode mode,
-             BlockExpander::Seen& seen, const HeaderOf& header_of);
-  void Move(int32_t key, const EventHeader& lane_header, uint64_t insns, uint64_t unexpanded);
+  void Block(Lane& lane, int32_t key, uint32_t insns, ExecMode mode, BlockExpander::Seen& seen,
+             const HeaderOf& header_of);
+  void Match(Lane& lane, int32_t key, const EventHeader& header, uint64_t ip, uint32_t index,
+             ExecMode mode);
 
   const DeltaProfiler& owner_;
   const patterns::PatternMatcher& matcher_;
   const uint64_t horizon_;
   std::unique_ptr<DeltaProfiler::Expansion> expansion_;
+  std::unique_ptr<DeltaProfiler> local_;
   std::map<int32_t, Lane> lanes_;
   int32_t last_key_ = 0;
   Lane* last_lane_ = nullptr;
   std::vector<int> matched_;  // scratch
   std::vector<Record> records_;
   std::vector<BlockHit> hits_;
+  uint64_t settled_insns_ = 0, settled_unexpanded_ = 0;
 };
 
 }  // namespace ptprof::delta

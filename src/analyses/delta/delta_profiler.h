@@ -78,7 +78,8 @@ struct DeltaOptions {
   bool per_thread = false;
   IntervalKeeping keeping;
   // The time of an event in the profile's unit, when known (ns from the header's time, or the
-  // TSC converted with the trace's frequency).
+  // TSC converted with the trace's frequency). A profile taken in parts calls it on several
+  // threads at once.
   std::function<std::optional<double>(const EventHeader&)> time_of;
 };
 
@@ -119,8 +120,10 @@ class DeltaProfiler : public PartedSink {
   const DeltaCounts& counts() const { return counts_; }
   const patterns::Pattern& open_pattern() const { return open_; }
   const patterns::Pattern& close_pattern() const { return close_; }
-  // The calling thread's instruction cache (the parts' are their threads' own).
-  patterns::InsnCache& insn_cache() { return cache_; }
+  // Instruction addresses decoded (and disassembled: they may match an operand) so far, by this
+  // profiler and the threads' caches its parts used.
+  uint64_t decoded_addresses() const;
+  uint64_t disassembled_addresses() const;
 
   // The lane an event belongs to: its CPU, or its thread (no CPU known, or per_thread).
   static int32_t LaneId(const EventHeader& header, bool per_thread) {
@@ -154,6 +157,9 @@ class DeltaProfiler : public PartedSink {
     BlockExpander expander;
   };
   std::unique_ptr<Expansion> BorrowExpansion() const;
+  // An empty profile of the same patterns, in which a part keeps the intervals it can close on
+  // its own (delta_part.h).
+  std::unique_ptr<DeltaProfiler> LocalProfile() const;
   void ReturnExpansion(std::unique_ptr<Expansion> expansion) const;
 
   Lane& LaneOf(const EventHeader& header);

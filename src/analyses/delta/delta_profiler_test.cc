@@ -288,9 +288,10 @@ void RequireSameProfile(const DeltaProfiler& one, const DeltaProfiler& other) {
 }  // namespace
 
 TEST_CASE("a profile taken in parts is the profile of the whole stream") {
-  // The code of the batches test, then a sequence that lasts its whole horizon (pushf ; pop rax,
-  // eight nops, cli), with a block without code and two CPUs taking turns.
-  std::vector<uint8_t> code = {0x9c, 0x58, 0xfa, 0x90, 0x50, 0x9d,
+  // The code of the batches test with a second cli (a nested opener), then a sequence that lasts
+  // its whole horizon (pushf ; pop rax, eight nops, cli), with a block without code and two CPUs
+  // taking turns.
+  std::vector<uint8_t> code = {0x9c, 0x58, 0xfa, 0xfa, 0x50, 0x9d,
                                0x90, 0x53, 0x90, 0x5b, 0x90, 0xfb, 0x9c, 0x58};
   code.insert(code.end(), 8, 0x90);
   code.push_back(0xfa);
@@ -317,6 +318,7 @@ TEST_CASE("a profile taken in parts is the profile of the whole stream") {
   for (const TraceEvent& event : events) whole->OnEvent(event);
   whole->OnEnd();
   REQUIRE(whole->counts().intervals > 20);
+  REQUIRE(whole->counts().nested_openers > 20);
 
   // Cut anywhere: pieces of 1 to `longest` events, every other one taken directly and the rest
   // in parts (blocks batched), as a parted decode gives them; and one part from each event on.
