@@ -77,6 +77,9 @@ struct FlowSummary {
   bool has_psb = false;  // the trace holds at least one PSB (else it is not Intel PT at all)
   std::vector<std::string> warnings;  // e.g. a CPU libipt knows no errata for
   uint64_t segments = 1;               // pieces decoded in parallel and stitched (1: sequential)
+  // Of those, the ones whose events went to a part of the consumer on the thread that decoded
+  // them (a consumer that takes its stream in parts, src/model/parted_sink.h).
+  uint64_t parts = 0;
   std::string sequential_because;      // why the decode was (or went on) sequential, if it was asked to be parallel
   // With FlowEngine::kFast: the segments the fast engine decoded, those it handed to libipt, and
   // why it handed over the first of those (with the offset); why it was not used at all.

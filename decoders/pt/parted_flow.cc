@@ -138,6 +138,7 @@ Result<FlowSummary> DecodeFlowInParts(std::span<const uint8_t> trace, const Imag
       out.PassRange(head.events, join->next_begin, head.events.size());
     }
     CountPart(*decoded, summary);
+    summary.parts += 1;
     sink.Fold(std::move(decoded->part));
     if (range.last()) {
       current.reset();

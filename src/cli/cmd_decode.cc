@@ -132,10 +132,7 @@ int RunDecode(const DecodeOptions& options) {
     for (const std::string& warning : summary.warnings)
       std::fprintf(stderr, "ptprof: warning: %s\n", warning.c_str());
     if (options.verbose)
-      std::fprintf(stderr, "ptprof: %s: decoded in %" PRIu64 " PSB segment%s%s%s\n", where.c_str(),
-                   summary.segments, summary.segments == 1 ? "" : "s",
-                   summary.sequential_because.empty() ? "" : "; sequential because ",
-                   summary.sequential_because.c_str());
+      std::fprintf(stderr, "ptprof: %s: %s\n", where.c_str(), DescribeDecode(summary).c_str());
     if (options.verbose && (summary.fast_segments || summary.libipt_segments))
       std::fprintf(stderr, "ptprof: %s: fast engine: %" PRIu64 " segment%s, libipt: %" PRIu64 "%s%s\n",
                    where.c_str(), summary.fast_segments, summary.fast_segments == 1 ? "" : "s",

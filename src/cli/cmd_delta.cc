@@ -31,6 +31,7 @@ struct DeltaCommandOptions {
   size_t top = 10;
   std::string format = "text";
   std::string svg;
+  bool verbose = false;
 };
 
 int UsageError(const std::string& message) {
@@ -143,6 +144,9 @@ int RunDeltaCommand(const DeltaCommandOptions& options) {
   auto run = RunDelta(*session, *selected, *pair, options.pair.per_thread, options.input,
                       Keeping(options));
   if (!run) return ReportBadInput(run.error().message);
+  if (options.verbose)
+    for (const std::string& note : run->decode_notes)
+      std::fprintf(stderr, "ptprof: %s\n", note.c_str());
 
   const Session& opened = *session;
   const bool per_thread = options.pair.per_thread;
@@ -180,6 +184,9 @@ Command AddDeltaCommand(CLI::App& parent) {
   app->add_option("--format", options->format, "text, json or csv (one row per interval)")
       ->check(CLI::IsMember({"text", "json", "csv"}));
   app->add_option("--svg", options->svg, "also write both histograms as an SVG plot to FILE");
+  app->add_flag("--verbose", options->verbose,
+                "say how each PT stream was decoded: in how many PSB segments, how many of them "
+                "profiled in parts on the decoding threads, or why sequentially");
   return {app, [options, app] {
             options->in.RecordImageOrder(*app);
             return RunDeltaCommand(*options);

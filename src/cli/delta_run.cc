@@ -81,6 +81,7 @@ Result<DeltaRun> RunDelta(const Session& session, const std::vector<size_t>& sel
       std::fprintf(stderr, "ptprof: warning: %s: %s\n", stream_where.c_str(), outcome.error.c_str());
       continue;
     }
+    run.decode_notes.push_back(stream_where + ": " + DescribeDecode(*outcome.summary));
     if (!outcome.summary->has_psb) {
       if (!named) return Fail(stream_where + ": offset 0x0: no PSB found: not an Intel PT trace");
       std::fprintf(stderr, "ptprof: warning: %s: offset 0x0: no PSB found\n", stream_where.c_str());

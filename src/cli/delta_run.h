@@ -39,6 +39,7 @@ ProfileClock ClockFor(const Session& session);
 struct DeltaRun {
   std::unique_ptr<delta::DeltaProfiler> profiler;
   ProfileClock clock;
+  std::vector<std::string> decode_notes;  // per stream decoded: "WHERE: decoded in ..." (--verbose)
 };
 
 // Decodes the `selected` streams of `session` into a DeltaProfiler for `pair`. Streams that cannot

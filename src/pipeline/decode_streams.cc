@@ -112,6 +112,16 @@ std::optional<perf::PerfClock> ClockOf(const Session& session) {
 
 }  // namespace
 
+std::string DescribeDecode(const pt::FlowSummary& summary) {
+  std::string text = "decoded in " + std::to_string(summary.segments) + " PSB segment" +
+                     (summary.segments == 1 ? "" : "s");
+  if (summary.parts)
+    text += " (" + std::to_string(summary.parts) + " consumed in parts on the decoding threads)";
+  if (!summary.sequential_because.empty())
+    text += "; sequential because " + summary.sequential_because;
+  return text;
+}
+
 std::vector<StreamOutcome> DecodeStreams(const Session& session, const std::vector<size_t>& selected,
                                          const DecodeStreamsOptions& options, EventSink& out) {
   static const ImageSet kNoImages;

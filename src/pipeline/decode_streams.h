@@ -31,6 +31,10 @@ struct StreamOutcome {
 
 // Decodes the streams `selected` (indices into session.manifest.streams) into `out`, merged by
 // time; does not call out.OnEnd(). A stream called "raw" (a raw trace) is CPU 0 by convention.
+// How a stream was decoded, for --verbose: "decoded in 24 PSB segments (24 consumed in parts on
+// the decoding threads); sequential because ...".
+std::string DescribeDecode(const pt::FlowSummary& summary);
+
 std::vector<StreamOutcome> DecodeStreams(const Session& session, const std::vector<size_t>& selected,
                                          const DecodeStreamsOptions& options, EventSink& out);
 
