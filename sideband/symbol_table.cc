@@ -11,7 +11,9 @@ void SymbolTable::Add(Symbol symbol) {
 }
 
 void SymbolTable::Sort() const {
-  if (sorted_) return;
+  if (sorted_.load(std::memory_order_acquire)) return;
+  std::lock_guard<std::mutex> lock(sort_mutex_);
+  if (sorted_.load(std::memory_order_relaxed)) return;
   // By address; at equal addresses prefer sized symbols (functions) over labels, then by name so
   // that the choice does not depend on the order of the symbol tables.
   std::stable_sort(symbols_.begin(), symbols_.end(), [](const Symbol& a, const Symbol& b) {
@@ -19,7 +21,7 @@ void SymbolTable::Sort() const {
     if ((a.size != 0) != (b.size != 0)) return a.size != 0;
     return a.name < b.name;
   });
-  sorted_ = true;
+  sorted_.store(true, std::memory_order_release);
 }
 
 const Symbol* SymbolTable::Find(uint64_t address) const {

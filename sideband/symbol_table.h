@@ -1,7 +1,9 @@
 #pragma once
 // SymbolTable answers "which named symbol covers this address, and how far into it are we?" for
 // the symbols of the images we loaded ("main+0x13").
+#include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -16,9 +18,18 @@ struct Symbol {
 
 class SymbolTable {
  public:
+  SymbolTable() = default;
+  SymbolTable(const SymbolTable& other) : symbols_(other.symbols_), sorted_(other.sorted_.load()) {}
+  SymbolTable& operator=(const SymbolTable& other) {
+    symbols_ = other.symbols_;
+    sorted_ = other.sorted_.load();
+    return *this;
+  }
+
   void Add(Symbol symbol);
 
-  // The symbol covering `address`, or nullptr.
+  // The symbol covering `address`, or nullptr. Once symbols are no longer added, any number of
+  // threads may ask at once (the first sorts the table, under a lock).
   const Symbol* Find(uint64_t address) const;
 
   // "name" at the symbol's start, "name+0x13" inside it, "" when no symbol covers the address.
@@ -30,7 +41,8 @@ class SymbolTable {
   void Sort() const;
 
   mutable std::vector<Symbol> symbols_;
-  mutable bool sorted_ = true;
+  mutable std::atomic<bool> sorted_{true};
+  mutable std::mutex sort_mutex_;
 };
 
 }  // namespace ptprof

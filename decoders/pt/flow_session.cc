@@ -96,11 +96,12 @@ Result<FlowSummary> DecodeFlow(std::span<const uint8_t> trace, const ImageSet& i
     return summary;
   }
   // A consumer that takes its stream in parts gets one per segment, on the thread that decodes it
-  // (segments of PartedSegmentBytes unless a size was asked for).
+  // (segments of the size the consumer asks for, else PartedSegmentBytes, unless the user chose).
   auto* parted = jobs >= 2 && !request.tasks ? dynamic_cast<PartedSink*>(&sink) : nullptr;
   FlowRequest parted_request = request;
   if (parted && !request.segment_bytes && !ChosenSegmentBytes())
-    parted_request.segment_bytes = PartedSegmentBytes(trace.size(), jobs);
+    parted_request.segment_bytes =
+        parted->PartBytes() ? parted->PartBytes() : PartedSegmentBytes(trace.size(), jobs);
   const ParallelPlan plan = PlanParallelDecode(trace, parted ? parted_request : request);
   if (plan.segments.size() < (fast ? 1u : 2u)) {
     auto summary = DecodeFlowSequential(trace, images, request, sink);

@@ -58,6 +58,28 @@ void FlowStats::OnEvent(const TraceEvent& event) {
   }
 }
 
+std::unique_ptr<EventSink> FlowStats::NewPart() const {
+  return std::make_unique<FlowStats>(function_of_);
+}
+
+void FlowStats::Fold(std::unique_ptr<EventSink> part) {
+  const auto& other = static_cast<const FlowStats&>(*part);
+  instructions_ += other.instructions_;
+  blocks_ += other.blocks_;
+  gaps_ += other.gaps_;
+  first_tsc_ = std::min(first_tsc_, other.first_tsc_);
+  last_tsc_ = std::max(last_tsc_, other.last_tsc_);
+  first_ns_ = std::min(first_ns_, other.first_ns_);
+  last_ns_ = std::max(last_ns_, other.last_ns_);
+  auto add = [](std::map<std::string, uint64_t>& to, const std::map<std::string, uint64_t>& from) {
+    for (const auto& [name, count] : from) to[name] += count;
+  };
+  add(exits_, other.exits_);
+  add(gap_reasons_, other.gap_reasons_);
+  add(events_, other.events_);
+  add(by_function_, other.by_function_);
+}
+
 void FlowStats::WriteText(std::FILE* out, size_t top_functions) const {
   std::fprintf(out, "summary:\n");
   std::fprintf(out, "  instructions  %" PRIu64 "\n", instructions_);

@@ -8,17 +8,22 @@
 #include <map>
 #include <string>
 
-#include "src/model/event_sink.h"
+#include "src/model/parted_sink.h"
 
 namespace ptprof {
 
-class FlowStats : public EventSink {
+// Everything it counts adds up (sums, and the first and last time as the least and greatest), so
+// in parts (src/model/parted_sink.h) each part counts its own and Fold adds them; `function_of`
+// is then called on several threads at once.
+class FlowStats : public PartedSink {
  public:
   // `function_of` names the function containing an address ("" when unknown); when not given,
   // per-function counts are not kept.
   explicit FlowStats(std::function<std::string(uint64_t ip)> function_of = {});
 
   void OnEvent(const TraceEvent& event) override;
+  std::unique_ptr<EventSink> NewPart() const override;
+  void Fold(std::unique_ptr<EventSink> part) override;
 
   uint64_t instructions() const { return instructions_; }
   uint64_t blocks() const { return blocks_; }

@@ -1,7 +1,10 @@
 #include "src/analyses/flow_stats.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -52,4 +55,39 @@ TEST_CASE("flow statistics count blocks, exits, gaps, events and functions") {
   std::string json = Render(stats, true);
   CHECK(json.find("\"instructions\":10") != std::string::npos);
   CHECK(json.find("\"functions\":{\"leaf\":3,\"main\":7}") != std::string::npos);
+}
+
+TEST_CASE("flow statistics in parts add up to those of the whole stream") {
+  auto function_of = [](uint64_t ip) { return ip < 0x2000 ? std::string("main") : std::string("leaf"); };
+  std::vector<TraceEvent> events;
+  for (uint64_t i = 0; i < 200; ++i) {
+    events.push_back(Block(0x1000 + (i % 3) * 0x800, static_cast<uint32_t>(1 + i % 4),
+                           i % 2 ? BlockEnd::kCall : BlockEnd::kReturn, 500 - i));
+    if (i % 17 == 3) {
+      TraceGap gap;
+      gap.reason = i % 2 ? GapReason::kNoImage : GapReason::kOverflow;
+      events.push_back(TraceEvent{EventHeader{}, gap});
+    }
+    if (i % 29 == 1)
+      events.push_back(TraceEvent{EventHeader{}, TraceToggle{TraceToggle::Kind::kEnabled, 0x1000, true}});
+  }
+  FlowStats whole(function_of);
+  for (const TraceEvent& event : events) whole.OnEvent(event);
+  for (size_t piece : {size_t{1}, size_t{9}, size_t{60}}) {
+    INFO("pieces of " << piece);
+    FlowStats parted(function_of);
+    for (size_t at = 0, n = 0; at < events.size(); ++n) {
+      const size_t end = std::min(events.size(), at + piece);
+      if (n % 2 == 0) {
+        for (; at < end; ++at) parted.OnEvent(events[at]);
+        continue;
+      }
+      std::unique_ptr<EventSink> part = parted.NewPart();
+      for (; at < end; ++at) part->OnEvent(events[at]);
+      part->OnEnd();
+      parted.Fold(std::move(part));
+    }
+    CHECK(Render(parted, false) == Render(whole, false));
+    CHECK(Render(parted, true) == Render(whole, true));
+  }
 }

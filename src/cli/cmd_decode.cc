@@ -111,7 +111,9 @@ int RunDecode(const DecodeOptions& options) {
     return status;
   std::vector<EventSink*> sinks = {window ? static_cast<EventSink*>(window.get()) : &writer};
   if (options.summary) sinks.push_back(&stats);
-  FanoutSink fanout(sinks);
+  // On several threads the writer and the summary take the stream in parts (a window does not).
+  std::unique_ptr<EventSink> fanout_sink = MakeFanoutSink(sinks);
+  EventSink& fanout = *fanout_sink;
 
   // The streams merged by time. A raw trace is one stream whose failures are the input's; a
   // stream of a multi-stream input that cannot be decoded is a warning and the others go on.

@@ -10,6 +10,7 @@
 // The result after OnEnd must be the same however the stream was cut into parts: a sink whose
 // state at some event depends on earlier events (an open interval, a call stack) keeps what its
 // part could not resolve alone and resolves it in Fold.
+#include <cstdint>
 #include <memory>
 
 #include "src/model/event_sink.h"
@@ -26,6 +27,10 @@ class PartedSink : public EventSink {
   virtual std::unique_ptr<EventSink> NewPart() const = 0;
   // Takes `part` (made by NewPart), whose events follow everything this sink has taken so far.
   virtual void Fold(std::unique_ptr<EventSink> part) = 0;
+  // The bytes of trace a part should cover when the user did not say (0: the decoder's choice).
+  // A sink whose parts hold what they make until they are folded (a writer's text) asks for
+  // short ones, so that the parts waiting stay small.
+  virtual uint64_t PartBytes() const { return 0; }
 };
 
 }  // namespace ptprof

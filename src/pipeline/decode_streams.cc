@@ -78,6 +78,7 @@ class StreamStampInParts : public PartedSink {
   std::unique_ptr<EventSink> NewPart() const override {
     return std::make_unique<Part>(next_.NewPart(), ns_);
   }
+  uint64_t PartBytes() const override { return next_.PartBytes(); }
   void Fold(std::unique_ptr<EventSink> part) override {
     auto& stamped = static_cast<Part&>(*part);
     if (!outcome_.first_gap && stamped.outcome.first_gap) {

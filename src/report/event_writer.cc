@@ -1,6 +1,9 @@
 #include "src/report/event_writer.h"
 
 #include <cinttypes>
+#include <cstdlib>
+#include <optional>
+#include <vector>
 
 #include "src/report/json_text.h"
 
@@ -366,6 +369,56 @@ std::string EventWriter::EventText(const TraceEvent& event) const {
 void EventWriter::OnEnd() {
   Flush();
   std::fflush(out_);
+}
+
+namespace {
+
+// A part of a writer in parts: the same writer over a stream into memory, kept in chunks of
+// what each write brought (no copy as it grows, as a single growing buffer would make).
+class WriterPart : public EventSink {
+ public:
+  explicit WriterPart(const EventWriterOptions& options) {
+    cookie_io_functions_t io{};
+    io.write = [](void* cookie, const char* data, size_t size) -> ssize_t {
+      static_cast<WriterPart*>(cookie)->chunks_.emplace_back(data, size);
+      return static_cast<ssize_t>(size);
+    };
+    memory_ = fopencookie(this, "w", io);
+    if (!memory_) {
+      std::perror("ptprof: a part of the output in memory");
+      std::exit(1);
+    }
+    // Whole lines go out in large pieces.
+    std::setvbuf(memory_, nullptr, _IOFBF, 1 << 16);
+    writer_.emplace(memory_, options);
+  }
+  ~WriterPart() override {
+    writer_.reset();
+    std::fclose(memory_);
+  }
+  void OnEvent(const TraceEvent& event) override { writer_->OnEvent(event); }
+  void OnBlocks(const BlockBatch& batch) override { writer_->OnBlocks(batch); }
+  void OnEnd() override { writer_->OnEnd(); }
+  // Its text, once OnEnd has flushed it.
+  const std::vector<std::string>& chunks() const { return chunks_; }
+
+ private:
+  std::vector<std::string> chunks_;
+  std::FILE* memory_ = nullptr;
+  std::optional<EventWriter> writer_;
+};
+
+}  // namespace
+
+std::unique_ptr<EventSink> EventWriter::NewPart() const {
+  return std::make_unique<WriterPart>(options_);
+}
+
+void EventWriter::Fold(std::unique_ptr<EventSink> part) {
+  auto& written = static_cast<WriterPart&>(*part);
+  written.OnEnd();  // flushed already when the decode ended it; harmless again
+  Flush();
+  for (const std::string& chunk : written.chunks()) std::fwrite(chunk.data(), 1, chunk.size(), out_);
 }
 
 }  // namespace ptprof

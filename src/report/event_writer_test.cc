@@ -1,7 +1,11 @@
 #include "src/report/event_writer.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -135,4 +139,84 @@ TEST_CASE("Arm blocks, exceptions and PE contexts have JSONL records and text") 
   ts.kind = Marker::Kind::kTimestamp;
   ts.value = 77;
   CHECK(EventToJson(TraceEvent{EventHeader{}, ts}) == R"({"event":"timestamp","value":77})");
+}
+
+namespace {
+
+// Blocks, instructions, a gap and a marker, in order.
+std::vector<TraceEvent> MixedEvents() {
+  std::vector<TraceEvent> events;
+  for (uint64_t i = 0; i < 300; ++i) {
+    TraceEvent block{EventHeader{}, ExecBlock{0x401000 + 16 * i, 0x401008 + 16 * i,
+                                              static_cast<uint32_t>(1 + i % 5), 2, BlockEnd::kCall,
+                                              ExecMode::k64Bit, false, false, kUnknownTime}};
+    block.header.tsc = 1000 + i;
+    block.header.time_ns = i % 3 ? kUnknownTime : 5000 + i;
+    events.push_back(block);
+    if (i % 37 == 5) {
+      TraceGap gap;
+      gap.reason = GapReason::kOverflow;
+      gap.detail = "overflow";
+      TraceEvent g{EventHeader{}, gap};
+      g.header.offset = i;
+      events.push_back(g);
+    }
+    if (i % 53 == 7) {
+      Instruction insn;
+      insn.ip = 0x402000 + i;
+      insn.size = 1;
+      insn.mode = ExecMode::k64Bit;
+      insn.bytes[0] = 0x90;
+      events.push_back(TraceEvent{EventHeader{}, insn});
+    }
+  }
+  return events;
+}
+
+// What `events` write through one writer, or cut into pieces taken in turns directly and in
+// parts (each part written on a thread of its own).
+std::string Write(const EventWriterOptions& options, const std::vector<TraceEvent>& events,
+                  size_t piece) {
+  char* buf = nullptr;
+  size_t len = 0;
+  std::FILE* mem = open_memstream(&buf, &len);
+  {
+    EventWriter writer(mem, options);
+    for (size_t at = 0, n = 0; at < events.size(); ++n) {
+      const size_t end = piece ? std::min(events.size(), at + 1 + (n * 7) % piece) : events.size();
+      if (!piece || n % 2 == 0) {
+        for (; at < end; ++at) writer.OnEvent(events[at]);
+        continue;
+      }
+      std::unique_ptr<EventSink> part = writer.NewPart();
+      std::thread([&] {
+        for (size_t i = at; i < end; ++i) part->OnEvent(events[i]);
+        part->OnEnd();
+      }).join();
+      at = end;
+      writer.Fold(std::move(part));
+    }
+    writer.OnEnd();
+  }
+  std::fclose(mem);
+  std::string out(buf, len);
+  free(buf);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a writer in parts writes the bytes of one writer") {
+  for (EventFormat format : {EventFormat::kText, EventFormat::kJsonl}) {
+    EventWriterOptions options;
+    options.format = format;
+    options.symbolize = [](uint64_t ip) { return ip % 32 ? std::string() : "f+0x" + std::to_string(ip % 7); };
+    options.disassemble = [](const Instruction&) { return std::string("nop"); };
+    const std::string whole = Write(options, MixedEvents(), 0);
+    CHECK(whole.size() > 10000);
+    for (size_t piece : {size_t{1}, size_t{5}, size_t{40}, size_t{1000}}) {
+      INFO("format " << static_cast<int>(format) << ", pieces of up to " << piece);
+      CHECK(Write(options, MixedEvents(), piece) == whole);
+    }
+  }
 }
