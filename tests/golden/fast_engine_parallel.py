@@ -4,7 +4,8 @@ PSB segments (decoders/pt/parallel_flow.h).
 
 `ptprof decode --jobs 1` (libipt over the whole stream), `--jobs 2`/`--jobs 3` with small
 `--psb-segment`s (many cuts, so many joins), and `--engine fast` on one thread and on two with
-small segments must print byte-identical JSONL, blocks and instructions, on:
+small segments must print byte-identical JSONL, blocks and instructions (and text, with
+`--summary`, for the recordings: the writers and the summary take their stream in parts), on:
 1. every .ptar under traces/ (emulated recordings of real programs, the kernel lab, delta);
 2. libipt's own .ptt tests with three PSBs or more (../shared/testdata/libipt, one segment per PSB);
 3. fuzzed traces: the raw stream of traces/qemu/gzip.ptar with bytes flipped and cut short, decoded
@@ -31,8 +32,9 @@ TALLY = Tally()
 FAST = {"fast": 0, "libipt": 0}
 
 
-def decode(args, jobs, segment=None, insn=False, engine="libipt"):
-    cmd = [PTPROF, "decode", "--format", "jsonl", "--verbose", "--jobs", str(jobs), "--engine", engine]
+def decode(args, jobs, segment=None, insn=False, engine="libipt", text=False):
+    cmd = [PTPROF, "decode", "--verbose", "--jobs", str(jobs), "--engine", engine]
+    cmd += ["--summary"] if text else ["--format", "jsonl"]
     if segment:
         cmd += ["--psb-segment", str(segment)]
     if insn:
@@ -85,11 +87,11 @@ def compare_engines(name, args, segment):
         TALLY.report(label, None)
 
 
-def compare(name, args, segment, jobs=2, insn=False, want_parallel=True):
-    if not insn:
+def compare(name, args, segment, jobs=2, insn=False, want_parallel=True, text=False):
+    if not insn and not text:
         compare_engines(name, args, segment)
-    rc1, out1, err1 = decode(args, 1, insn=insn)
-    rcn, outn, errn = decode(args, jobs, segment, insn=insn)
+    rc1, out1, err1 = decode(args, 1, insn=insn, text=text)
+    rcn, outn, errn = decode(args, jobs, segment, insn=insn, text=text)
     if rc1 != rcn:
         TALLY.report(name, f"exit {rc1} sequential, {rcn} parallel: {errn.strip()[:200]}")
         return
@@ -153,6 +155,7 @@ def main():
         # A few hundred segments for the large recordings; tiny archives stay whole (their
         # streams have too few PSBs) and must say so.
         compare(f"{name} blocks", [path], 8192, want_parallel=size > 100000)
+        compare(f"{name} text and summary", [path], 8192, want_parallel=size > 100000, text=True)
         if size > 100000:
             # Segments with PSBs enough for the workers to keep TNT runs as references.
             compare_engines(f"{name} blocks, 64 KiB segments", [path], 65536)
