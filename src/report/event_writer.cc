@@ -238,7 +238,14 @@ void EventWriter::WriteJsonl(const TraceEvent& event) {
 }
 
 void EventWriter::Flush() {
-  if (!buffer_.empty()) std::fwrite(buffer_.data(), 1, buffer_.size(), out_);
+  if (buffer_.empty()) return;
+  if (spill_) {
+    spill_->push_back(std::move(buffer_));
+    buffer_ = std::string();
+    buffer_.reserve(kFlushBytes + 1024);
+    return;
+  }
+  std::fwrite(buffer_.data(), 1, buffer_.size(), out_);
   buffer_.clear();
 }
 
@@ -371,10 +378,9 @@ void EventWriter::OnEnd() {
   std::fflush(out_);
 }
 
-namespace {
-
 // A part of a writer in parts: the same writer over a stream into memory, kept in chunks of
-// what each write brought (no copy as it grows, as a single growing buffer would make).
+// what each write brought (no copy as it grows, as a single growing buffer would make); JSONL
+// goes there as the writer's own full buffers.
 class WriterPart : public EventSink {
  public:
   explicit WriterPart(const EventWriterOptions& options) {
@@ -391,6 +397,7 @@ class WriterPart : public EventSink {
     // Whole lines go out in large pieces.
     std::setvbuf(memory_, nullptr, _IOFBF, 1 << 16);
     writer_.emplace(memory_, options);
+    writer_->spill_ = &chunks_;
   }
   ~WriterPart() override {
     writer_.reset();
@@ -407,8 +414,6 @@ class WriterPart : public EventSink {
   std::FILE* memory_ = nullptr;
   std::optional<EventWriter> writer_;
 };
-
-}  // namespace
 
 std::unique_ptr<EventSink> EventWriter::NewPart() const {
   return std::make_unique<WriterPart>(options_);

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "src/model/parted_sink.h"
 
@@ -50,6 +51,9 @@ class EventWriter : public PartedSink {
   std::FILE* out_;
   EventWriterOptions options_;
   std::string buffer_;  // JSONL waiting to be written
+  // A part's writer: where full JSONL buffers go as they are (moved, not copied into out_).
+  std::vector<std::string>* spill_ = nullptr;
+  friend class WriterPart;
 };
 
 // The JSONL record of one event, without the trailing newline (exposed for tests and other writers).
