@@ -29,16 +29,11 @@ class FanoutSink : public EventSink {
 // each, and Fold hands each sink its own.
 class PartedFanoutSink : public PartedSink {
  public:
-  explicit PartedFanoutSink(std::vector<PartedSink*> sinks) : sinks_(std::move(sinks)) {}
-  void OnEvent(const TraceEvent& event) override {
-    for (EventSink* sink : sinks_) sink->OnEvent(event);
-  }
-  void OnBlocks(const BlockBatch& batch) override {
-    for (EventSink* sink : sinks_) sink->OnBlocks(batch);
-  }
-  void OnEnd() override {
-    for (EventSink* sink : sinks_) sink->OnEnd();
-  }
+  explicit PartedFanoutSink(std::vector<PartedSink*> sinks)
+      : sinks_(std::move(sinks)), all_(std::vector<EventSink*>(sinks_.begin(), sinks_.end())) {}
+  void OnEvent(const TraceEvent& event) override { all_.OnEvent(event); }
+  void OnBlocks(const BlockBatch& batch) override { all_.OnBlocks(batch); }
+  void OnEnd() override { all_.OnEnd(); }
   std::unique_ptr<EventSink> NewPart() const override {
     auto part = std::make_unique<Part>();
     for (const PartedSink* sink : sinks_) part->owned.push_back(sink->NewPart());
@@ -64,6 +59,7 @@ class PartedFanoutSink : public PartedSink {
     friend class PartedFanoutSink;
   };
   std::vector<PartedSink*> sinks_;
+  FanoutSink all_;  // the same sinks, for the events it takes directly
 };
 
 // A fanout of `sinks` that takes its stream in parts when every one of them can.
