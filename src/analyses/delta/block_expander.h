@@ -4,10 +4,12 @@
 // (first IP, instruction count, mode) and keeps only the instructions with atoms, so that a block
 // seen again costs one lookup however long it is.
 #include <cstdint>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
 #include "src/analyses/patterns/insn_cache.h"
+#include "src/analyses/patterns/pattern_matcher.h"
 #include "src/model/trace_event.h"
 
 namespace ptprof::delta {
@@ -27,6 +29,21 @@ struct ExpandedBlock {
   // a match (-1: not known yet).
   mutable int8_t quiet = -1;
 };
+
+// Steps `state` through the first `expanded` instructions of a block: its `hits` (in order), the
+// others skipped. `on_match(hit)` for every hit at which a pattern matched (`matched` says which).
+template <typename OnMatch>
+void StepThroughBlock(const patterns::PatternMatcher& matcher,
+                      patterns::PatternMatcher::State& state, std::span<const BlockHit> hits,
+                      uint32_t expanded, std::vector<int>& matched, OnMatch&& on_match) {
+  uint32_t done = 0;
+  for (const BlockHit& hit : hits) {
+    if (hit.index > done) matcher.Skip(state, hit.index - done);
+    if (matcher.Step(state, hit.atoms, matched)) on_match(hit);
+    done = hit.index + 1;
+  }
+  if (expanded > done) matcher.Skip(state, expanded - done);
+}
 
 class BlockExpander {
  public:

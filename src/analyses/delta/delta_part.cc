@@ -104,13 +104,8 @@ void DeltaPart::Block(Lane& lane, int32_t key, uint32_t insns, ExecMode mode,
     block.insns = insns;
     block.header = header_of();
     records_.push_back(block);
-    uint32_t done = 0;
-    for (const BlockHit& hit : expanded.hits) {
-      if (hit.index > done) matcher_.Skip(lane.match, hit.index - done);
-      matcher_.Step(lane.match, hit.atoms, matched_);
-      done = hit.index + 1;
-    }
-    if (expanded.expanded > done) matcher_.Skip(lane.match, expanded.expanded - done);
+    StepThroughBlock(matcher_, lane.match, expanded.hits, expanded.expanded, matched_,
+                     [](const BlockHit&) {});
     if (expanded.expanded < insns) {
       // Fold restarts the lane's matcher here too: from now on both agree.
       matcher_.Reset(lane.match);
@@ -128,14 +123,8 @@ void DeltaPart::Block(Lane& lane, int32_t key, uint32_t insns, ExecMode mode,
     return;
   }
   const ExpandedBlock& expanded = *seen.block;
-  uint32_t done = 0;
-  for (const BlockHit& hit : expanded.hits) {
-    if (hit.index > done) matcher_.Skip(lane.match, hit.index - done);
-    if (matcher_.Step(lane.match, hit.atoms, matched_))
-      Match(lane, key, header_of(), hit.ip, hit.index, mode);
-    done = hit.index + 1;
-  }
-  if (expanded.expanded > done) matcher_.Skip(lane.match, expanded.expanded - done);
+  StepThroughBlock(matcher_, lane.match, expanded.hits, expanded.expanded, matched_,
+                   [&](const BlockHit& hit) { Match(lane, key, header_of(), hit.ip, hit.index, mode); });
   uint64_t unexpanded = 0;
   if (expanded.expanded < insns) {
     unexpanded = insns - expanded.expanded;

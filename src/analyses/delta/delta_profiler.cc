@@ -146,14 +146,9 @@ void DeltaProfiler::OnBlock(const EventHeader& header, const ExecBlock& block) {
 void DeltaProfiler::MatchBlock(Lane& lane, const EventHeader& header, uint32_t insns,
                                ExecMode mode, std::span<const BlockHit> hits, uint32_t expanded) {
   counts_.instructions += insns;
-  uint32_t done = 0;
-  for (const BlockHit& hit : hits) {
-    if (hit.index > done) matcher_.Skip(lane.match, hit.index - done);
-    if (matcher_.Step(lane.match, hit.atoms, matched_))
-      OnMatch(lane, header, hit.ip, lane.position + hit.index, mode);
-    done = hit.index + 1;
-  }
-  if (expanded > done) matcher_.Skip(lane.match, expanded - done);
+  StepThroughBlock(matcher_, lane.match, hits, expanded, matched_, [&](const BlockHit& hit) {
+    OnMatch(lane, header, hit.ip, lane.position + hit.index, mode);
+  });
   if (expanded < insns) {
     counts_.unexpanded_instructions += insns - expanded;
     matcher_.Reset(lane.match);
@@ -178,13 +173,8 @@ bool DeltaProfiler::IsQuiet(const patterns::PatternMatcher& matcher, BlockExpand
   if (expanded.quiet < 0) {
     patterns::PatternMatcher::State state = matcher.NewState();
     bool matched = false;
-    uint32_t done = 0;
-    for (const BlockHit& hit : expanded.hits) {
-      if (hit.index > done) matcher.Skip(state, hit.index - done);
-      matched |= matcher.Step(state, hit.atoms, scratch);
-      done = hit.index + 1;
-    }
-    if (expanded.expanded > done) matcher.Skip(state, expanded.expanded - done);
+    StepThroughBlock(matcher, state, expanded.hits, expanded.expanded, scratch,
+                     [&](const BlockHit&) { matched = true; });
     expanded.quiet = !matched && state.Idle() && expanded.expanded == insns;
   }
   seen.quiet = expanded.quiet;
