@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cinttypes>
-#include <cstdio>
 #include <memory>
 #include <optional>
 #include <span>
@@ -13,6 +11,7 @@
 #include "decoders/pt/flow_range.h"
 #include "decoders/pt/segment_decode.h"
 #include "decoders/pt/segment_join.h"
+#include "decoders/pt/segment_tally.h"
 #include "decoders/pt/segment_workers.h"
 #include "decoders/pt/stitched_stream.h"
 #include "decoders/pt/streamed_segment.h"
@@ -20,12 +19,6 @@
 namespace ptprof::pt {
 
 namespace {
-
-std::string Hex(uint64_t value) {
-  char text[24];
-  std::snprintf(text, sizeof text, "0x%" PRIx64, value);
-  return text;
-}
 
 void Emit(StitchedStream& out, const EventChunks& events, size_t from, size_t to) {
   out.PassRange(events, from, to);
@@ -69,29 +62,19 @@ Result<FlowSummary> DecodeFlowParallel(std::span<const uint8_t> trace, const Ima
                                        EventSink& sink) {
   const std::vector<TraceSegment>& segments = plan.segments;
   const unsigned jobs = std::max(plan.jobs, 1u);
-  StitchedStream out(sink);
+  SegmentTally tally(sink, request, plan);
+  StitchedStream& out = tally.out;
   // Declared first, destroyed last: every segment's events give their chunks back to it.
   EventChunkPool pool(SIZE_MAX);
   // The fast engine's images and code graph, warm across segments (the request's, when it lends
   // one).
   fast::CodeGraphPool own_graphs;
   fast::CodeGraphPool& graphs = request.graphs ? *request.graphs : own_graphs;
-  FlowSummary summary;
-  summary.segments = segments.size();
-  summary.sequential_because = plan.sequential_because;
-  bool synced = false;
   // The segment decoded last and not yet joined to its successor; its events[i] is event number
   // current_base + i of its decode, and the stream has them up to current_from.
   std::optional<DecodedSegment> current;
   size_t current_from = 0, current_base = 0;
   std::string fallback;
-  auto count = [&](const SegmentRun& run, const TraceSegment& range) {
-    synced = synced || (*run.result)->synced;
-    if (request.engine != FlowEngine::kFast) return;
-    (run.fast ? summary.fast_segments : summary.libipt_segments) += 1;
-    if (!run.fast && summary.fallback_because.empty())
-      summary.fallback_because = "segment at " + Hex(range.begin) + ": " + run.fallback;
-  };
   // jobs - 1 workers decode segments into memory, at most two each ahead of the stitching; this
   // thread decodes the others straight into the stream (SegmentWorkers says which).
   SegmentWorkers workers(segments.size(), jobs - 1, 2 * (jobs - 1),
@@ -116,10 +99,9 @@ Result<FlowSummary> DecodeFlowParallel(std::span<const uint8_t> trace, const Ima
           trace, images, request, range, graphs, streamed, [&] { streamed.BeforeFinish(); },
           [&] { streamed.Redo(); });
       if (!*run.result) return tl::unexpected(run.result->error());
-      count(run, range);
-      if (index == 0) summary.warnings = (*run.result)->summary.warnings;
+      tally.Count(run, range, index);
       if (!streamed.Finish()) {
-        fallback = "the decodes before and after the PSB at " + Hex(range.begin) + " do not agree";
+        fallback = "the decodes before and after the PSB at " + HexOffset(range.begin) + " do not agree";
         break;
       }
       if (range.last()) {
@@ -134,9 +116,8 @@ Result<FlowSummary> DecodeFlowParallel(std::span<const uint8_t> trace, const Ima
       continue;
     }
     if (!*outcome->run.result) return tl::unexpected(outcome->run.result->error());
-    count(outcome->run, range);
+    tally.Count(outcome->run, range, index);
     if (!current) {  // the first segment: nothing to join it to
-      summary.warnings = (*outcome->run.result)->summary.warnings;
       current = std::move(outcome->decoded);
       current_from = current_base = 0;
       current_by_worker = true;
@@ -144,7 +125,7 @@ Result<FlowSummary> DecodeFlowParallel(std::span<const uint8_t> trace, const Ima
     }
     auto join = FindJoin(*current, current_from, outcome->decoded);
     if (!join) {
-      fallback = "the decodes before and after the PSB at " + Hex(range.begin) + " do not agree";
+      fallback = "the decodes before and after the PSB at " + HexOffset(range.begin) + " do not agree";
       break;
     }
     Emit(out, current->events, current_from, join->prev_end);
@@ -155,28 +136,13 @@ Result<FlowSummary> DecodeFlowParallel(std::span<const uint8_t> trace, const Ima
     current_by_worker = true;
   }
   workers.Stop();
-  if (!fallback.empty()) {
-    // The rest sequentially, from where the unjoined segment's predecessor began: of that decode,
-    // the stream already has (or does not take) the first current_base + current_from events.
-    summary.sequential_because = fallback;
-    const std::span<const uint8_t> rest = trace.subspan(current->range.begin);
-    const uint64_t begin = current->range.begin;
-    out.Restart(current_base + current_from);
-    current.reset();
-    auto range = DecodeFlowRange(rest, images, request, out, {}, begin, &graphs);
-    if (!range) return tl::unexpected(range.error());
-    synced = synced || range->synced;
-  } else if (current) {
-    Emit(out, current->events, current_from, current->events.size());
-  }
-  if (auto at = TruncatedPacketAt(trace))
-    out.Pass(TruncationGap(*at, request.cpu));
-  sink.OnEnd();
-  summary.blocks = out.blocks;
-  summary.insns = out.insns;
-  summary.gaps = out.gaps;
-  summary.has_psb = synced || HasPsb(trace);
-  return summary;
+  // Where the rest goes on in one piece: from where the unjoined segment's predecessor began; of
+  // that decode, the stream already has (or does not take) the first current_base + current_from
+  // events.
+  if (fallback.empty() && current) Emit(out, current->events, current_from, current->events.size());
+  const uint64_t from = fallback.empty() ? 0 : current->range.begin;
+  current.reset();
+  return tally.Finish(trace, images, graphs, fallback, from, current_base + current_from);
 }
 
 }  // namespace ptprof::pt

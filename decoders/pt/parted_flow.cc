@@ -1,8 +1,6 @@
 #include "decoders/pt/parted_flow.h"
 
 #include <algorithm>
-#include <cinttypes>
-#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,17 +12,12 @@
 #include "decoders/pt/part_segment.h"
 #include "decoders/pt/segment_decode.h"
 #include "decoders/pt/segment_join.h"
+#include "decoders/pt/segment_tally.h"
 #include "decoders/pt/stitched_stream.h"
 
 namespace ptprof::pt {
 
 namespace {
-
-std::string Hex(uint64_t value) {
-  char text[24];
-  std::snprintf(text, sizeof text, "0x%" PRIx64, value);
-  return text;
-}
 
 // One segment, decoded: the consumer's part, its head and tail.
 struct DecodedPart {
@@ -78,15 +71,12 @@ Result<FlowSummary> DecodeFlowInParts(std::span<const uint8_t> trace, const Imag
                                       PartedSink& sink) {
   const std::vector<TraceSegment>& segments = plan.segments;
   const unsigned jobs = std::max(plan.jobs, 1u);
-  StitchedStream out(sink);
+  SegmentTally tally(sink, request, plan);
+  StitchedStream& out = tally.out;
   // Declared first, destroyed last: the heads and tails give their chunks back to it.
   EventChunkPool pool(SIZE_MAX);
   fast::CodeGraphPool own_graphs;
   fast::CodeGraphPool& graphs = request.graphs ? *request.graphs : own_graphs;
-  FlowSummary summary;
-  summary.segments = segments.size();
-  summary.sequential_because = plan.sequential_because;
-  bool synced = false;
   std::vector<std::unique_ptr<DecodedPart>> parts(segments.size());
   PartQueue queue(segments.size(), jobs - 1, kPartsAhead * jobs, [&](size_t index) {
     auto part = std::make_unique<DecodedPart>();
@@ -104,13 +94,7 @@ Result<FlowSummary> DecodeFlowInParts(std::span<const uint8_t> trace, const Imag
     queue.WaitFor(index);
     std::unique_ptr<DecodedPart> decoded = std::move(parts[index]);
     if (!*decoded->run.result) return tl::unexpected(decoded->run.result->error());
-    synced = synced || (*decoded->run.result)->synced;
-    if (request.engine == FlowEngine::kFast) {
-      (decoded->run.fast ? summary.fast_segments : summary.libipt_segments) += 1;
-      if (!decoded->run.fast && summary.fallback_because.empty())
-        summary.fallback_because = "segment at " + Hex(range.begin) + ": " + decoded->run.fallback;
-    }
-    if (index == 0) summary.warnings = (*decoded->run.result)->summary.warnings;
+    tally.Count(decoded->run, range, index);
     PartSegment& segment = *decoded->segment;
     if (current) {
       DecodedSegment& head = segment.head();
@@ -121,7 +105,7 @@ Result<FlowSummary> DecodeFlowInParts(std::span<const uint8_t> trace, const Imag
                                                                        range.begin);
       const auto join = enough ? FindJoin(*current, current_from, head) : std::nullopt;
       if (!join) {
-        fallback = "the decodes before and after the PSB at " + Hex(range.begin) + " do not agree";
+        fallback = "the decodes before and after the PSB at " + HexOffset(range.begin) + " do not agree";
         break;
       }
       out.PassRange(current->events, current_from, join->prev_end);
@@ -137,8 +121,8 @@ Result<FlowSummary> DecodeFlowInParts(std::span<const uint8_t> trace, const Imag
       }
       out.PassRange(head.events, join->next_begin, head.events.size());
     }
-    CountPart(*decoded, summary);
-    summary.parts += 1;
+    CountPart(*decoded, tally.summary);
+    tally.summary.parts += 1;
     sink.Fold(std::move(decoded->part));
     if (range.last()) {
       current.reset();
@@ -149,24 +133,11 @@ Result<FlowSummary> DecodeFlowInParts(std::span<const uint8_t> trace, const Imag
     current_base = segment.tail_base();
   }
   queue.Stop();
-  if (!fallback.empty()) {
-    // The rest in one piece, from where the unjoined segment's predecessor began: of that decode,
-    // the stream already has (or does not take) the first current_base + current_from events.
-    summary.sequential_because = fallback;
-    const uint64_t begin = current->range.begin;
-    out.Restart(current_base + current_from);
-    current.reset();
-    auto range = DecodeFlowRange(trace.subspan(begin), images, request, out, {}, begin, &graphs);
-    if (!range) return tl::unexpected(range.error());
-    synced = synced || range->synced;
-  }
-  if (auto at = TruncatedPacketAt(trace)) out.Pass(TruncationGap(*at, request.cpu));
-  sink.OnEnd();
-  summary.blocks += out.blocks;
-  summary.insns += out.insns;
-  summary.gaps += out.gaps;
-  summary.has_psb = synced || HasPsb(trace);
-  return summary;
+  // Where the rest goes on in one piece: from where the unjoined segment began; of its decode,
+  // the stream already has (or does not take) the first current_base + current_from events.
+  const uint64_t from = fallback.empty() ? 0 : current->range.begin;
+  current.reset();
+  return tally.Finish(trace, images, graphs, fallback, from, current_base + current_from);
 }
 
 }  // namespace ptprof::pt
