@@ -98,6 +98,7 @@ Result<FlowSummary> DecodeFlow(std::span<const uint8_t> trace, const ImageSet& i
   // A consumer that takes its stream in parts gets one per segment, on the thread that decodes it
   // (segments of the size the consumer asks for, else PartedSegmentBytes, unless the user chose).
   auto* parted = jobs >= 2 && !request.tasks ? dynamic_cast<PartedSink*>(&sink) : nullptr;
+  if (parted && !parted->TakesParts()) parted = nullptr;
   FlowRequest parted_request = request;
   if (parted && !request.segment_bytes && !ChosenSegmentBytes())
     parted_request.segment_bytes =

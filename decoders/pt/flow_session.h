@@ -80,6 +80,9 @@ struct FlowSummary {
   // Of those, the ones whose events went to a part of the consumer on the thread that decoded
   // them (a consumer that takes its stream in parts, src/model/parted_sink.h).
   uint64_t parts = 0;
+  // Of those, the ones the consumer could not fold (its part guessed wrong what came before it):
+  // decoded again into the consumer directly.
+  uint64_t parts_redone = 0;
   std::string sequential_because;      // why the decode was (or went on) sequential, if it was asked to be parallel
   // With FlowEngine::kFast: the segments the fast engine decoded, those it handed to libipt, and
   // why it handed over the first of those (with the offset); why it was not used at all.

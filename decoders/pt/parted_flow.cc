@@ -48,7 +48,7 @@ void DecodePart(std::span<const uint8_t> trace, const ImageSet& images, const Fl
                 const ParallelPlan& plan, size_t index, const PartedSink& sink,
                 EventChunkPool& pool, fast::CodeGraphPool& graphs, DecodedPart& out) {
   const TraceSegment& range = plan.segments[index];
-  out.part = sink.NewPart();
+  out.part = index ? sink.NewPart() : sink.NewFirstPart();
   const uint64_t head_until = index ? plan.segments[index - 1].trust_end : 0;
   out.segment = std::make_unique<PartSegment>(*out.part, pool, range, head_until);
   PartSegment& segment = *out.segment;
@@ -57,6 +57,27 @@ void DecodePart(std::span<const uint8_t> trace, const ImageSet& images, const Fl
       [&] { segment.Redo(); });
   if (*out.run.result) segment.Finish();
   out.part->OnEnd();  // its share of the stream is complete (PartedSink::NewPart)
+}
+
+// A part the consumer could not fold: the segment decoded again, the events its part had passed
+// to `sink` directly (the head and tail kept aside as before, and dropped: the stream has them).
+Status RedoPartDirectly(std::span<const uint8_t> trace, const ImageSet& images,
+                              const FlowRequest& request, const ParallelPlan& plan, size_t index,
+                              EventSink& sink, EventChunkPool& pool,
+                              fast::CodeGraphPool& graphs) {
+  const TraceSegment& range = plan.segments[index];
+  struct Direct : EventSink {
+    explicit Direct(EventSink& to) : to(to) {}
+    void OnEvent(const TraceEvent& event) override { to.OnEvent(event); }
+    void OnBlocks(const BlockBatch& batch) override { to.OnBlocks(batch); }
+    EventSink& to;
+  } direct(sink);
+  PartSegment segment(direct, pool, range, index ? plan.segments[index - 1].trust_end : 0);
+  SegmentRun run = RunSegment(
+      trace, images, request, range, graphs, segment, [&] { segment.BeforeFinish(); },
+      [&] { segment.Redo(); });
+  if (!*run.result) return tl::unexpected(run.result->error());
+  return {};
 }
 
 }  // namespace
@@ -123,7 +144,14 @@ Result<FlowSummary> DecodeFlowInParts(std::span<const uint8_t> trace, const Imag
     }
     CountPart(*decoded, tally.summary);
     tally.summary.parts += 1;
-    sink.Fold(std::move(decoded->part));
+    if (sink.CanFold(*decoded->part)) {
+      sink.Fold(std::move(decoded->part));
+    } else {
+      decoded->part.reset();
+      tally.summary.parts_redone += 1;
+      auto redone = RedoPartDirectly(trace, images, request, plan, index, sink, pool, graphs);
+      if (!redone) return tl::unexpected(redone.error());
+    }
     if (range.last()) {
       current.reset();
       break;

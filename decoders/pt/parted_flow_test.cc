@@ -209,6 +209,59 @@ TEST_CASE("Segments that do not join are decoded on in one piece after what was 
   }
 }
 
+// CollectInParts that refuses every part it made third, and says which part was the first.
+class RefuseSome : public CollectInParts {
+ public:
+  std::unique_ptr<EventSink> NewFirstPart() const override {
+    auto part = NewPart();
+    first_made += 1;
+    first_ = part.get();
+    return part;
+  }
+  bool CanFold(const EventSink& part) const override {
+    asked += 1;
+    if (!folded && !direct_events) first_folded = &part == first_;
+    return asked % 3 != 0;
+  }
+  void OnEvent(const TraceEvent& event) override {
+    direct_events += 1;
+    CollectInParts::OnEvent(event);
+  }
+  mutable size_t asked = 0, first_made = 0;
+  mutable bool first_folded = false;
+  size_t direct_events = 0;
+
+ private:
+  mutable const EventSink* first_ = nullptr;
+};
+
+TEST_CASE("A part the consumer cannot fold is decoded again into it directly", "[parted_flow]") {
+  TempFile code(SampleProgram());
+  ImageSet images;
+  REQUIRE(images.AddRaw(RawImageSpec{code.path(), 0, UINT64_MAX, kSampleBase}));
+  const auto trace = Rounds(3000);
+  const Decoded expected = Sequential(trace, images);
+  REQUIRE(expected.summary);
+  for (FlowEngine engine : {FlowEngine::kFast, FlowEngine::kLibipt}) {
+    INFO((engine == FlowEngine::kFast ? "fast" : "libipt"));
+    FlowRequest request;
+    request.engine = engine;
+    request.jobs = 2;
+    request.segment_bytes = 20000;
+    RefuseSome got;
+    auto summary = DecodeFlow(trace, images, request, got);
+    REQUIRE(summary);
+    RequireSameEvents(expected.events, got.events);
+    CHECK(got.first_made == 1);
+    CHECK(got.first_folded);
+    CHECK(summary->parts_redone == got.asked / 3);
+    CHECK(summary->parts_redone > 0);
+    CHECK(got.folded == got.asked - summary->parts_redone);
+    CHECK(summary->blocks == expected.summary->blocks);
+    CHECK(summary->insns == expected.summary->insns);
+  }
+}
+
 TEST_CASE("PartedSegmentBytes gives each thread about four segments, from 256 KiB to 1 MiB",
           "[parted_flow]") {
   CHECK(PartedSegmentBytes(1 << 20, 2) == 256u << 10);

@@ -9,7 +9,9 @@
 //
 // The result after OnEnd must be the same however the stream was cut into parts: a sink whose
 // state at some event depends on earlier events (an open interval, a call stack) keeps what its
-// part could not resolve alone and resolves it in Fold.
+// part could not resolve alone and resolves it in Fold. A part may also guess what came before it
+// and keep what it guessed; Fold then checks the guess (CanFold), and a part guessed wrong is
+// dropped and its stretch of the stream passed to this sink directly instead, decoded again.
 #include <cstdint>
 #include <memory>
 
@@ -25,6 +27,16 @@ class PartedSink : public EventSink {
   // folded or dropped. It may be fed while other parts are and while this sink takes events or
   // folds, so it must not share mutable state with them unguarded.
   virtual std::unique_ptr<EventSink> NewPart() const = 0;
+  // NewPart for the first stretch of a decode: nothing of the decode comes before it (events this
+  // sink took before the decode began may).
+  virtual std::unique_ptr<EventSink> NewFirstPart() const { return NewPart(); }
+  // Whether Fold can take `part` (made by NewPart or NewFirstPart, ended) now, after everything
+  // this sink has taken so far. When it cannot, the decoder drops the part and passes the events
+  // it had to this sink directly, in its place.
+  virtual bool CanFold(const EventSink& /*part*/) const { return true; }
+  // Whether this sink takes its stream in parts at all just now (a sink whose helpers cannot
+  // says no, and then gets one stream).
+  virtual bool TakesParts() const { return true; }
   // Takes `part` (made by NewPart), whose events follow everything this sink has taken so far.
   virtual void Fold(std::unique_ptr<EventSink> part) = 0;
   // The bytes of trace a part should cover when the user did not say (0: the decoder's choice).

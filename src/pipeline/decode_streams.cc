@@ -78,6 +78,13 @@ class StreamStampInParts : public PartedSink {
   std::unique_ptr<EventSink> NewPart() const override {
     return std::make_unique<Part>(next_.NewPart(), ns_);
   }
+  std::unique_ptr<EventSink> NewFirstPart() const override {
+    return std::make_unique<Part>(next_.NewFirstPart(), ns_);
+  }
+  bool CanFold(const EventSink& part) const override {
+    return next_.CanFold(*static_cast<const Part&>(part).next);
+  }
+  bool TakesParts() const override { return next_.TakesParts(); }
   uint64_t PartBytes() const override { return next_.PartBytes(); }
   void Fold(std::unique_ptr<EventSink> part) override {
     auto& stamped = static_cast<Part&>(*part);
@@ -117,7 +124,11 @@ std::string DescribeDecode(const pt::FlowSummary& summary) {
   std::string text = "decoded in " + std::to_string(summary.segments) + " PSB segment" +
                      (summary.segments == 1 ? "" : "s");
   if (summary.parts)
-    text += " (" + std::to_string(summary.parts) + " consumed in parts on the decoding threads)";
+    text += " (" + std::to_string(summary.parts) + " consumed in parts on the decoding threads" +
+            (summary.parts_redone ? ", " + std::to_string(summary.parts_redone) +
+                                        " of them again in order, their parts not foldable"
+                                  : std::string()) +
+            ")";
   if (!summary.sequential_because.empty())
     text += "; sequential because " + summary.sequential_because;
   return text;
@@ -155,6 +166,7 @@ std::vector<StreamOutcome> DecodeStreams(const Session& session, const std::vect
       const NsOfTsc ns(session.tasks.get(), clock);
       // A consumer that takes its stream in parts gets them when nothing is to be merged.
       auto* parted = selected.size() == 1 ? dynamic_cast<PartedSink*>(&sink) : nullptr;
+      if (parted && !parted->TakesParts()) parted = nullptr;
       std::optional<StreamStamp> stamp;
       std::optional<StreamStampInParts> stamp_in_parts;
       EventSink* stamped;

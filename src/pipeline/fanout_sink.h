@@ -36,9 +36,19 @@ class PartedFanoutSink : public PartedSink {
   void OnEnd() override { all_.OnEnd(); }
   std::unique_ptr<EventSink> NewPart() const override {
     auto part = std::make_unique<Part>();
-    for (const PartedSink* sink : sinks_) part->owned.push_back(sink->NewPart());
-    for (const auto& owned : part->owned) part->sinks_.push_back(owned.get());
-    return part;
+    return MakePart(false);
+  }
+  std::unique_ptr<EventSink> NewFirstPart() const override { return MakePart(true); }
+  bool CanFold(const EventSink& part) const override {
+    const auto& parts = static_cast<const Part&>(part);
+    for (size_t i = 0; i < sinks_.size(); ++i)
+      if (!sinks_[i]->CanFold(*parts.owned[i])) return false;
+    return true;
+  }
+  bool TakesParts() const override {
+    for (const PartedSink* sink : sinks_)
+      if (!sink->TakesParts()) return false;
+    return true;
   }
   void Fold(std::unique_ptr<EventSink> part) override {
     auto& parts = static_cast<Part&>(*part);
@@ -58,6 +68,13 @@ class PartedFanoutSink : public PartedSink {
     std::vector<std::unique_ptr<EventSink>> owned;
     friend class PartedFanoutSink;
   };
+  std::unique_ptr<EventSink> MakePart(bool first) const {
+    auto part = std::make_unique<Part>();
+    for (const PartedSink* sink : sinks_)
+      part->owned.push_back(first ? sink->NewFirstPart() : sink->NewPart());
+    for (const auto& owned : part->owned) part->sinks_.push_back(owned.get());
+    return part;
+  }
   std::vector<PartedSink*> sinks_;
   FanoutSink all_;  // the same sinks, for the events it takes directly
 };
