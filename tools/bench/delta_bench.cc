@@ -120,19 +120,26 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(addresses), static_cast<unsigned long long>(disassembled));
   }
   if (measures("stacks")) {
-    uint64_t blocks = 0, entries = 0;
+    uint64_t blocks = 0, entries = 0, parts = 0, redone = 0;
     const double stack_seconds = Best(repeat, [&] {
       CallStackBuilder builder({&session->images.symbols(), {}});
-      DecodeStreams(*session, *selected, DecodeStreamsOptions{}, builder);
+      parts = redone = 0;
+      for (const StreamOutcome& outcome :
+           DecodeStreams(*session, *selected, DecodeStreamsOptions{}, builder))
+        if (outcome.summary) {
+          parts += outcome.summary->parts;
+          redone += outcome.summary->parts_redone;
+        }
       builder.OnEnd();
       blocks = builder.blocks();
       entries = 0;
       builder.Merged().ForEach([&](const CallTreeNode& node, int) { entries += node.entries; });
     });
     std::string stacks = "call stacks (" + std::to_string(entries) + " frames)";
-    std::printf("  %-34s %8.1f M insn/s  ratio %.2f  (%llu blocks)\n", stacks.c_str(),
-                insns / stack_seconds / 1e6, plain / stack_seconds,
-                static_cast<unsigned long long>(blocks));
+    std::printf("  %-34s %8.1f M insn/s  ratio %.2f  (%llu blocks; %llu parts, %llu decoded again)\n",
+                stacks.c_str(), insns / stack_seconds / 1e6, plain / stack_seconds,
+                static_cast<unsigned long long>(blocks), static_cast<unsigned long long>(parts),
+                static_cast<unsigned long long>(redone));
   }
   if (!measures("syscalls")) return 0;
   uint64_t syscall_count = 0;

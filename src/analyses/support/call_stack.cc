@@ -1,5 +1,6 @@
 #include "src/analyses/support/call_stack.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <variant>
@@ -129,7 +130,20 @@ CallStackBuilder::Lane& CallStackBuilder::LaneFor(const EventHeader& header) {
   const int32_t key = LaneKey(header);
   auto [it, added] = lanes_.try_emplace(key);
   Lane& lane = it->second;
-  if (added) lane.view.lane = key;
+  if (added) {
+    lane.view.lane = key;
+    if (part_mode_ != PartMode::kWhole) {
+      lane.part = std::make_unique<PartLane>();
+      if (part_mode_ == PartMode::kFirstPart) {
+        lane.part->phase = PartLane::Phase::kExact;
+        lane.part->began_empty = true;
+      }
+    }
+  }
+  if (part_mode_ != PartMode::kWhole && header.tid == kUnknownId && header.cpu != kUnknownId &&
+      !cpu_tid_.count(header.cpu) &&
+      std::find(unmapped_cpus_.begin(), unmapped_cpus_.end(), header.cpu) == unmapped_cpus_.end())
+    unmapped_cpus_.push_back(header.cpu);  // the thread there may be known before the part
   if (header.pid != kUnknownId) lane.view.pid = header.pid;
   if (header.tid != kUnknownId) lane.view.tid = header.tid;
   if (header.cpu != kUnknownId) lane.view.cpu = header.cpu;
@@ -137,6 +151,26 @@ CallStackBuilder::Lane& CallStackBuilder::LaneFor(const EventHeader& header) {
 }
 
 void CallStackBuilder::OnEvent(const TraceEvent& event) {
+  if (!failed_.empty()) return;  // a part that cannot be folded: no use going on
+  if (part_mode_ != PartMode::kWhole && !std::holds_alternative<ExecBlock>(event.body) &&
+      !std::holds_alternative<ContextSwitch>(event.body)) {
+    // Before a part's lane has a block, its gaps and disables are the fold's to pass on.
+    const bool gap = std::holds_alternative<TraceGap>(event.body);
+    const auto* toggle = std::get_if<TraceToggle>(&event.body);
+    if (gap || (toggle && (toggle->kind == TraceToggle::Kind::kDisabled ||
+                           toggle->kind == TraceToggle::Kind::kAsyncDisabled))) {
+      Lane& lane = LaneFor(event.header);
+      PartLane& part = *lane.part;
+      if (part.phase == PartLane::Phase::kAwaitingFirst) {
+        part.lead.push_back({gap, options_.time_of(event.header)});
+        if (gap) {  // the real lane is empty after it: the part knows the rest
+          part.phase = PartLane::Phase::kExact;
+          part.began_empty = true;
+        }
+        return;
+      }
+    }
+  }
   if (const auto* block = std::get_if<ExecBlock>(&event.body)) {
     OnBlock(event.header, *block);
   } else if (std::holds_alternative<TraceGap>(event.body)) {
@@ -166,6 +200,8 @@ void CallStackBuilder::OnBlock(const EventHeader& header, const ExecBlock& block
 
 void CallStackBuilder::TakeBlock(Lane& lane, const std::optional<uint64_t>& now,
                                  const ExecBlock& block) {
+  if (lane.part && lane.part->phase == PartLane::Phase::kAwaitingFirst)
+    return BeginPartLane(lane, now, block);
   ++blocks_;
   AttributePending(lane, now);
   const std::optional<uint64_t> stopped =
@@ -214,8 +250,17 @@ void CallStackBuilder::Transition(Lane& lane, uint64_t target) {
   const Pending& p = lane.pending;
   switch (p.end) {
     case BlockEnd::kCall:
-      if (!lane.view.stack.empty() &&
-          IsLocalCall(lane.view.stack.back(), NameAt(target), target)) {
+      if (!lane.view.stack.empty() && lane.view.stack.back().stand_in) {
+        // IsLocalCall for a stand-in, whose function is guessed.
+        const Named& named = NameAt(target);
+        if (options_.symbols && named.symbol && named.function != target &&
+            Runs(lane, lane.view.stack.size() - 1, named.function, p.first_ip)) {
+          ++lane.local_calls;
+          ++repairs_.local_calls;
+          break;
+        }
+      } else if (!lane.view.stack.empty() &&
+                 IsLocalCall(lane.view.stack.back(), NameAt(target), target)) {
         // A call to a label of the same function (a retpoline's `call 1f`, a get-pc thunk) is no
         // new frame; the return that consumes it is an indirect jump.
         ++lane.local_calls;
@@ -313,6 +358,9 @@ void CallStackBuilder::PushNode(Lane& lane, FrameKind kind, CallTreeNode& node,
 }
 
 void CallStackBuilder::Pop(Lane& lane) {
+  if (lane.view.stack.back().stand_in && ++lane.part->consumed + 1 >= kStandIns)
+    Fail("a return went below the " + std::to_string(kStandIns) +
+         " frames a part keeps of the stack before it");
   ReportCost(lane);
   TellHearingAll(
       [&lane](CallStackObserver& observer) { observer.OnPop(lane.view, lane.view.stack.back()); });
@@ -335,6 +383,10 @@ void CallStackBuilder::Reset(Lane& lane) {
   ReportCost(lane);
   TellHearingAll([&lane](CallStackObserver& observer) { observer.OnReset(lane.view); });
   lane.view.stack.clear();
+  if (InStandIns(lane)) {
+    lane.part->phase = PartLane::Phase::kExact;
+    lane.part->reset = true;
+  }
 }
 
 bool CallStackBuilder::IsLocalCall(const StackFrame& top, const Named& named,
@@ -344,6 +396,8 @@ bool CallStackBuilder::IsLocalCall(const StackFrame& top, const Named& named,
 }
 
 void CallStackBuilder::ReturnTo(Lane& lane, uint64_t target) {
+  if (InStandIns(lane) && !GuessForReturn(lane, target))
+    return Fail("a return no frame the part knows of expects");
   std::vector<StackFrame>& stack = lane.view.stack;
   if (lane.local_calls > 0) {
     bool expected = false;
@@ -395,6 +449,8 @@ void CallStackBuilder::ReturnTo(Lane& lane, uint64_t target) {
 }
 
 void CallStackBuilder::KernelExitTo(Lane& lane, uint64_t target, FrameKind kind) {
+  if (InStandIns(lane) && !GuessForKernelExit(lane, target, kind))
+    return Fail("a return from the kernel to no entry the part knows of");
   std::vector<StackFrame>& stack = lane.view.stack;
   auto kernel_entry = IsKernelEntry;
   // The entry frame expecting this return address (a syscall may also leave through iret), else
@@ -417,14 +473,18 @@ void CallStackBuilder::KernelExitTo(Lane& lane, uint64_t target, FrameKind kind)
   if (stack.empty()) StartStack(lane, target, FrameKind::kCaller);
 }
 
-bool CallStackBuilder::JumpStaysInFrame(const Lane& lane, uint64_t target) const {
+bool CallStackBuilder::JumpStaysInFrame(Lane& lane, uint64_t target) {
   if (!options_.symbols) return true;
   const NameSlot& slot = SlotAt(target);
-  return !slot.symbol || slot.function == lane.view.stack.back().function;
+  if (!slot.symbol) return true;
+  const StackFrame& top = lane.view.stack.back();
+  if (top.stand_in) return Runs(lane, lane.view.stack.size() - 1, slot.function, lane.pending.first_ip);
+  return slot.function == top.function;
 }
 
 void CallStackBuilder::JumpTo(Lane& lane, uint64_t target) {
   if (JumpStaysInFrame(lane, target)) return;
+  if (InStandIns(lane)) GuessForJump(lane, target);
   std::vector<StackFrame>& stack = lane.view.stack;
   const Named& symbol = NameAt(target);
   // Kernel entry code jumps between its assembly symbols: the entry frame stays what it is.
@@ -449,6 +509,11 @@ void CallStackBuilder::JumpTo(Lane& lane, uint64_t target) {
 }
 
 void CallStackBuilder::OnEnd() {
+  if (part_mode_ != PartMode::kWhole) {
+    // A part's last blocks take their cost when the next part's first ones come (Fold).
+    for (auto& [key, lane] : lanes_) ReportCost(lane);
+    return;
+  }
   for (auto& [key, lane] : lanes_) {
     AttributePending(lane, std::nullopt);
     ReportCost(lane);

@@ -22,10 +22,16 @@
 //
 // Observers (CallStackObserver) see every push, pop, cost and reset with the thread's counters,
 // or, while they listen to kernel entries only, the pushes of syscall and interrupt frames.
+//
+// The builder takes its stream in parts (PartedSink) when its observers can too: a part's lane
+// begins on stand-ins for the frames it cannot know, guesses what it reads of them, and the fold
+// checks the guesses against the real stack (call_stack_parts.cc).
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
+#include <memory>
 #include <map>
 #include <optional>
 #include <string>
@@ -35,7 +41,7 @@
 
 #include "sideband/symbol_table.h"
 #include "src/analyses/support/call_tree.h"
-#include "src/model/event_sink.h"
+#include "src/model/parted_sink.h"
 
 namespace ptprof {
 
@@ -52,6 +58,9 @@ const char* FrameKindName(FrameKind kind);
 struct StackFrame {
   CallTreeNode* node = nullptr;  // this frame's node in its thread's tree
   FrameKind kind = FrameKind::kStart;
+  // In a part's builder only: a stand-in for a frame the lane had when the part began, which the
+  // part cannot know; its function and return address are guesses until the fold checks them.
+  bool stand_in = false;
   uint64_t function = 0;     // the function's entry (symbol start, else the call target)
   uint64_t return_ip = 0;    // where execution resumes when the frame returns (0: unknown)
   uint64_t entry_insns = 0;  // the thread's instruction counter when the frame was entered
@@ -102,9 +111,48 @@ struct RepairCounts {
 std::string RepairCountsText(const RepairCounts& counts);
 std::string RepairCountsJson(const RepairCounts& counts);
 
+// What the fold of a builder's part tells its observers about one lane of the part.
+struct PartLaneFold {
+  // The real stack when the part's lane began (after its first block), outermost first, and the
+  // number of stand-ins the part's stack began with for its top frames (0: the part's lane began
+  // empty, or with nothing before it).
+  std::vector<StackFrame> before;
+  size_t stand_ins = 0;
+  // Whether a gap emptied the part's stack (its stand-ins with it).
+  bool reset = false;
+  // The real lane's counters when the part's lane began: the part's counted from 0 and from no
+  // known time.
+  uint64_t insns = 0;
+  uint64_t ns = 0;
+  bool time_known = false;
+
+  // The real stack index of the part's stack index `index` (a stand-in's, or of a frame the part
+  // pushed and left on the stack).
+  size_t RealIndex(size_t index) const {
+    return reset ? index : index + before.size() - stand_ins;
+  }
+  // The real frame of the part's stand-in at stack index `index`, or null.
+  const StackFrame* StandIn(size_t index) const {
+    if (reset || index >= stand_ins || RealIndex(index) >= before.size()) return nullptr;
+    return &before[RealIndex(index)];
+  }
+};
+using PartFold = std::map<int32_t, PartLaneFold>;
+
 class CallStackObserver {
  public:
   virtual ~CallStackObserver() = default;
+
+  // For a builder taking its stream in parts: an observer of the same kind, empty, for a part's
+  // builder; null when this observer cannot watch parts (the builder then takes one stream).
+  virtual std::unique_ptr<CallStackObserver> NewPart() const { return nullptr; }
+  // Whether Fold can take `part` (made by NewPart) given how the part's lanes map to the real ones.
+  virtual bool CanFold(const CallStackObserver& /*part*/, const PartFold& /*lanes*/) const {
+    return true;
+  }
+  // Takes what `part` saw, which follows everything this observer saw so far.
+  virtual void Fold(CallStackObserver& /*part*/, const PartFold& /*lanes*/) {}
+
   // `frame` was pushed; it is lane.stack.back().
   virtual void OnPush(const StackLane& /*lane*/, const StackFrame& /*frame*/) {}
   // `frame` is being popped; it is still lane.stack.back(). lane.insns/ns are the exit counters.
@@ -137,7 +185,7 @@ struct CallStackOptions {
   std::function<std::optional<uint64_t>(const EventHeader&)> time_of;
 };
 
-class CallStackBuilder : public EventSink {
+class CallStackBuilder : public PartedSink {
  public:
   explicit CallStackBuilder(CallStackOptions options);
   CallStackBuilder(const CallStackBuilder&) = delete;  // observers point at hearing_all_
@@ -149,6 +197,15 @@ class CallStackBuilder : public EventSink {
   void OnEvent(const TraceEvent& event) override;
   void OnBlocks(const BlockBatch& batch) override;
   void OnEnd() override;  // attributes the last blocks and finalises the trees
+
+  // In parts (call_stack_parts.cc): a part is a builder of its own with a part of each observer.
+  std::unique_ptr<EventSink> NewPart() const override;
+  std::unique_ptr<EventSink> NewFirstPart() const override;
+  bool CanFold(const EventSink& part) const override;
+  void Fold(std::unique_ptr<EventSink> part) override;
+  bool TakesParts() const override;
+  // For a part's builder: why it cannot be folded ("" when it can, as far as it knows alone).
+  const std::string& unfoldable() const { return failed_; }
 
   // The lanes seen, in increasing order.
   std::vector<int32_t> Lanes() const;
@@ -195,6 +252,48 @@ class CallStackBuilder : public EventSink {
       return until && start_known && *until >= start_ns ? *until - start_ns : 0;
     }
   };
+  // Stand-ins a part's lane begins with, and the marks of what is unknown about them: a return
+  // address and a function no real one can equal (non-canonical addresses), with k.
+  static constexpr size_t kStandIns = 48;
+  static constexpr uint64_t kStandInReturn = 0xa5a5ull << 48;
+  static constexpr uint64_t kStandInFunction = 0x5a5aull << 48;
+  static bool IsStandInReturn(uint64_t ip) { return (ip >> 48) == 0xa5a5; }
+  static bool IsStandInFunction(uint64_t f) { return (f >> 48) == 0x5a5a; }
+  // What a part guessed of stand-in k (0: the top frame when the part began).
+  struct StandInGuess {
+    enum class Kind : uint8_t { kUnread, kNotEntry, kSyscall, kInterrupt };
+    // Whether it runs function F, for each F a rule compared it with (a symbol's entry): the
+    // rules compare a frame's function with nothing else.
+    std::vector<std::pair<uint64_t, bool>> runs;
+    uint64_t return_ip = 0;
+    bool return_guessed = false;
+    Kind kind = Kind::kUnread;
+  };
+  // A part's lane: what it began with and what it guessed.
+  struct PartLane {
+    enum class Phase : uint8_t { kAwaitingFirst, kStandIns, kExact };
+    Phase phase = Phase::kAwaitingFirst;
+    // Events before the lane's first block (disables and gaps), which the fold passes on first.
+    struct Lead {
+      bool gap = false;
+      std::optional<uint64_t> time;
+    };
+    std::vector<Lead> lead;
+    bool began_empty = false;  // first part, or a gap before the first block: no stand-ins
+    bool have_first = false;   // the first block, which the fold takes through the real lane
+    std::optional<uint64_t> first_now;
+    ExecBlock first;
+    std::deque<CallTreeNode> nodes;     // nodes[k]: stand-in k's node
+    std::vector<StandInGuess> guesses;  // guesses[k]
+    size_t consumed = 0;                // stand-ins popped
+    bool reset = false;                 // a gap emptied the stack after the stand-ins
+    // No real frame from stand-in `first` down runs `value` / expects a return to `value`.
+    struct Absent {
+      size_t first = 0;
+      uint64_t value = 0;
+    };
+    std::vector<Absent> no_function, no_return;
+  };
   struct Lane {
     StackLane view;
     CallTree tree;
@@ -203,7 +302,35 @@ class CallStackBuilder : public EventSink {
     // Cost attributed to the top frame that observers have not heard of yet (ReportCost).
     uint64_t unreported_insns = 0, unreported_ns = 0;
     bool unreported = false;
+    std::unique_ptr<PartLane> part;  // in a part's builder
   };
+  enum class PartMode : uint8_t { kWhole, kPart, kFirstPart };
+  // The part (made by NewPart or NewFirstPart) with this builder's options and parts of its
+  // observers.
+  std::unique_ptr<CallStackBuilder> MakePart(PartMode mode) const;
+  // In a part: the lane's first block; it begins on stand-ins (or empty).
+  void BeginPartLane(Lane& lane, const std::optional<uint64_t>& now, const ExecBlock& block);
+  // In a part, before the general rules: what a return, a kernel exit and a jump will read of
+  // the stand-ins, guessed and kept; false: the outcome depends on what no guess covers.
+  bool GuessForReturn(Lane& lane, uint64_t target);
+  bool GuessForKernelExit(Lane& lane, uint64_t target, FrameKind kind);
+  void GuessForJump(Lane& lane, uint64_t target);
+  // Whether the frame at stack index `index` runs `function` (a symbol's entry): a stand-in's
+  // answer is guessed (it runs the function of `code`, where it executes) and kept.
+  bool Runs(Lane& lane, size_t index, uint64_t function, uint64_t code);
+  void Fail(std::string why) {
+    if (failed_.empty()) failed_ = std::move(why);
+  }
+  bool InStandIns(const Lane& lane) const {
+    return lane.part && lane.part->phase == PartLane::Phase::kStandIns;
+  }
+  // The fold of one of a part's lanes: the real lane's stack after the part's lead events and
+  // first block (taken through `lane`), and the check of the part's guesses against it.
+  void TakeLead(Lane& lane, const PartLane& part);
+  bool Check(const PartLane& part, const std::vector<StackFrame>& stack) const;
+  // Puts the part's lane on the real one (after TakeLead), returns what observers need.
+  PartLaneFold Graft(Lane& real, Lane& part_lane);
+
 
   int32_t LaneKey(const EventHeader& header) const;
   Lane& LaneFor(const EventHeader& header);
@@ -283,7 +410,7 @@ class CallStackBuilder : public EventSink {
   static constexpr unsigned kEdgeBits = 11;
   // The move of a pending block ending in `end` when the next block starts at `target`; `edge`
   // is set for kPush and kTailCall. The lane's stack is not empty.
-  [[gnu::always_inline]] Move MoveOf(const Lane& lane, BlockEnd end, uint64_t target,
+  [[gnu::always_inline]] Move MoveOf(Lane& lane, BlockEnd end, uint64_t target,
                                      const EdgeSlot*& edge);
   [[gnu::always_inline]] const EdgeSlot& EdgeFor(const StackFrame& top, BlockEnd end,
                                                  uint64_t target);
@@ -312,7 +439,7 @@ class CallStackBuilder : public EventSink {
   void JumpTo(Lane& lane, uint64_t target);
   // Whether a jump to `target` leaves the stack as it is (JumpTo does nothing): no symbols, no
   // symbol there, or the top frame's function.
-  bool JumpStaysInFrame(const Lane& lane, uint64_t target) const;
+  bool JumpStaysInFrame(Lane& lane, uint64_t target);
   // Whether a call from the `top` frame to `target` (named `named`) is to a label of the same
   // function (a retpoline's `call 1f`, a get-pc thunk): no new frame.
   bool IsLocalCall(const StackFrame& top, const Named& named, uint64_t target) const;
@@ -333,6 +460,10 @@ class CallStackBuilder : public EventSink {
   uint64_t blocks_ = 0;
   std::optional<uint64_t> pending_stop_;  // during Transition: when the previous block's cost ended
   CallTree empty_;
+  PartMode part_mode_ = PartMode::kWhole;
+  std::string failed_;             // a part's: why it cannot be folded
+  std::vector<int32_t> unmapped_cpus_;  // a part's: CPUs whose thread it did not know
+  std::vector<std::unique_ptr<CallStackObserver>> owned_observers_;  // a part's
   mutable std::unordered_map<uint64_t, Named> names_;
   mutable std::vector<NameSlot> name_front_ = std::vector<NameSlot>(size_t{1} << kNameFrontBits);
   std::vector<EdgeSlot> edges_ = std::vector<EdgeSlot>(size_t{1} << kEdgeBits);

@@ -19,7 +19,7 @@ inline const CallStackBuilder::EdgeSlot& CallStackBuilder::EdgeFor(const StackFr
   return slot;
 }
 
-inline CallStackBuilder::Move CallStackBuilder::MoveOf(const Lane& lane, BlockEnd end,
+inline CallStackBuilder::Move CallStackBuilder::MoveOf(Lane& lane, BlockEnd end,
                                                        uint64_t target, const EdgeSlot*& edge) {
   const std::vector<StackFrame>& stack = lane.view.stack;
   switch (end) {
@@ -30,9 +30,11 @@ inline CallStackBuilder::Move CallStackBuilder::MoveOf(const Lane& lane, BlockEn
       return stack.size() > 1 && target != 0 && stack.back().return_ip == target ? Move::kPop
                                                                                   : Move::kOther;
     case BlockEnd::kCall:
+      if (stack.back().stand_in) return Move::kOther;  // Transition guesses what it reads of it
       edge = &EdgeFor(stack.back(), end, target);
       return edge->move;
     case BlockEnd::kJump:
+      if (stack.back().stand_in) return Move::kOther;  // JumpTo guesses what it reads of it
       if (JumpStaysInFrame(lane, target) || IsKernelEntry(stack.back())) return Move::kNone;
       edge = &EdgeFor(stack.back(), end, target);
       return edge->move;
@@ -70,7 +72,7 @@ inline void CallStackBuilder::Apply(Lane& lane, Move move, const EdgeSlot* edge)
 }
 
 void CallStackBuilder::OnBlocks(const BlockBatch& batch) {
-  if (batch.blocks.empty()) return;
+  if (batch.blocks.empty() || !failed_.empty()) return;
   EventHeader header = batch.Header();
   Lane& lane = LaneFor(header);
   std::optional<uint64_t> now;
@@ -147,6 +149,7 @@ void CallStackBuilder::OnBlocks(const BlockBatch& batch) {
     block.end = static_cast<BlockEnd>(p.end);
     block.end_time_ns = kUnknownTime;
     TakeBlock(lane, now, block);
+    if (!failed_.empty()) return;  // a part that cannot be folded
   }
   add_cost();
 }

@@ -31,6 +31,13 @@ std::vector<std::string> CallTreeNode::Path() const {
   return path;
 }
 
+void MergeNode(CallTreeNode& into, const CallTreeNode& from) {
+  into.entries += from.entries;
+  into.self_insns += from.self_insns;
+  into.self_ns += from.self_ns;
+  for (const auto& child : from.children) MergeNode(into.Child(child->name), *child);
+}
+
 CallTree::CallTree() : root_(std::make_unique<CallTreeNode>()) {}
 
 namespace {
@@ -43,13 +50,6 @@ void FinalizeNode(CallTreeNode& node) {
     node.total_insns += child->total_insns;
     node.total_ns += child->total_ns;
   }
-}
-
-void MergeNode(CallTreeNode& into, const CallTreeNode& from) {
-  into.entries += from.entries;
-  into.self_insns += from.self_insns;
-  into.self_ns += from.self_ns;
-  for (const auto& child : from.children) MergeNode(into.Child(child->name), *child);
 }
 
 void VisitNode(const CallTreeNode& node, int depth,

@@ -33,6 +33,10 @@ struct CallTreeNode {
   std::vector<std::string> Path() const;
 };
 
+// Adds `from`'s entries and self counts into `into`, and its children's below `into` by name (new
+// ones after `into`'s own, in `from`'s order).
+void MergeNode(CallTreeNode& into, const CallTreeNode& from);
+
 class CallTree {
  public:
   CallTree();

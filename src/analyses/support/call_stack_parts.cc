@@ -1,0 +1,356 @@
+// CallStackBuilder in parts (PartedSink): each part of the stream goes to a builder of its own on
+// the thread that decoded it, and the parts are folded in stream order.
+//
+// A part does not know the stack its lanes had when it began. A lane of a part therefore begins
+// on stand-ins: kStandIns frames whose nodes are the part's own, with a mark for a return address
+// and (below the top) for a function. The part runs the same rules on them as on any frame; where
+// a rule reads a stand-in it guesses (GuessFor*):
+//  - a return that no frame of the part expects returns to the topmost stand-in's return address
+//    (or, while a local call of the part is open, no real frame expects it: it consumes the call);
+//  - a stand-in that comes to the top runs the function of the code it came to;
+//  - a jump out of a stand-in's function reads it as no kernel entry; a jump into the middle of
+//    another function finds no stand-in running that one (the longjmp case);
+//  - a kernel exit returns to the topmost stand-in, a syscall or interrupt frame.
+// The lane's first block is kept aside: its transition from the block before it (the previous
+// part's last) is the fold's to make. The fold (CanFold) first makes it on a copy of the real
+// lane and checks every guess against the frames it then has; Fold makes it for real, merges each
+// stand-in's node into the real frame's, and puts the part's frames on the real stack. Where a
+// guess was wrong, the part is not folded and its stretch of the stream is decoded again into this
+// builder directly (PartedSink::CanFold), so the result is always that of one stream.
+#include <algorithm>
+
+#include "src/analyses/support/call_stack.h"
+
+namespace ptprof {
+
+namespace {
+
+bool HasContent(const CallTreeNode& node) {
+  return node.entries || node.self_insns || node.self_ns || !node.children.empty();
+}
+
+}  // namespace
+
+std::unique_ptr<CallStackBuilder> CallStackBuilder::MakePart(PartMode mode) const {
+  auto part = std::make_unique<CallStackBuilder>(options_);
+  part->part_mode_ = mode;
+  for (const CallStackObserver* observer : observers_) {
+    part->owned_observers_.push_back(observer->NewPart());
+    part->AddObserver(part->owned_observers_.back().get());
+  }
+  return part;
+}
+
+std::unique_ptr<EventSink> CallStackBuilder::NewPart() const { return MakePart(PartMode::kPart); }
+
+std::unique_ptr<EventSink> CallStackBuilder::NewFirstPart() const {
+  return MakePart(PartMode::kFirstPart);
+}
+
+bool CallStackBuilder::TakesParts() const {
+  for (const CallStackObserver* observer : observers_)
+    if (!observer->NewPart()) return false;
+  return true;
+}
+
+void CallStackBuilder::BeginPartLane(Lane& lane, const std::optional<uint64_t>& now,
+                                     const ExecBlock& block) {
+  PartLane& part = *lane.part;
+  part.phase = PartLane::Phase::kStandIns;
+  part.have_first = true;
+  part.first_now = now;
+  part.first = block;
+  part.nodes.resize(kStandIns);
+  part.guesses.resize(kStandIns);
+  for (size_t k = 0; k + 1 < kStandIns; ++k) part.nodes[k].parent = &part.nodes[k + 1];
+  std::vector<StackFrame>& stack = lane.view.stack;
+  stack.clear();
+  for (size_t i = 0; i < kStandIns; ++i) {
+    const size_t k = kStandIns - 1 - i;
+    StackFrame& frame = stack.emplace_back();
+    frame.node = &part.nodes[k];
+    frame.kind = FrameKind::kCall;
+    frame.stand_in = true;
+    frame.function = kStandInFunction | k;
+    frame.return_ip = kStandInReturn | k;
+  }
+  if (now) {
+    lane.view.ns = *now;
+    lane.view.time_known = true;
+  }
+  lane.pending.Start(block.first_ip, block.last_ip, block.last_insn_size, block.end, block.insns,
+                     now, block.end_time_ns);
+}
+
+bool CallStackBuilder::Runs(Lane& lane, size_t index, uint64_t function, uint64_t code) {
+  StackFrame& frame = lane.view.stack[index];
+  if (!frame.stand_in) return frame.function == function;
+  StandInGuess& guess = lane.part->guesses[kStandIns - 1 - index];
+  for (const auto& [known, runs] : guess.runs) {
+    if (runs) return known == function;  // it runs that one, and no other
+    if (known == function) return false;
+  }
+  const bool runs = NameAt(code).function == function;
+  guess.runs.push_back({function, runs});
+  if (runs) frame.function = function;  // what the rules read of it from now on
+  return runs;
+}
+
+bool CallStackBuilder::GuessForReturn(Lane& lane, uint64_t target) {
+  std::vector<StackFrame>& stack = lane.view.stack;
+  PartLane& part = *lane.part;
+  for (size_t i = stack.size(); i-- > 0;) {
+    StackFrame& frame = stack[i];
+    if (frame.return_ip == target && target != 0) return true;  // ReturnTo pops to it
+    if (!IsStandInReturn(frame.return_ip)) continue;
+    // The topmost frame returning where a stand-in does (the stand-in, or a frame that replaced
+    // it by a tail call); every frame below it is a stand-in.
+    const size_t k = frame.return_ip & 0xffff;
+    if (lane.local_calls > 0) {
+      // ReturnTo takes it as the return of a local call unless some frame expects it.
+      part.no_return.push_back({k, target});
+      return true;
+    }
+    frame.return_ip = target;
+    part.guesses[k].return_ip = target;
+    part.guesses[k].return_guessed = true;
+    return true;
+  }
+  return false;
+}
+
+bool CallStackBuilder::GuessForKernelExit(Lane& lane, uint64_t target, FrameKind kind) {
+  std::vector<StackFrame>& stack = lane.view.stack;
+  for (size_t i = stack.size(); i-- > 0;) {
+    StackFrame& frame = stack[i];
+    if (!frame.stand_in) {
+      if (IsKernelEntry(frame) && frame.return_ip == target) return true;  // KernelExitTo's
+      continue;
+    }
+    // The topmost stand-in: the entry the exit returns to.
+    StandInGuess& guess = lane.part->guesses[kStandIns - 1 - i];
+    if (guess.kind == StandInGuess::Kind::kNotEntry) return false;
+    if (guess.kind == StandInGuess::Kind::kUnread) {
+      guess.kind = kind == FrameKind::kSyscall ? StandInGuess::Kind::kSyscall
+                                               : StandInGuess::Kind::kInterrupt;
+      frame.kind = kind;
+    }
+    if (IsStandInReturn(frame.return_ip)) {
+      frame.return_ip = target;
+      guess.return_ip = target;
+      guess.return_guessed = true;
+    }
+    return frame.return_ip == target;
+  }
+  return false;
+}
+
+void CallStackBuilder::GuessForJump(Lane& lane, uint64_t target) {
+  std::vector<StackFrame>& stack = lane.view.stack;
+  PartLane& part = *lane.part;
+  if (stack.back().stand_in) {
+    StandInGuess& guess = part.guesses[kStandIns - stack.size()];
+    if (guess.kind == StandInGuess::Kind::kUnread) guess.kind = StandInGuess::Kind::kNotEntry;
+  }
+  const Named& named = NameAt(target);
+  if (named.function == target || IsKernelEntry(stack.back())) return;  // no frame scanned
+  // JumpTo looks below the top for a frame running the target's function: a stand-in does only
+  // if it was seen to (the longjmp case is rare).
+  for (size_t i = stack.size() - 1; i-- > 0;) {
+    if (!stack[i].stand_in) {
+      if (stack[i].function == named.function) return;
+      continue;
+    }
+    const size_t k = kStandIns - 1 - i;
+    bool seen_running = false;
+    for (const auto& [known, runs] : part.guesses[k].runs) seen_running |= runs;
+    if (seen_running) {  // its function is the one it was seen to run
+      if (stack[i].function == named.function) return;
+      part.no_function.push_back({k + 1, named.function});
+      return;
+    }
+    part.no_function.push_back({k, named.function});
+    return;
+  }
+}
+
+void CallStackBuilder::TakeLead(Lane& lane, const PartLane& part) {
+  for (const PartLane::Lead& lead : part.lead) {
+    AttributePending(lane, lead.time);
+    if (lead.gap) {
+      lane.pending.valid = false;
+      Reset(lane);
+    }
+  }
+  if (part.have_first) TakeBlock(lane, part.first_now, part.first);
+}
+
+bool CallStackBuilder::Check(const PartLane& part, const std::vector<StackFrame>& stack) const {
+  if (!part.have_first) return true;
+  const size_t n = stack.size();
+  if (part.consumed > n) return false;
+  auto real = [&](size_t k) -> const StackFrame& { return stack[n - 1 - k]; };
+  for (size_t k = 0; k < kStandIns; ++k) {
+    const StandInGuess& guess = part.guesses[k];
+    const bool used = k < part.consumed || !guess.runs.empty() || guess.return_guessed ||
+                      guess.kind != StandInGuess::Kind::kUnread || HasContent(part.nodes[k]);
+    if (!used) continue;
+    if (k >= n) return false;
+    const StackFrame& frame = real(k);
+    for (const auto& [function, runs] : guess.runs)
+      if ((frame.function == function) != runs) return false;
+    if (guess.return_guessed && (frame.return_ip == 0 || frame.return_ip != guess.return_ip))
+      return false;
+    switch (guess.kind) {
+      case StandInGuess::Kind::kUnread: break;
+      case StandInGuess::Kind::kNotEntry:
+        if (IsKernelEntry(frame)) return false;
+        break;
+      case StandInGuess::Kind::kSyscall:
+        if (frame.kind != FrameKind::kSyscall) return false;
+        break;
+      case StandInGuess::Kind::kInterrupt:
+        if (frame.kind != FrameKind::kInterrupt) return false;
+        break;
+    }
+  }
+  for (const PartLane::Absent& absent : part.no_function)
+    for (size_t k = absent.first; k < n; ++k)
+      if (real(k).function == absent.value) return false;
+  for (const PartLane::Absent& absent : part.no_return)
+    for (size_t k = absent.first; k < n; ++k)
+      if (real(k).return_ip == absent.value) return false;
+  return true;
+}
+
+bool CallStackBuilder::CanFold(const EventSink& part_sink) const {
+  const auto& part = static_cast<const CallStackBuilder&>(part_sink);
+  if (!part.failed_.empty()) return false;
+  for (int32_t cpu : part.unmapped_cpus_)
+    if (cpu_tid_.count(cpu)) return false;
+  PartFold fold;
+  for (const auto& [key, part_lane] : part.lanes_) {
+    const PartLane& lanes_part = *part_lane.part;
+    auto it = lanes_.find(key);
+    if (part.part_mode_ == PartMode::kFirstPart) {
+      if (it != lanes_.end()) return false;  // it guessed the lane began there
+      fold[key] = PartLaneFold{};
+      continue;
+    }
+    // The real lane's first moves on a copy, with nodes of its own (named as the real ones),
+    // in a builder of its own: nothing real changes.
+    CallStackBuilder scratch(options_);
+    Lane& trial = scratch.lanes_[key];
+    trial.view.lane = key;
+    std::deque<CallTreeNode> chain;
+    if (it != lanes_.end()) {
+      trial.view = it->second.view;
+      trial.pending = it->second.pending;
+      trial.local_calls = it->second.local_calls;
+      for (StackFrame& frame : trial.view.stack) {
+        CallTreeNode& node = chain.emplace_back();
+        node.name = frame.node->name;
+        node.parent = chain.size() > 1 ? &chain[chain.size() - 2] : &trial.tree.root();
+        frame.node = &node;
+      }
+    }
+    scratch.TakeLead(trial, lanes_part);
+    if (!Check(lanes_part, trial.view.stack)) return false;
+    PartLaneFold& lane_fold = fold[key];
+    lane_fold.before = trial.view.stack;
+    lane_fold.stand_ins = lanes_part.have_first && !lanes_part.began_empty ? kStandIns : 0;
+    lane_fold.reset = lanes_part.reset || lanes_part.began_empty;
+    lane_fold.insns = trial.view.insns;
+    lane_fold.ns = trial.view.ns;
+    lane_fold.time_known = trial.view.time_known;
+  }
+  for (size_t i = 0; i < observers_.size(); ++i)
+    if (!observers_[i]->CanFold(*part.owned_observers_[i], fold)) return false;
+  return true;
+}
+
+PartLaneFold CallStackBuilder::Graft(Lane& real, Lane& part_lane) {
+  PartLane& part = *part_lane.part;
+  PartLaneFold fold;
+  if (part.phase == PartLane::Phase::kAwaitingFirst) return fold;  // no block: its lead was all
+  fold.before = real.view.stack;
+  fold.stand_ins = part.have_first && !part.began_empty ? kStandIns : 0;
+  fold.reset = part.reset || part.began_empty;
+  fold.insns = real.view.insns;
+  fold.ns = real.view.ns;
+  fold.time_known = real.view.time_known;
+  ReportCost(real);  // the real top frame's cost so far, before its stack changes under observers
+
+  std::vector<StackFrame>& stack = real.view.stack;
+  const size_t n = stack.size();
+  if (fold.stand_ins)
+    for (size_t k = 0; k < kStandIns; ++k)
+      if (HasContent(part.nodes[k])) MergeNode(*stack[n - 1 - k].node, part.nodes[k]);
+  MergeNode(real.tree.root(), part_lane.tree.root());
+  if (fold.reset)
+    stack.clear();
+  else
+    stack.resize(n - part.consumed);
+  for (const StackFrame& frame : part_lane.view.stack) {
+    if (frame.stand_in) continue;
+    StackFrame& put = stack.emplace_back(frame);
+    CallTreeNode& parent =
+        stack.size() > 1 ? *stack[stack.size() - 2].node : real.tree.root();
+    put.node = const_cast<CallTreeNode*>(parent.FindChild(frame.node->name));
+    if (IsStandInReturn(put.return_ip))  // a tail call's frame, in the place of stand-in k
+      put.return_ip = fold.before[n - 1 - (put.return_ip & 0xffff)].return_ip;
+    put.entry_insns += fold.insns;
+    if (!put.entry_time_known) {
+      put.entry_ns = fold.ns;
+      put.entry_time_known = fold.time_known;
+    }
+  }
+  real.view.insns += part_lane.view.insns;
+  if (part_lane.view.time_known) {
+    real.view.ns = part_lane.view.ns;
+    real.view.time_known = true;
+  }
+  real.view.block_first_ip = part_lane.view.block_first_ip;
+  real.view.block_last_ip = part_lane.view.block_last_ip;
+  real.pending = part_lane.pending;
+  real.local_calls = fold.reset ? part_lane.local_calls : real.local_calls + part_lane.local_calls;
+  return fold;
+}
+
+void CallStackBuilder::Fold(std::unique_ptr<EventSink> part_sink) {
+  auto& part = static_cast<CallStackBuilder&>(*part_sink);
+  PartFold fold;
+  for (auto& [key, part_lane] : part.lanes_) {
+    if (part.part_mode_ == PartMode::kFirstPart) {
+      // The part knew the lane from its beginning: it is the real one.
+      part_lane.part.reset();
+      lanes_.emplace(key, std::move(part_lane));
+      fold[key] = PartLaneFold{};
+      continue;
+    }
+    auto [it, added] = lanes_.try_emplace(key);
+    Lane& real = it->second;
+    if (added) real.view.lane = key;
+    for (int32_t StackLane::*id : {&StackLane::pid, &StackLane::tid, &StackLane::cpu})
+      if (part_lane.view.*id != -1) real.view.*id = part_lane.view.*id;
+    TakeLead(real, *part_lane.part);
+    fold[key] = Graft(real, part_lane);
+  }
+  for (const auto& [cpu, tid] : part.cpu_tid_) cpu_tid_[cpu] = tid;
+  blocks_ += part.blocks_;
+  const RepairCounts& r = part.repairs_;
+  repairs_.stack_starts += r.stack_starts;
+  repairs_.returns_above_start += r.returns_above_start;
+  repairs_.tail_calls += r.tail_calls;
+  repairs_.unwinds += r.unwinds;
+  repairs_.frames_unwound += r.frames_unwound;
+  repairs_.unmatched_returns += r.unmatched_returns;
+  repairs_.unmatched_kernel_exits += r.unmatched_kernel_exits;
+  repairs_.gap_resets += r.gap_resets;
+  repairs_.untraced_syscalls += r.untraced_syscalls;
+  repairs_.local_calls += r.local_calls;
+  for (size_t i = 0; i < observers_.size(); ++i)
+    observers_[i]->Fold(*part.owned_observers_[i], fold);
+}
+
+}  // namespace ptprof
