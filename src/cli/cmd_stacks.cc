@@ -44,6 +44,7 @@ struct StacksCommandOptions {
   std::optional<int32_t> tid;
   std::string format = "text";
   std::string weight = "insns";
+  bool verbose = false;
   std::string html;
   double min_share = 0;
   int depth = 0;
@@ -68,6 +69,14 @@ class KernelNames : public CallStackObserver {
     if (seen == frame.node) return;
     seen = frame.node;
     kernel_.emplace(frame.node->name, (frame.function >> 63) != 0);
+  }
+  // In parts: each part's names, taken in stream order (the first push of a name decides).
+  std::unique_ptr<CallStackObserver> NewPart() const override {
+    return std::make_unique<KernelNames>();
+  }
+  void Fold(CallStackObserver& part, const PartFold&) override {
+    for (const auto& [name, kernel] : static_cast<KernelNames&>(part).kernel_)
+      kernel_.emplace(name, kernel);
   }
   std::string ModuleOf(const CallTreeNode& node) const {
     auto it = kernel_.find(node.name);
@@ -149,6 +158,8 @@ int LoadStacks(const StacksCommandOptions& options, const std::string& input, St
     const archive::StreamEntry& stream = session->manifest.streams[outcome.stream];
     const bool named = stream.name != "raw";
     const std::string where = named ? input + ": stream " + stream.name : input;
+    if (outcome.summary && options.verbose)
+      std::fprintf(stderr, "ptprof: %s: %s\n", where.c_str(), DescribeDecode(*outcome.summary).c_str());
     if (!outcome.summary) {
       if (!named) return ReportBadInput(where + ": " + outcome.error);
       std::fprintf(stderr, "ptprof: warning: %s: %s\n", where.c_str(), outcome.error.c_str());
@@ -356,6 +367,9 @@ Command AddStacksCommand(CLI::App& parent) {
   app->add_option("--min-share", options->min_share,
                   "text: summarise paths below this percentage of the whole (default 0)");
   app->add_option("--depth", options->depth, "text: show this many levels (default 0: all)");
+  app->add_flag("--verbose", options->verbose,
+                "say how each PT stream was decoded: in how many PSB segments, how many of them "
+                "built into the call tree in parts on the decoding threads, or why sequentially");
   app->add_option("--top", options->top, "--diff: the N largest differences to list (default 20)");
   app->add_option("--changed-threshold", options->changed_threshold,
                   "--diff: a share change of at least this many percentage points is 'changed' "

@@ -88,4 +88,36 @@ void FlowSelection::OnBlocks(const BlockBatch& batch) {
   next_.OnBlocks(batch);
 }
 
+bool FlowSelection::TakesParts() const {
+  const PartedSink* next = NextInParts();
+  return next && next->TakesParts() &&
+         !(spec_.range && spec_.range->kind == FlowRange::Kind::kTime);
+}
+
+std::unique_ptr<EventSink> FlowSelection::MakePart(std::unique_ptr<EventSink> next) const {
+  auto part = std::make_unique<FlowSelection>(spec_, *next);
+  part->owned_next_ = std::move(next);
+  return part;
+}
+
+std::unique_ptr<EventSink> FlowSelection::NewPart() const {
+  return MakePart(NextInParts()->NewPart());
+}
+
+std::unique_ptr<EventSink> FlowSelection::NewFirstPart() const {
+  return MakePart(NextInParts()->NewFirstPart());
+}
+
+bool FlowSelection::CanFold(const EventSink& part) const {
+  return NextInParts()->CanFold(*static_cast<const FlowSelection&>(part).owned_next_);
+}
+
+void FlowSelection::Fold(std::unique_ptr<EventSink> part) {
+  auto& selection = static_cast<FlowSelection&>(*part);
+  seen_ += selection.seen_;
+  passed_ += selection.passed_;
+  blocks_ += selection.blocks_;
+  NextInParts()->Fold(std::move(selection.owned_next_));
+}
+
 }  // namespace ptprof::stackdiff

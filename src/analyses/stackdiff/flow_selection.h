@@ -4,13 +4,17 @@
 // FROM..TO, trace offsets, or times in the unit `ptprof delta` reports), and counts what it let
 // through so that an empty selection can be reported instead of an empty tree. Events without a
 // time of their own take the last time seen on their CPU.
+//
+// It takes its stream in parts when the sink after it does and no time range is asked for (an
+// event's time may be the one of an event before it, in an earlier part).
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 
-#include "src/model/event_sink.h"
+#include "src/model/parted_sink.h"
 #include "src/model/result.h"
 
 namespace ptprof::stackdiff {
@@ -32,7 +36,7 @@ struct FlowSelectionSpec {
   std::function<std::optional<double>(const EventHeader&)> time_of;  // for a time range
 };
 
-class FlowSelection : public EventSink {
+class FlowSelection : public PartedSink {
  public:
   FlowSelection(FlowSelectionSpec spec, EventSink& next) : spec_(std::move(spec)), next_(next) {}
 
@@ -42,17 +46,27 @@ class FlowSelection : public EventSink {
   void OnBlocks(const BlockBatch& batch) override;
   void OnEnd() override { next_.OnEnd(); }
 
+  std::unique_ptr<EventSink> NewPart() const override;
+  std::unique_ptr<EventSink> NewFirstPart() const override;
+  bool CanFold(const EventSink& part) const override;
+  void Fold(std::unique_ptr<EventSink> part) override;
+  bool TakesParts() const override;
+
   uint64_t events_seen() const { return seen_; }
   uint64_t events_passed() const { return passed_; }
   uint64_t blocks_passed() const { return blocks_; }
 
  private:
   bool InRange(const EventHeader& header);
+  // A part: this selection's spec before a part of the next sink, which it owns.
+  std::unique_ptr<EventSink> MakePart(std::unique_ptr<EventSink> next) const;
+  PartedSink* NextInParts() const { return dynamic_cast<PartedSink*>(&next_); }
 
   FlowSelectionSpec spec_;
   EventSink& next_;
   std::map<int32_t, double> last_time_;  // per CPU
   uint64_t seen_ = 0, passed_ = 0, blocks_ = 0;
+  std::unique_ptr<EventSink> owned_next_;  // a part's
 };
 
 }  // namespace ptprof::stackdiff
