@@ -27,6 +27,7 @@ struct SyscallsCommandOptions {
   std::string format = "text";
   bool instances = false;
   bool trees = false;
+  bool verbose = false;
 };
 
 int UsageError(const std::string& message) {
@@ -91,6 +92,9 @@ int RunSyscallsCommand(const SyscallsCommandOptions& options) {
   if (!run) return ReportBadInput(run.error().message);
   for (const std::string& warning : run->warnings)
     std::fprintf(stderr, "ptprof: warning: %s\n", warning.c_str());
+  if (options.verbose)
+    for (const std::string& note : run->decode_notes)
+      std::fprintf(stderr, "ptprof: %s\n", note.c_str());
   if (min_latency && !run->timed)
     return ReportBadInput(options.input + ": --min-latency: the trace has no time base");
 
@@ -153,6 +157,9 @@ Command AddSyscallsCommand(CLI::App& parent) {
                   "only syscalls at least this slow (e.g. 200us; ns, us, ms, s)");
   app->add_option("--format", options->format, "text, json or csv")
       ->check(CLI::IsMember({"text", "json", "csv"}));
+  app->add_flag("--verbose", options->verbose,
+                "say how each PT stream was decoded: in how many PSB segments, how many of them "
+                "taken in parts on the decoding threads, or why sequentially");
   app->add_flag("--instances", options->instances, "one row per syscall instead of the summary");
   app->add_flag("--tree", options->trees, "with --instances: each syscall's kernel call tree "
                                           "(text; JSON always has it)");

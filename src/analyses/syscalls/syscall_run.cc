@@ -18,10 +18,11 @@ std::function<std::optional<uint64_t>(const EventHeader&)> TimeOf(const Session&
   };
 }
 
-// Notes whether the blocks that pass through carry time (a TSC, and a clock for ns).
-class TimeSeenSink : public EventSink {
+// Notes whether the blocks that pass through carry time (a TSC, and a clock for ns). In parts
+// when the builder after it takes parts.
+class TimeSeenSink : public PartedSink {
  public:
-  explicit TimeSeenSink(EventSink& next) : next_(next) {}
+  explicit TimeSeenSink(CallStackBuilder& next) : next_(next) {}
   void OnEvent(const TraceEvent& event) override {
     if (std::holds_alternative<ExecBlock>(event.body)) {
       has_time_ns |= event.header.time_ns != kUnknownTime;
@@ -43,8 +44,28 @@ class TimeSeenSink : public EventSink {
   bool has_time_ns = false;
   bool has_tsc = false;
 
+  std::unique_ptr<EventSink> NewPart() const override { return Over(next_.NewPart()); }
+  std::unique_ptr<EventSink> NewFirstPart() const override { return Over(next_.NewFirstPart()); }
+  bool CanFold(const EventSink& part) const override {
+    return next_.CanFold(*static_cast<const TimeSeenSink&>(part).owned_);
+  }
+  void Fold(std::unique_ptr<EventSink> part) override {
+    auto& seen = static_cast<TimeSeenSink&>(*part);
+    has_time_ns |= seen.has_time_ns;
+    has_tsc |= seen.has_tsc;
+    next_.Fold(std::move(seen.owned_));
+  }
+  bool TakesParts() const override { return next_.TakesParts(); }
+
  private:
-  EventSink& next_;
+  // The same over a part of the builder, which it owns.
+  static std::unique_ptr<EventSink> Over(std::unique_ptr<EventSink> builder_part) {
+    auto part = std::make_unique<TimeSeenSink>(static_cast<CallStackBuilder&>(*builder_part));
+    part->owned_ = std::move(builder_part);
+    return part;
+  }
+  std::unique_ptr<EventSink> owned_;
+  CallStackBuilder& next_;
 };
 
 }  // namespace
@@ -72,6 +93,7 @@ Result<SyscallRun> RunSyscalls(const Session& session, const std::vector<size_t>
       continue;
     }
     run.instructions += outcome.summary->insns;
+    run.decode_notes.push_back(stream_where + ": " + DescribeDecode(*outcome.summary));
     if (!outcome.summary->has_psb) {
       if (!named) return Fail(stream_where + ": offset 0x0: no PSB found: not an Intel PT trace");
       run.warnings.push_back(stream_where + ": offset 0x0: no PSB found");

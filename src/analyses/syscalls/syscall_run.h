@@ -24,6 +24,7 @@ struct SyscallRun {
   bool timed = false;           // the trace has a time base: latencies are meaningful
   CallTree tree;                // the whole flow's call tree, every thread merged
   std::vector<std::string> warnings;  // streams that could not be decoded, one line each
+  std::vector<std::string> decode_notes;  // how each stream was decoded (DescribeDecode)
 };
 
 // Decodes `selected` streams of `session` (`where` names the input in messages). A raw trace

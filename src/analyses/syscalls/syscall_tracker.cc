@@ -59,7 +59,10 @@ void SyscallTracker::OnPush(const StackLane& lane, const StackFrame& frame) {
     const StackFrame& caller = lane.stack[lane.stack.size() - 2];
     s.caller = caller.node->name;
     s.user_insns = frame.entry_insns - caller.entry_insns;
+    if (caller.stand_in) open.fix.caller = lane.stack.size() - 2;  // the fold names it
   }
+  open.fix.entry_insns = frame.entry_insns;
+  open.fix.untimed = in_part_ && !frame.entry_time_known;
   if (user_number_)
     if (auto number = user_number_(lane.block_first_ip, lane.block_last_ip)) {
       s.number = *number;
@@ -104,6 +107,11 @@ void SyscallTracker::OnPop(const StackLane& lane, const StackFrame& frame) {
   if (s.time_known && lane.time_known && lane.ns >= frame.entry_ns)
     s.latency_ns = lane.ns - frame.entry_ns;
   s.kernel_tree.Finalize();
+  if (in_part_) {
+    open.fix.end_known = lane.time_known;
+    open.fix.end_ns = lane.ns;
+    fixes_.push_back({lane.lane, open.fix});
+  }
   instances_.push_back(std::move(s));
   open_.erase(it);
   ListenToKernelEntriesOnly(open_.empty());
@@ -127,6 +135,52 @@ void SyscallTracker::Finish() {
   counts_.open_at_end += open_.size();
   open_.clear();
   ListenToKernelEntriesOnly(true);
+}
+
+std::unique_ptr<CallStackObserver> SyscallTracker::NewPart() const {
+  auto part = std::make_unique<SyscallTracker>(arch_, user_number_);
+  part->in_part_ = true;
+  return part;
+}
+
+bool SyscallTracker::CanFold(const CallStackObserver&, const PartFold& lanes) const {
+  // A part that began inside a syscall saw its kernel side without knowing it was one.
+  for (const auto& [lane, fold] : lanes) {
+    if (open_.count(lane)) return false;
+    for (const StackFrame& frame : fold.before)
+      if (frame.kind == FrameKind::kSyscall) return false;
+  }
+  return true;
+}
+
+void SyscallTracker::Complete(SyscallInstance& s, const PartFix& fix, const PartLaneFold& lane) {
+  if (const StackFrame* caller = fix.caller != SIZE_MAX ? lane.StandIn(fix.caller) : nullptr) {
+    s.caller = caller->node->name;
+    s.user_insns = fix.entry_insns + lane.insns - caller->entry_insns;
+  }
+  if (fix.untimed && lane.time_known) {  // the part's time began later than the real lane's
+    s.start_ns = lane.ns;
+    s.time_known = true;
+    if (fix.end_known && fix.end_ns >= lane.ns) s.latency_ns = fix.end_ns - lane.ns;
+  }
+}
+
+void SyscallTracker::Fold(CallStackObserver& part_observer, const PartFold& lanes) {
+  auto& part = static_cast<SyscallTracker&>(part_observer);
+  for (size_t i = 0; i < part.instances_.size(); ++i) {
+    const auto& [lane, fix] = part.fixes_[i];
+    Complete(part.instances_[i], fix, lanes.at(lane));
+    instances_.push_back(std::move(part.instances_[i]));
+  }
+  for (auto& [lane, open] : part.open_) {
+    const PartLaneFold& fold = lanes.at(lane);
+    Complete(open.instance, open.fix, fold);
+    open.depth = fold.RealIndex(open.depth);
+    open.fix = PartFix{};
+    open_.emplace(lane, std::move(open));
+  }
+  counts_.cut_by_gap += part.counts_.cut_by_gap;
+  ListenToKernelEntriesOnly(open_.empty());
 }
 
 }  // namespace ptprof::syscalls

@@ -4,11 +4,17 @@
 // kernel instructions and the kernel call tree (when the kernel is traced), and the syscall's
 // name and number, from the kernel path (the __x64_sys_NAME handler it reached) or from the user
 // code before the syscall instruction (a number loaded into eax), else "unknown".
+//
+// It watches a builder that takes its stream in parts (syscall_tracker_parts.cc): a part's
+// tracker keeps what it could not know (a caller among the part's stand-ins, a time not yet
+// seen) for the fold, which refuses a part that began inside a syscall.
 #pragma once
 
 #include <cstdint>
+#include <cstddef>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,22 +63,42 @@ class SyscallTracker : public CallStackObserver {
   // Counts the syscalls still open (call after the builder's OnEnd).
   void Finish();
 
+  std::unique_ptr<CallStackObserver> NewPart() const override;
+  bool CanFold(const CallStackObserver& part, const PartFold& lanes) const override;
+  void Fold(CallStackObserver& part, const PartFold& lanes) override;
+
   std::vector<SyscallInstance>& instances() { return instances_; }
   const SyscallCounts& counts() const { return counts_; }
 
  private:
+  // In a part's tracker: what the fold completes of an instance. Its caller was a stand-in at
+  // stack index `caller` (or none: SIZE_MAX); its syscall frame was entered at the part's
+  // instruction count `entry_insns`; the part had no time yet when it began (`untimed`), and
+  // it ended at `end_ns` if known.
+  struct PartFix {
+    size_t caller = SIZE_MAX;
+    uint64_t entry_insns = 0;
+    bool untimed = false;
+    bool end_known = false;
+    uint64_t end_ns = 0;
+  };
   struct Open {
     SyscallInstance instance;
     size_t depth = 0;                  // index of the syscall frame in the lane's stack
     std::vector<CallTreeNode*> path;   // kernel tree nodes of the frames from the syscall frame up
     bool named_by_handler = false;
+    PartFix fix;
   };
+  // The fold's completion of an instance of a part's lane.
+  static void Complete(SyscallInstance& s, const PartFix& fix, const PartLaneFold& lane);
   void NameFromHandler(Open& open, const std::string& function);
 
   SyscallArch arch_;
   UserNumberFinder user_number_;
   std::map<int32_t, Open> open_;
   std::vector<SyscallInstance> instances_;
+  std::vector<std::pair<int32_t, PartFix>> fixes_;  // a part's: per instance, its lane and fix
+  bool in_part_ = false;
   SyscallCounts counts_;
 };
 
