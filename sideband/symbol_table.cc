@@ -54,6 +54,13 @@ const Symbol* SymbolTable::Find(uint64_t address) const {
   return nullptr;
 }
 
+const Symbol* SymbolTable::FindNamed(std::string_view name) const {
+  Sort();
+  for (const Symbol& symbol : symbols_)
+    if (symbol.name == name) return &symbol;
+  return nullptr;
+}
+
 std::string SymbolTable::Describe(uint64_t address) const {
   const Symbol* s = Find(address);
   if (!s) return {};

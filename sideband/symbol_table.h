@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ptprof {
@@ -31,6 +32,9 @@ class SymbolTable {
   // The symbol covering `address`, or nullptr. Once symbols are no longer added, any number of
   // threads may ask at once (the first sorts the table, under a lock).
   const Symbol* Find(uint64_t address) const;
+
+  // The first symbol called `name` in address order, or nullptr (a scan of every symbol).
+  const Symbol* FindNamed(std::string_view name) const;
 
   // "name" at the symbol's start, "name+0x13" inside it, "" when no symbol covers the address.
   std::string Describe(uint64_t address) const;

@@ -25,3 +25,14 @@ TEST_CASE("a sized symbol wins over a label at the same address") {
   CHECK(t.Describe(0x1004) == "func+0x4");
   CHECK(t.Describe(0x1010) == "label+0x10");
 }
+
+TEST_CASE("FindNamed finds the first symbol of a name in address order") {
+  SymbolTable t;
+  t.Add(Symbol{"twice", 0x3000, 0x10, 0});
+  t.Add(Symbol{"main", 0x1000, 0x20, 0});
+  t.Add(Symbol{"twice", 0x2000, 0x10, 0});
+  REQUIRE(t.FindNamed("twice"));
+  CHECK(t.FindNamed("twice")->address == 0x2000);
+  CHECK(t.FindNamed("main")->address == 0x1000);
+  CHECK(t.FindNamed("none") == nullptr);
+}

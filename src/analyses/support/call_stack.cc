@@ -483,6 +483,7 @@ bool CallStackBuilder::JumpStaysInFrame(Lane& lane, uint64_t target) {
 }
 
 void CallStackBuilder::JumpTo(Lane& lane, uint64_t target) {
+  if (InStandIns(lane) && lane.view.stack.back().stand_in && GuessEntryStays(lane)) return;
   if (JumpStaysInFrame(lane, target)) return;
   if (InStandIns(lane)) GuessForJump(lane, target);
   std::vector<StackFrame>& stack = lane.view.stack;

@@ -32,6 +32,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <map>
 #include <optional>
 #include <string>
@@ -261,7 +262,8 @@ class CallStackBuilder : public PartedSink {
   static bool IsStandInFunction(uint64_t f) { return (f >> 48) == 0x5a5a; }
   // What a part guessed of stand-in k (0: the top frame when the part began).
   struct StandInGuess {
-    enum class Kind : uint8_t { kUnread, kNotEntry, kSyscall, kInterrupt };
+    // kEntry: a syscall or an interrupt frame.
+    enum class Kind : uint8_t { kUnread, kNotEntry, kEntry };
     // Whether it runs function F, for each F a rule compared it with (a symbol's entry): the
     // rules compare a frame's function with nothing else.
     std::vector<std::pair<uint64_t, bool>> runs;
@@ -305,6 +307,13 @@ class CallStackBuilder : public PartedSink {
     std::unique_ptr<PartLane> part;  // in a part's builder
   };
   enum class PartMode : uint8_t { kWhole, kPart, kFirstPart };
+  // The kernel's entry code, [__entry_text_start, __entry_text_end) when the symbols have it:
+  // a stand-in that runs there when a jump leaves it is guessed to be a syscall or interrupt
+  // frame (the entry code jumps between its symbols, other functions jump to tail-call).
+  struct EntryText {
+    uint64_t begin = 0, end = 0;
+  };
+  EntryText FindEntryText() const;
   // The part (made by NewPart or NewFirstPart) with this builder's options and parts of its
   // observers.
   std::unique_ptr<CallStackBuilder> MakePart(PartMode mode) const;
@@ -315,6 +324,9 @@ class CallStackBuilder : public PartedSink {
   bool GuessForReturn(Lane& lane, uint64_t target);
   bool GuessForKernelExit(Lane& lane, uint64_t target, FrameKind kind);
   void GuessForJump(Lane& lane, uint64_t target);
+  // Before a jump from a stand-in: whether it is guessed a kernel entry (it runs in the entry
+  // text), where JumpTo leaves the stack as it is, whatever its function.
+  bool GuessEntryStays(Lane& lane);
   // Whether the frame at stack index `index` runs `function` (a symbol's entry): a stand-in's
   // answer is guessed (it runs the function of `code`, where it executes) and kept.
   bool Runs(Lane& lane, size_t index, uint64_t function, uint64_t code);
@@ -461,6 +473,9 @@ class CallStackBuilder : public PartedSink {
   std::optional<uint64_t> pending_stop_;  // during Transition: when the previous block's cost ended
   CallTree empty_;
   PartMode part_mode_ = PartMode::kWhole;
+  EntryText entry_text_;            // a part's, from the builder that made it
+  mutable std::once_flag entry_text_once_;
+  mutable EntryText found_entry_text_;
   std::string failed_;             // a part's: why it cannot be folded
   std::vector<int32_t> unmapped_cpus_;  // a part's: CPUs whose thread it did not know
   std::vector<std::unique_ptr<CallStackObserver>> owned_observers_;  // a part's

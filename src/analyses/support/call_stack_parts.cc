@@ -31,9 +31,19 @@ bool HasContent(const CallTreeNode& node) {
 
 }  // namespace
 
+CallStackBuilder::EntryText CallStackBuilder::FindEntryText() const {
+  if (!options_.symbols) return {};
+  const Symbol* begin = options_.symbols->FindNamed("__entry_text_start");
+  const Symbol* end = options_.symbols->FindNamed("__entry_text_end");
+  if (!begin || !end || end->address <= begin->address) return {};
+  return {begin->address, end->address};
+}
+
 std::unique_ptr<CallStackBuilder> CallStackBuilder::MakePart(PartMode mode) const {
   auto part = std::make_unique<CallStackBuilder>(options_);
   part->part_mode_ = mode;
+  std::call_once(entry_text_once_, [this] { found_entry_text_ = FindEntryText(); });
+  part->entry_text_ = found_entry_text_;
   for (const CallStackObserver* observer : observers_) {
     part->owned_observers_.push_back(observer->NewPart());
     part->AddObserver(part->owned_observers_.back().get());
@@ -129,10 +139,10 @@ bool CallStackBuilder::GuessForKernelExit(Lane& lane, uint64_t target, FrameKind
     }
     // The topmost stand-in: the entry the exit returns to.
     StandInGuess& guess = lane.part->guesses[kStandIns - 1 - i];
+    // KernelExitTo takes the first entry expecting the target, of either kind.
     if (guess.kind == StandInGuess::Kind::kNotEntry) return false;
     if (guess.kind == StandInGuess::Kind::kUnread) {
-      guess.kind = kind == FrameKind::kSyscall ? StandInGuess::Kind::kSyscall
-                                               : StandInGuess::Kind::kInterrupt;
+      guess.kind = StandInGuess::Kind::kEntry;
       frame.kind = kind;
     }
     if (IsStandInReturn(frame.return_ip)) {
@@ -145,13 +155,24 @@ bool CallStackBuilder::GuessForKernelExit(Lane& lane, uint64_t target, FrameKind
   return false;
 }
 
+bool CallStackBuilder::GuessEntryStays(Lane& lane) {
+  StackFrame& top = lane.view.stack.back();
+  StandInGuess& guess = lane.part->guesses[kStandIns - lane.view.stack.size()];
+  if (guess.kind == StandInGuess::Kind::kUnread) {
+    const uint64_t code = lane.pending.first_ip;
+    if (code >= entry_text_.begin && code < entry_text_.end) {
+      guess.kind = StandInGuess::Kind::kEntry;
+      top.kind = FrameKind::kSyscall;  // a kernel entry, for the rules
+    } else {
+      guess.kind = StandInGuess::Kind::kNotEntry;
+    }
+  }
+  return guess.kind == StandInGuess::Kind::kEntry;
+}
+
 void CallStackBuilder::GuessForJump(Lane& lane, uint64_t target) {
   std::vector<StackFrame>& stack = lane.view.stack;
   PartLane& part = *lane.part;
-  if (stack.back().stand_in) {
-    StandInGuess& guess = part.guesses[kStandIns - stack.size()];
-    if (guess.kind == StandInGuess::Kind::kUnread) guess.kind = StandInGuess::Kind::kNotEntry;
-  }
   const Named& named = NameAt(target);
   if (named.function == target || IsKernelEntry(stack.back())) return;  // no frame scanned
   // JumpTo looks below the top for a frame running the target's function: a stand-in does only
@@ -206,11 +227,8 @@ bool CallStackBuilder::Check(const PartLane& part, const std::vector<StackFrame>
       case StandInGuess::Kind::kNotEntry:
         if (IsKernelEntry(frame)) return false;
         break;
-      case StandInGuess::Kind::kSyscall:
-        if (frame.kind != FrameKind::kSyscall) return false;
-        break;
-      case StandInGuess::Kind::kInterrupt:
-        if (frame.kind != FrameKind::kInterrupt) return false;
+      case StandInGuess::Kind::kEntry:
+        if (!IsKernelEntry(frame)) return false;
         break;
     }
   }
