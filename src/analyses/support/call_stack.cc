@@ -15,6 +15,7 @@ const char* FrameKindName(FrameKind kind) {
     case FrameKind::kTailCall: return "tail_call";
     case FrameKind::kSyscall: return "syscall";
     case FrameKind::kInterrupt: return "interrupt";
+    case FrameKind::kStandIn: return "stand_in";
   }
   return "?";
 }
@@ -250,13 +251,15 @@ void CallStackBuilder::Transition(Lane& lane, uint64_t target) {
   const Pending& p = lane.pending;
   switch (p.end) {
     case BlockEnd::kCall:
-      if (!lane.view.stack.empty() && lane.view.stack.back().stand_in) {
-        // IsLocalCall for a stand-in, whose function is guessed.
+      if (!lane.view.stack.empty() && lane.view.stack.back().stand_in &&
+          IsStandInFunction(lane.view.stack.back().function)) {
+        // IsLocalCall for a stand-in whose function is not known yet: guessed.
         const Named& named = NameAt(target);
         if (options_.symbols && named.symbol && named.function != target &&
             Runs(lane, lane.view.stack.size() - 1, named.function, p.first_ip)) {
           ++lane.local_calls;
           ++repairs_.local_calls;
+          if (lane.part) lane.part->local_target = target;
           break;
         }
       } else if (!lane.view.stack.empty() &&
@@ -265,6 +268,7 @@ void CallStackBuilder::Transition(Lane& lane, uint64_t target) {
         // new frame; the return that consumes it is an indirect jump.
         ++lane.local_calls;
         ++repairs_.local_calls;
+        if (lane.part) lane.part->local_target = target;
         break;
       }
       Push(lane, FrameKind::kCall, target, p.fall_through);
@@ -478,7 +482,8 @@ bool CallStackBuilder::JumpStaysInFrame(Lane& lane, uint64_t target) {
   const NameSlot& slot = SlotAt(target);
   if (!slot.symbol) return true;
   const StackFrame& top = lane.view.stack.back();
-  if (top.stand_in) return Runs(lane, lane.view.stack.size() - 1, slot.function, lane.pending.first_ip);
+  if (top.stand_in && IsStandInFunction(top.function))  // not known yet: guessed
+    return Runs(lane, lane.view.stack.size() - 1, slot.function, lane.pending.first_ip);
   return slot.function == top.function;
 }
 

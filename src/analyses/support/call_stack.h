@@ -53,6 +53,7 @@ enum class FrameKind : uint8_t {
   kTailCall,   // entered by a jump to a function's entry, replacing the frame that jumped
   kSyscall,    // syscall instruction -> kernel entry (named after the entry symbol)
   kInterrupt,  // interrupt or exception -> kernel entry
+  kStandIn,    // in a part's builder: a stand-in whose kind no rule has read yet
 };
 const char* FrameKindName(FrameKind kind);
 
@@ -288,6 +289,7 @@ class CallStackBuilder : public PartedSink {
     std::deque<CallTreeNode> nodes;     // nodes[k]: stand-in k's node
     std::vector<StandInGuess> guesses;  // guesses[k]
     size_t consumed = 0;                // stand-ins popped
+    uint64_t local_target = 0;          // the target of the lane's last local call
     bool reset = false;                 // a gap emptied the stack after the stand-ins
     // No real frame from stand-in `first` down runs `value` / expects a return to `value`.
     struct Absent {

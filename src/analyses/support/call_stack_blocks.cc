@@ -30,11 +30,14 @@ inline CallStackBuilder::Move CallStackBuilder::MoveOf(Lane& lane, BlockEnd end,
       return stack.size() > 1 && target != 0 && stack.back().return_ip == target ? Move::kPop
                                                                                   : Move::kOther;
     case BlockEnd::kCall:
-      if (stack.back().stand_in) return Move::kOther;  // Transition guesses what it reads of it
+      // A stand-in's function not known yet: Transition guesses what it reads of it.
+      if (IsStandInFunction(stack.back().function)) return Move::kOther;
       edge = &EdgeFor(stack.back(), end, target);
       return edge->move;
     case BlockEnd::kJump:
-      if (stack.back().stand_in) return Move::kOther;  // JumpTo guesses what it reads of it
+      // A stand-in's function or kind not known yet: JumpTo guesses what it reads of them.
+      if (stack.back().kind == FrameKind::kStandIn || IsStandInFunction(stack.back().function))
+        return Move::kOther;
       if (JumpStaysInFrame(lane, target) || IsKernelEntry(stack.back())) return Move::kNone;
       edge = &EdgeFor(stack.back(), end, target);
       return edge->move;
@@ -55,6 +58,7 @@ inline void CallStackBuilder::Apply(Lane& lane, Move move, const EdgeSlot* edge)
     case Move::kLocalCall:
       ++lane.local_calls;
       ++repairs_.local_calls;
+      if (lane.part) lane.part->local_target = edge->target;
       break;
     case Move::kTailCall: {
       ++repairs_.tail_calls;

@@ -79,7 +79,7 @@ void CallStackBuilder::BeginPartLane(Lane& lane, const std::optional<uint64_t>& 
     const size_t k = kStandIns - 1 - i;
     StackFrame& frame = stack.emplace_back();
     frame.node = &part.nodes[k];
-    frame.kind = FrameKind::kCall;
+    frame.kind = FrameKind::kStandIn;
     frame.stand_in = true;
     frame.function = kStandInFunction | k;
     frame.return_ip = kStandInReturn | k;
@@ -116,8 +116,10 @@ bool CallStackBuilder::GuessForReturn(Lane& lane, uint64_t target) {
     // The topmost frame returning where a stand-in does (the stand-in, or a frame that replaced
     // it by a tail call); every frame below it is a stand-in.
     const size_t k = frame.return_ip & 0xffff;
-    if (lane.local_calls > 0) {
-      // ReturnTo takes it as the return of a local call unless some frame expects it.
+    if (lane.local_calls > 0 && lane.pending.first_ip == part.local_target) {
+      // Right where the part's last local call went (a retpoline: `call 1f; 1: mov %rax,
+      // (%rsp); ret`): the return of that call, which ReturnTo takes as one unless some frame
+      // expects it. Elsewhere (a get-pc call never returns), a stand-in's return.
       part.no_return.push_back({k, target});
       return true;
     }
@@ -165,6 +167,7 @@ bool CallStackBuilder::GuessEntryStays(Lane& lane) {
       top.kind = FrameKind::kSyscall;  // a kernel entry, for the rules
     } else {
       guess.kind = StandInGuess::Kind::kNotEntry;
+      top.kind = FrameKind::kCall;  // no kernel entry, for the rules
     }
   }
   return guess.kind == StandInGuess::Kind::kEntry;
