@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""`ptprof stacks` and `ptprof syscalls` in parts (src/analyses/support/call_stack_parts.cc)
+report exactly what they report on one thread.
+
+With --jobs 2 and 3 and PSB segments of several sizes, each segment of a one-stream recording is
+decoded on the thread that claims it and built into a call tree of its own, on stand-ins for the
+frames it cannot know; the fold checks what the part guessed of them, and a part that guessed
+wrong is decoded again in order. For every recording under traces/ (the emulated programs, the
+kernel labs with syscalls and interrupts, per CPU and per thread), the folded stacks and the JSON
+tree of `stacks` (whole, one thread, an offset range) and the JSON instances with their kernel
+trees and the CSV of `syscalls` must equal those of one thread byte for byte, `--verbose` must say
+the stream was consumed in parts, and most parts must fold.
+"""
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from tally import Tally  # noqa: E402
+
+PTPROF = os.environ["PTPROF"]
+ROOT = os.environ["SOURCE_ROOT"]
+TRACES = sorted(glob.glob(os.path.join(ROOT, "traces", "*", "*.ptar")))
+PARTS = re.compile(r"\((\d+) consumed in parts on the decoding threads(?:, (\d+) of them again)?")
+SPLITS = ((2, 4096), (3, 16384), (2, 65536))
+
+
+def run(args, jobs=1, segment=None):
+    cmd = [PTPROF, *args, "--jobs", str(jobs), "--verbose"]
+    if segment:
+        cmd += ["--psb-segment", str(segment)]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    return done.returncode, done.stdout, done.stderr
+
+
+def first_tid(path):
+    """A thread of the recording, from its syscalls (None for per-CPU recordings)."""
+    rc, out, _ = run(["syscalls", "--format", "json", "--instances", path])
+    if rc != 0:
+        return None
+    try:
+        rows = json.loads(out)
+    except ValueError:
+        return None
+    rows = rows.get("instances", rows) if isinstance(rows, dict) else rows
+    tids = [row.get("tid", -1) for row in rows if isinstance(row, dict)]
+    tids = [tid for tid in tids if tid not in (None, -1)]
+    return tids[0] if tids else None
+
+
+def main():
+    tally = Tally()
+    if not TRACES:
+        tally.skip("call stacks in parts", "no recordings under traces/")
+        tally.finish()
+    parted = redone = 0
+    for path in TRACES:
+        name = os.path.relpath(path, ROOT)
+        size = os.path.getsize(path)
+        views = {
+            "stacks folded": ["stacks", "--format", "folded"],
+            "stacks json": ["stacks", "--format", "json"],
+            "stacks offset range": ["stacks", "--format", "folded",
+                                    "--interval", f"{size // 8}..{size // 2}"],
+            "syscalls instances": ["syscalls", "--format", "json", "--instances", "--tree"],
+            "syscalls csv": ["syscalls", "--format", "csv"],
+        }
+        tid = first_tid(path)
+        if tid is not None:
+            views["stacks one thread"] = ["stacks", "--format", "folded", "--tid", str(tid)]
+        for label, args in views.items():
+            rc1, out1, _ = run(args + [path])
+            for jobs, segment in SPLITS:
+                case = f"{name} {label}, {jobs} threads, segments of {segment}"
+                rcn, outn, errn = run(args + [path], jobs, segment)
+                if rcn != rc1:
+                    tally.report(case, f"exit {rc1} on one thread, {rcn} in parts: "
+                                       f"{errn.strip()[:200]}")
+                elif outn != out1:
+                    tally.report(case, "the reports differ")
+                else:
+                    tally.report(case, None)
+                for parts, again in PARTS.findall(errn):
+                    parted += int(parts)
+                    redone += int(again or 0)
+    print(f"{parted} parts, {redone} of them decoded again")
+    tally.check("segments were consumed in parts", parted > 300, f"only {parted}")
+    # The kernel labs' parts begin inside syscalls or return past the start of a per-CPU stack
+    # more often; the user recordings' parts nearly all fold.
+    tally.check("most parts were folded", redone * 2 < parted, f"{redone} of {parted} decoded again")
+    tally.finish()
+
+
+if __name__ == "__main__":
+    main()
