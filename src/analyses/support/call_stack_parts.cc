@@ -143,10 +143,8 @@ bool CallStackBuilder::GuessForKernelExit(Lane& lane, uint64_t target, FrameKind
     StandInGuess& guess = lane.part->guesses[kStandIns - 1 - i];
     // KernelExitTo takes the first entry expecting the target, of either kind.
     if (guess.kind == StandInGuess::Kind::kNotEntry) return false;
-    if (guess.kind == StandInGuess::Kind::kUnread) {
-      guess.kind = StandInGuess::Kind::kEntry;
-      frame.kind = kind;
-    }
+    guess.kind = StandInGuess::Kind::kEntry;
+    frame.kind = kind;  // as the exit says (observers see it popped)
     if (IsStandInReturn(frame.return_ip)) {
       frame.return_ip = target;
       guess.return_ip = target;
@@ -293,13 +291,13 @@ bool CallStackBuilder::CanFold(const EventSink& part_sink) const {
 PartLaneFold CallStackBuilder::Graft(Lane& real, Lane& part_lane) {
   PartLane& part = *part_lane.part;
   PartLaneFold fold;
-  if (part.phase == PartLane::Phase::kAwaitingFirst) return fold;  // no block: its lead was all
   fold.before = real.view.stack;
   fold.stand_ins = part.have_first && !part.began_empty ? kStandIns : 0;
   fold.reset = part.reset || part.began_empty;
   fold.insns = real.view.insns;
   fold.ns = real.view.ns;
   fold.time_known = real.view.time_known;
+  if (part.phase == PartLane::Phase::kAwaitingFirst) return fold;  // no block: its lead was all
   ReportCost(real);  // the real top frame's cost so far, before its stack changes under observers
 
   std::vector<StackFrame>& stack = real.view.stack;

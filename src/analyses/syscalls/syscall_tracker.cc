@@ -34,6 +34,7 @@ SyscallTracker::SyscallTracker(SyscallArch arch, UserNumberFinder user_number)
 }
 
 void SyscallTracker::OnPush(const StackLane& lane, const StackFrame& frame) {
+  if (in_part_) Hear(lane, Heard::Kind::kPush, &frame, 0, 0);
   // Most pushes are user calls with no syscall open anywhere.
   auto it = open_.empty() ? open_.end() : open_.find(lane.lane);
   if (it != open_.end()) {
@@ -93,6 +94,7 @@ void SyscallTracker::NameFromHandler(Open& open, const std::string& function) {
 }
 
 void SyscallTracker::OnPop(const StackLane& lane, const StackFrame& frame) {
+  if (in_part_) Hear(lane, Heard::Kind::kPop, &frame, 0, 0);
   if (open_.empty()) return;
   auto it = open_.find(lane.lane);
   if (it == open_.end()) return;
@@ -110,14 +112,16 @@ void SyscallTracker::OnPop(const StackLane& lane, const StackFrame& frame) {
   if (in_part_) {
     open.fix.end_known = lane.time_known;
     open.fix.end_ns = lane.ns;
+    open.fix.order = heard_;
     fixes_.push_back({lane.lane, open.fix});
   }
   instances_.push_back(std::move(s));
   open_.erase(it);
-  ListenToKernelEntriesOnly(open_.empty());
+  ListenToKernelEntriesOnly(open_.empty() && !listening_);
 }
 
 void SyscallTracker::OnCost(const StackLane& lane, uint64_t insns, uint64_t ns) {
+  if (in_part_) Hear(lane, Heard::Kind::kCost, nullptr, insns, ns);
   if (open_.empty()) return;
   auto it = open_.find(lane.lane);
   if (it == open_.end() || lane.stack.size() - 1 < it->second.depth) return;
@@ -127,60 +131,15 @@ void SyscallTracker::OnCost(const StackLane& lane, uint64_t insns, uint64_t ns) 
 }
 
 void SyscallTracker::OnReset(const StackLane& lane) {
+  if (in_part_) Hear(lane, Heard::Kind::kReset, nullptr, 0, 0);
   if (open_.erase(lane.lane)) ++counts_.cut_by_gap;
-  ListenToKernelEntriesOnly(open_.empty());
+  ListenToKernelEntriesOnly(open_.empty() && !listening_);
 }
 
 void SyscallTracker::Finish() {
   counts_.open_at_end += open_.size();
   open_.clear();
   ListenToKernelEntriesOnly(true);
-}
-
-std::unique_ptr<CallStackObserver> SyscallTracker::NewPart() const {
-  auto part = std::make_unique<SyscallTracker>(arch_, user_number_);
-  part->in_part_ = true;
-  return part;
-}
-
-bool SyscallTracker::CanFold(const CallStackObserver&, const PartFold& lanes) const {
-  // A part that began inside a syscall saw its kernel side without knowing it was one.
-  for (const auto& [lane, fold] : lanes) {
-    if (open_.count(lane)) return false;
-    for (const StackFrame& frame : fold.before)
-      if (frame.kind == FrameKind::kSyscall) return false;
-  }
-  return true;
-}
-
-void SyscallTracker::Complete(SyscallInstance& s, const PartFix& fix, const PartLaneFold& lane) {
-  if (const StackFrame* caller = fix.caller != SIZE_MAX ? lane.StandIn(fix.caller) : nullptr) {
-    s.caller = caller->node->name;
-    s.user_insns = fix.entry_insns + lane.insns - caller->entry_insns;
-  }
-  if (fix.untimed && lane.time_known) {  // the part's time began later than the real lane's
-    s.start_ns = lane.ns;
-    s.time_known = true;
-    if (fix.end_known && fix.end_ns >= lane.ns) s.latency_ns = fix.end_ns - lane.ns;
-  }
-}
-
-void SyscallTracker::Fold(CallStackObserver& part_observer, const PartFold& lanes) {
-  auto& part = static_cast<SyscallTracker&>(part_observer);
-  for (size_t i = 0; i < part.instances_.size(); ++i) {
-    const auto& [lane, fix] = part.fixes_[i];
-    Complete(part.instances_[i], fix, lanes.at(lane));
-    instances_.push_back(std::move(part.instances_[i]));
-  }
-  for (auto& [lane, open] : part.open_) {
-    const PartLaneFold& fold = lanes.at(lane);
-    Complete(open.instance, open.fix, fold);
-    open.depth = fold.RealIndex(open.depth);
-    open.fix = PartFix{};
-    open_.emplace(lane, std::move(open));
-  }
-  counts_.cut_by_gap += part.counts_.cut_by_gap;
-  ListenToKernelEntriesOnly(open_.empty());
 }
 
 }  // namespace ptprof::syscalls

@@ -1,0 +1,187 @@
+// SyscallTracker watching a CallStackBuilder that takes its stream in parts: a part's tracker
+// records the syscalls of its part as the tracker of one stream would, keeps what only the fold
+// can complete, and hears each lane from its beginning until nothing from before the part can be
+// open there, so that the fold can go on with a syscall the real tracker has open.
+#include <algorithm>
+
+#include "src/analyses/syscalls/syscall_tracker.h"
+
+namespace ptprof::syscalls {
+
+namespace {
+
+// The events a part hears of one lane at most (a lane that never leaves a syscall begun before
+// the part: its fold is refused past this).
+constexpr size_t kHeardMax = size_t{1} << 16;
+
+}  // namespace
+
+std::unique_ptr<CallStackObserver> SyscallTracker::NewPart() const {
+  auto part = std::make_unique<SyscallTracker>(arch_, user_number_);
+  part->in_part_ = true;
+  part->listening_ = true;
+  part->ListenToKernelEntriesOnly(false);  // every lane from its beginning
+  return part;
+}
+
+void SyscallTracker::Hear(const StackLane& lane, Heard::Kind kind, const StackFrame* frame,
+                          uint64_t insns, uint64_t ns) {
+  ++heard_;
+  auto [it, added] = heard_lanes_.try_emplace(lane.lane);
+  HeardLane& heard = it->second;
+  if (added && deaf_) {  // its beginning may have gone unheard
+    heard.listening = false;
+    heard.complete = false;
+  }
+  if (!heard.listening) return;
+  Heard& event = heard.heard.emplace_back();
+  event.kind = kind;
+  event.order = heard_;
+  event.index = lane.stack.empty() ? 0 : lane.stack.size() - 1;
+  if (kind == Heard::Kind::kPush) event.node = frame->node;
+  if (kind == Heard::Kind::kCost) {
+    event.insns = insns;
+    event.ns = ns;
+  }
+  if (kind == Heard::Kind::kPop) {
+    event.insns = lane.insns;
+    event.ns = lane.ns;
+    event.time_known = lane.time_known;
+  }
+  bool stop = kind == Heard::Kind::kReset ||
+              (kind == Heard::Kind::kPop && frame->stand_in && frame->kind == FrameKind::kSyscall);
+  if (!stop && (heard.heard.size() >= kHeardMax ||
+                (kind == Heard::Kind::kPush && frame->kind == FrameKind::kSyscall &&
+                 !open_.count(lane.lane)))) {
+    stop = true;  // a syscall of the part's own, or too long: a syscall open before is not heard
+    heard.complete = false;
+  }
+  if (!stop) return;
+  heard.listening = false;
+  listening_ = false;
+  for (const auto& [key, other] : heard_lanes_) listening_ |= other.listening;
+  if (!listening_) {
+    deaf_ = true;
+    ListenToKernelEntriesOnly(open_.empty());
+  }
+}
+
+std::optional<size_t> SyscallTracker::OpenBefore(const PartLaneFold& lane) {
+  for (size_t i = 0; i < lane.before.size(); ++i)
+    if (lane.before[i].kind == FrameKind::kSyscall) return i;
+  return std::nullopt;
+}
+
+bool SyscallTracker::CanGoOn(const HeardLane& heard, const PartLaneFold& fold,
+                             size_t open_index) {
+  if (!heard.complete) return false;
+  const size_t offset = fold.before.size() - fold.stand_ins;
+  for (const Heard& event : heard.heard) {
+    if (event.kind == Heard::Kind::kReset) return true;
+    if (event.kind == Heard::Kind::kPop && event.index + offset == open_index) return true;
+  }
+  // Heard to the part's end (the syscall goes on), or it stopped at the return of a syscall
+  // nested in the open one: not all of the open one was heard.
+  return heard.listening;
+}
+
+bool SyscallTracker::CanFold(const CallStackObserver& part_observer, const PartFold& lanes) const {
+  const auto& part = static_cast<const SyscallTracker&>(part_observer);
+  for (const auto& [lane, fold] : lanes) {
+    const std::optional<size_t> open = OpenBefore(fold);
+    if (!open) continue;
+    auto heard = part.heard_lanes_.find(lane);
+    if (heard == part.heard_lanes_.end()) {
+      if (part.deaf_) return false;  // it may not have heard the lane
+      continue;                       // nothing happened there
+    }
+    if (!CanGoOn(heard->second, fold, *open)) return false;
+  }
+  return true;
+}
+
+void SyscallTracker::GoOn(int32_t lane, const HeardLane& heard, const PartLaneFold& fold,
+                          std::vector<std::pair<uint64_t, SyscallInstance>>& closed) {
+  auto it = open_.find(lane);
+  if (it == open_.end()) return;
+  Open& open = it->second;
+  const StackFrame& syscall = fold.before[open.depth];
+  const size_t offset = fold.before.size() - fold.stand_ins;
+  for (const Heard& event : heard.heard) {
+    const size_t index = event.index + offset;
+    switch (event.kind) {
+      case Heard::Kind::kPush: {
+        if (index < open.depth) break;
+        CallTreeNode& node = open.path.back()->Child(event.node->name);
+        ++node.entries;
+        open.path.push_back(&node);
+        NameFromHandler(open, event.node->name);
+        break;
+      }
+      case Heard::Kind::kCost:
+        if (index < open.depth) break;
+        open.path.back()->self_insns += event.insns;
+        open.path.back()->self_ns += event.ns;
+        break;
+      case Heard::Kind::kPop: {
+        if (index > open.depth) {
+          open.path.pop_back();
+          break;
+        }
+        SyscallInstance& s = open.instance;
+        s.kernel_insns = event.insns + fold.insns - syscall.entry_insns;
+        const bool known = event.time_known || fold.time_known;
+        const uint64_t now = event.time_known ? event.ns : fold.ns;
+        if (s.time_known && known && now >= syscall.entry_ns) s.latency_ns = now - syscall.entry_ns;
+        s.kernel_tree.Finalize();
+        closed.push_back({event.order, std::move(s)});
+        open_.erase(it);
+        return;
+      }
+      case Heard::Kind::kReset:
+        open_.erase(it);
+        ++counts_.cut_by_gap;
+        return;
+    }
+  }
+}
+
+void SyscallTracker::Complete(SyscallInstance& s, const PartFix& fix, const PartLaneFold& lane) {
+  if (const StackFrame* caller = fix.caller != SIZE_MAX ? lane.StandIn(fix.caller) : nullptr) {
+    s.caller = caller->node->name;
+    s.user_insns = fix.entry_insns + lane.insns - caller->entry_insns;
+  }
+  if (fix.untimed && lane.time_known) {  // the part's time began later than the real lane's
+    s.start_ns = lane.ns;
+    s.time_known = true;
+    if (fix.end_known && fix.end_ns >= lane.ns) s.latency_ns = fix.end_ns - lane.ns;
+  }
+}
+
+void SyscallTracker::Fold(CallStackObserver& part_observer, const PartFold& lanes) {
+  auto& part = static_cast<SyscallTracker&>(part_observer);
+  // The syscalls the part closed, and those it closed of the real ones, in the order they
+  // closed.
+  std::vector<std::pair<uint64_t, SyscallInstance>> closed;
+  for (const auto& [lane, heard] : part.heard_lanes_)
+    if (auto fold = lanes.find(lane); fold != lanes.end()) GoOn(lane, heard, fold->second, closed);
+  for (size_t i = 0; i < part.instances_.size(); ++i) {
+    const auto& [lane, fix] = part.fixes_[i];
+    Complete(part.instances_[i], fix, lanes.at(lane));
+    closed.push_back({fix.order, std::move(part.instances_[i])});
+  }
+  std::stable_sort(closed.begin(), closed.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto& [order, instance] : closed) instances_.push_back(std::move(instance));
+  for (auto& [lane, open] : part.open_) {
+    const PartLaneFold& fold = lanes.at(lane);
+    Complete(open.instance, open.fix, fold);
+    open.depth = fold.RealIndex(open.depth);
+    open.fix = PartFix{};
+    open_.emplace(lane, std::move(open));
+  }
+  counts_.cut_by_gap += part.counts_.cut_by_gap;
+  ListenToKernelEntriesOnly(open_.empty());
+}
+
+}  // namespace ptprof::syscalls
