@@ -87,8 +87,9 @@ class SyscallTracker : public CallStackObserver {
   // In a part's tracker: what it heard of a lane from the lane's beginning on, so that the fold
   // can go on with a syscall the real tracker has open there (a part that began inside one). It
   // hears until the lane returns from a stand-in that is a syscall frame (the end of a syscall
-  // begun before), a gap, or the part's own first syscall (then nothing from before can still be
-  // open but a syscall the part did not know of: `complete` false).
+  // begun before) or a gap, or until user code moves the stack (a call, a return, a syscall:
+  // then no syscall should be open from before, and one that is was not heard: `complete`
+  // false).
   struct Heard {
     enum class Kind : uint8_t { kPush, kPop, kCost, kReset };
     Kind kind = Kind::kPush;

@@ -1,7 +1,8 @@
 // SyscallTracker watching a CallStackBuilder that takes its stream in parts: a part's tracker
 // records the syscalls of its part as the tracker of one stream would, keeps what only the fold
 // can complete, and hears each lane from its beginning until nothing from before the part can be
-// open there, so that the fold can go on with a syscall the real tracker has open.
+// open there (until the lane runs user code), so that the fold can go on with a syscall the real
+// tracker has open.
 #include <algorithm>
 
 #include "src/analyses/syscalls/syscall_tracker.h"
@@ -50,10 +51,13 @@ void SyscallTracker::Hear(const StackLane& lane, Heard::Kind kind, const StackFr
   }
   bool stop = kind == Heard::Kind::kReset ||
               (kind == Heard::Kind::kPop && frame->stand_in && frame->kind == FrameKind::kSyscall);
-  if (!stop && (heard.heard.size() >= kHeardMax ||
-                (kind == Heard::Kind::kPush && frame->kind == FrameKind::kSyscall &&
-                 !open_.count(lane.lane)))) {
-    stop = true;  // a syscall of the part's own, or too long: a syscall open before is not heard
+  // User code moving the stack (a call, a return, a syscall of the part's own) is not inside a
+  // syscall; nor is a lane heard too long: a syscall open before the part would not be heard to
+  // its end.
+  const bool user = (kind == Heard::Kind::kPush || kind == Heard::Kind::kPop) &&
+                    (lane.block_last_ip >> 63) == 0;
+  if (!stop && (user || heard.heard.size() >= kHeardMax)) {
+    stop = true;
     heard.complete = false;
   }
   if (!stop) return;
