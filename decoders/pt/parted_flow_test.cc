@@ -105,6 +105,13 @@ std::vector<uint8_t> RoundsWithPsbInCall(int rounds) {
   return w.bytes();
 }
 
+// The sample program's code, loaded where the sample traces run it.
+struct SampleImages {
+  SampleImages() { REQUIRE(images.AddRaw(RawImageSpec{code.path(), 0, UINT64_MAX, kSampleBase})); }
+  TempFile code{SampleProgram()};
+  ImageSet images;
+};
+
 struct Decoded {
   Result<FlowSummary> summary;
   std::vector<TraceEvent> events;
@@ -122,9 +129,8 @@ Decoded Sequential(const std::vector<uint8_t>& trace, const ImageSet& images) {
 
 TEST_CASE("A decode in parts gives the consumer the events of the sequential decode",
           "[parted_flow]") {
-  TempFile code(SampleProgram());
-  ImageSet images;
-  REQUIRE(images.AddRaw(RawImageSpec{code.path(), 0, UINT64_MAX, kSampleBase}));
+  SampleImages sample;
+  const ImageSet& images = sample.images;
   // Short segments, whose heads reach their cuts (all their events wait for the join), and long
   // ones, whose middles go to their parts.
   const auto trace = Rounds(3000);
@@ -158,9 +164,8 @@ TEST_CASE("A decode in parts gives the consumer the events of the sequential dec
 }
 
 TEST_CASE("A decode in parts of a trace cut short ends with the same gap", "[parted_flow]") {
-  TempFile code(SampleProgram());
-  ImageSet images;
-  REQUIRE(images.AddRaw(RawImageSpec{code.path(), 0, UINT64_MAX, kSampleBase}));
+  SampleImages sample;
+  const ImageSet& images = sample.images;
   auto trace = Rounds(2000);
   trace.resize(trace.size() - 3);
   const Decoded expected = Sequential(trace, images);
@@ -178,9 +183,8 @@ TEST_CASE("A decode in parts of a trace cut short ends with the same gap", "[par
 
 TEST_CASE("Segments that do not join are decoded on in one piece after what was folded",
           "[parted_flow]") {
-  TempFile code(SampleProgram());
-  ImageSet images;
-  REQUIRE(images.AddRaw(RawImageSpec{code.path(), 0, UINT64_MAX, kSampleBase}));
+  SampleImages sample;
+  const ImageSet& images = sample.images;
   const auto trace = RoundsWithPsbInCall(2000);
   const Decoded expected = Sequential(trace, images);
   REQUIRE(expected.summary);
@@ -236,9 +240,8 @@ class RefuseSome : public CollectInParts {
 };
 
 TEST_CASE("A part the consumer cannot fold is decoded again into it directly", "[parted_flow]") {
-  TempFile code(SampleProgram());
-  ImageSet images;
-  REQUIRE(images.AddRaw(RawImageSpec{code.path(), 0, UINT64_MAX, kSampleBase}));
+  SampleImages sample;
+  const ImageSet& images = sample.images;
   const auto trace = Rounds(3000);
   const Decoded expected = Sequential(trace, images);
   REQUIRE(expected.summary);

@@ -52,18 +52,11 @@ def main():
             for per_thread in (False, True):
                 for fmt in ("csv", "json"):
                     label = f"{name} {pair}{' per thread' if per_thread else ''} {fmt}"
-                    rc1, out1, err1 = delta(path, pair, fmt, 1, per_thread=per_thread)
+                    one = delta(path, pair, fmt, 1, per_thread=per_thread)
                     for jobs, segment in ((2, 4096), (3, 2048)):
-                        rcn, outn, errn = delta(path, pair, fmt, jobs, segment, per_thread)
-                        case = f"{label}, {jobs} threads"
-                        if rcn != rc1:
-                            tally.report(case, f"exit {rc1} on one thread, {rcn} in parts: "
-                                               f"{errn.strip()[:200]}")
-                        elif outn != out1:
-                            tally.report(case, "the reports differ")
-                        else:
-                            tally.report(case, None)
-                        parted += sum(int(n) for n in PARTS.findall(errn))
+                        many = delta(path, pair, fmt, jobs, segment, per_thread)
+                        tally.same_run(f"{label}, {jobs} threads", one, many)
+                        parted += sum(int(n) for n in PARTS.findall(many[2]))
     # Recordings whose sideband names the tasks are decoded in one piece; the others in parts.
     tally.check("segments were consumed in parts", parted > 100, f"only {parted}")
     tally.finish()

@@ -72,18 +72,11 @@ def main():
         if tid is not None:
             views["stacks one thread"] = ["stacks", "--format", "folded", "--tid", str(tid)]
         for label, args in views.items():
-            rc1, out1, _ = run(args + [path])
+            one = run(args + [path])
             for jobs, segment in SPLITS:
-                case = f"{name} {label}, {jobs} threads, segments of {segment}"
-                rcn, outn, errn = run(args + [path], jobs, segment)
-                if rcn != rc1:
-                    tally.report(case, f"exit {rc1} on one thread, {rcn} in parts: "
-                                       f"{errn.strip()[:200]}")
-                elif outn != out1:
-                    tally.report(case, "the reports differ")
-                else:
-                    tally.report(case, None)
-                for parts, again in PARTS.findall(errn):
+                many = run(args + [path], jobs, segment)
+                tally.same_run(f"{name} {label}, {jobs} threads, segments of {segment}", one, many)
+                for parts, again in PARTS.findall(many[2]):
                     parted += int(parts)
                     redone += int(again or 0)
     print(f"{parted} parts, {redone} of them decoded again")

@@ -19,6 +19,17 @@ class Tally:
             self.passed += 1
             print(f"ok    {name}")
 
+    def same_run(self, name, one, other):
+        """Records whether two runs (returncode, stdout, stderr) of a command agree: the same exit
+        status and the same output; `other`'s stderr says what went wrong when only it failed."""
+        if other[0] != one[0]:
+            self.report(name, f"exit {one[0]} on one thread, {other[0]} in parts: "
+                              f"{other[2].strip()[:200]}")
+        elif other[1] != one[1]:
+            self.report(name, "the reports differ")
+        else:
+            self.report(name, None)
+
     def check(self, name, ok, detail=""):
         self.report(name, None if ok else (detail or "failed"))
 

@@ -103,6 +103,20 @@ struct RepairCounts {
   uint64_t untraced_syscalls = 0;   // syscalls whose kernel side is not in the trace
   uint64_t local_calls = 0;         // calls to a label of the same function (retpolines): no frame
 
+  RepairCounts& operator+=(const RepairCounts& more) {
+    stack_starts += more.stack_starts;
+    returns_above_start += more.returns_above_start;
+    tail_calls += more.tail_calls;
+    unwinds += more.unwinds;
+    frames_unwound += more.frames_unwound;
+    unmatched_returns += more.unmatched_returns;
+    unmatched_kernel_exits += more.unmatched_kernel_exits;
+    gap_resets += more.gap_resets;
+    untraced_syscalls += more.untraced_syscalls;
+    local_calls += more.local_calls;
+    return *this;
+  }
+
   uint64_t Total() const {
     return returns_above_start + tail_calls + unwinds + unmatched_returns +
            unmatched_kernel_exits + gap_resets;
@@ -342,6 +356,8 @@ class CallStackBuilder : public PartedSink {
   // first block (taken through `lane`), and the check of the part's guesses against it.
   void TakeLead(Lane& lane, const PartLane& part);
   bool Check(const PartLane& part, const std::vector<StackFrame>& stack) const;
+  // What observers need of a part's lane, the real one being `real` after TakeLead.
+  static PartLaneFold FoldOf(const Lane& real, const PartLane& part);
   // Puts the part's lane on the real one (after TakeLead), returns what observers need.
   PartLaneFold Graft(Lane& real, Lane& part_lane);
 

@@ -275,21 +275,14 @@ bool CallStackBuilder::CanFold(const EventSink& part_sink) const {
     }
     scratch.TakeLead(trial, lanes_part);
     if (!Check(lanes_part, trial.view.stack)) return false;
-    PartLaneFold& lane_fold = fold[key];
-    lane_fold.before = trial.view.stack;
-    lane_fold.stand_ins = lanes_part.have_first && !lanes_part.began_empty ? kStandIns : 0;
-    lane_fold.reset = lanes_part.reset || lanes_part.began_empty;
-    lane_fold.insns = trial.view.insns;
-    lane_fold.ns = trial.view.ns;
-    lane_fold.time_known = trial.view.time_known;
+    fold[key] = FoldOf(trial, lanes_part);
   }
   for (size_t i = 0; i < observers_.size(); ++i)
     if (!observers_[i]->CanFold(*part.owned_observers_[i], fold)) return false;
   return true;
 }
 
-PartLaneFold CallStackBuilder::Graft(Lane& real, Lane& part_lane) {
-  PartLane& part = *part_lane.part;
+PartLaneFold CallStackBuilder::FoldOf(const Lane& real, const PartLane& part) {
   PartLaneFold fold;
   fold.before = real.view.stack;
   fold.stand_ins = part.have_first && !part.began_empty ? kStandIns : 0;
@@ -297,6 +290,12 @@ PartLaneFold CallStackBuilder::Graft(Lane& real, Lane& part_lane) {
   fold.insns = real.view.insns;
   fold.ns = real.view.ns;
   fold.time_known = real.view.time_known;
+  return fold;
+}
+
+PartLaneFold CallStackBuilder::Graft(Lane& real, Lane& part_lane) {
+  PartLane& part = *part_lane.part;
+  PartLaneFold fold = FoldOf(real, part);
   if (part.phase == PartLane::Phase::kAwaitingFirst) return fold;  // no block: its lead was all
   ReportCost(real);  // the real top frame's cost so far, before its stack changes under observers
 
@@ -357,17 +356,7 @@ void CallStackBuilder::Fold(std::unique_ptr<EventSink> part_sink) {
   }
   for (const auto& [cpu, tid] : part.cpu_tid_) cpu_tid_[cpu] = tid;
   blocks_ += part.blocks_;
-  const RepairCounts& r = part.repairs_;
-  repairs_.stack_starts += r.stack_starts;
-  repairs_.returns_above_start += r.returns_above_start;
-  repairs_.tail_calls += r.tail_calls;
-  repairs_.unwinds += r.unwinds;
-  repairs_.frames_unwound += r.frames_unwound;
-  repairs_.unmatched_returns += r.unmatched_returns;
-  repairs_.unmatched_kernel_exits += r.unmatched_kernel_exits;
-  repairs_.gap_resets += r.gap_resets;
-  repairs_.untraced_syscalls += r.untraced_syscalls;
-  repairs_.local_calls += r.local_calls;
+  repairs_ += part.repairs_;
   for (size_t i = 0; i < observers_.size(); ++i)
     observers_[i]->Fold(*part.owned_observers_[i], fold);
 }
