@@ -147,10 +147,12 @@ struct PartLaneFold {
   size_t RealIndex(size_t index) const {
     return reset ? index : index + before.size() - stand_ins;
   }
-  // The real frame of the part's stand-in at stack index `index`, or null.
+  // The real frame of the part's stand-in at stack index `index` (before a gap emptied the
+  // part's stack, if one did), or null.
   const StackFrame* StandIn(size_t index) const {
-    if (reset || index >= stand_ins || RealIndex(index) >= before.size()) return nullptr;
-    return &before[RealIndex(index)];
+    const size_t real = index + before.size() - stand_ins;
+    if (index >= stand_ins || real >= before.size()) return nullptr;
+    return &before[real];
   }
 };
 using PartFold = std::map<int32_t, PartLaneFold>;
@@ -178,6 +180,9 @@ class CallStackObserver {
   virtual void OnCost(const StackLane& /*lane*/, uint64_t /*insns*/, uint64_t /*ns*/) {}
   // A gap: every frame of lane.stack is about to be dropped without a pop.
   virtual void OnReset(const StackLane& /*lane*/) {}
+  // In a part's builder: the lane begins on stand-ins (what follows may belong to frames from
+  // before the part). Every observer hears it, whatever it listens to.
+  virtual void OnPartLaneBegin(const StackLane& /*lane*/) {}
 
   // Whether the observer needs to hear, for now, only of pushes of syscall and interrupt frames:
   // the builder then spares it every other call (most of a flow is user calls and returns).

@@ -90,6 +90,7 @@ void CallStackBuilder::BeginPartLane(Lane& lane, const std::optional<uint64_t>& 
   }
   lane.pending.Start(block.first_ip, block.last_ip, block.last_insn_size, block.end, block.insns,
                      now, block.end_time_ns);
+  for (CallStackObserver* observer : observers_) observer->OnPartLaneBegin(lane.view);
 }
 
 bool CallStackBuilder::Runs(Lane& lane, size_t index, uint64_t function, uint64_t code) {

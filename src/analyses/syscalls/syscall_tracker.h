@@ -61,6 +61,7 @@ class SyscallTracker : public CallStackObserver {
   void OnPop(const StackLane& lane, const StackFrame& frame) override;
   void OnCost(const StackLane& lane, uint64_t insns, uint64_t ns) override;
   void OnReset(const StackLane& lane) override;
+  void OnPartLaneBegin(const StackLane& lane) override;
   // Counts the syscalls still open (call after the builder's OnEnd).
   void Finish();
 
@@ -70,6 +71,8 @@ class SyscallTracker : public CallStackObserver {
 
   std::vector<SyscallInstance>& instances() { return instances_; }
   const SyscallCounts& counts() const { return counts_; }
+  // Syscalls open when a part began that the fold went on with from what the part heard.
+  uint64_t gone_on() const { return gone_on_; }
 
  private:
   // In a part's tracker: what the fold completes of an instance. Its caller was a stand-in at
@@ -84,7 +87,7 @@ class SyscallTracker : public CallStackObserver {
     uint64_t end_ns = 0;
     uint64_t order = 0;  // what the part had heard when it ended: instances fold in this order
   };
-  // In a part's tracker: what it heard of a lane from the lane's beginning on, so that the fold
+  // In a part's tracker: what it heard of a lane from its beginning on stand-ins, so that the fold
   // can go on with a syscall the real tracker has open there (a part that began inside one). It
   // hears until the lane returns from a stand-in that is a syscall frame (the end of a syscall
   // begun before) or a gap, or until user code moves the stack (a call, a return, a syscall:
@@ -135,7 +138,7 @@ class SyscallTracker : public CallStackObserver {
   std::map<int32_t, HeardLane> heard_lanes_;  // a part's
   uint64_t heard_ = 0;                        // a part's: events heard so far
   bool listening_ = false;  // a part's: some lane is still being heard
-  bool deaf_ = false;       // a part's: it stopped hearing everything (lanes new since: not heard)
+  uint64_t gone_on_ = 0;
   SyscallCounts counts_;
 };
 

@@ -20,21 +20,21 @@ constexpr size_t kHeardMax = size_t{1} << 16;
 std::unique_ptr<CallStackObserver> SyscallTracker::NewPart() const {
   auto part = std::make_unique<SyscallTracker>(arch_, user_number_);
   part->in_part_ = true;
-  part->listening_ = true;
-  part->ListenToKernelEntriesOnly(false);  // every lane from its beginning
   return part;
+}
+
+void SyscallTracker::OnPartLaneBegin(const StackLane& lane) {
+  heard_lanes_[lane.lane] = HeardLane{};
+  listening_ = true;
+  ListenToKernelEntriesOnly(false);
 }
 
 void SyscallTracker::Hear(const StackLane& lane, Heard::Kind kind, const StackFrame* frame,
                           uint64_t insns, uint64_t ns) {
   ++heard_;
-  auto [it, added] = heard_lanes_.try_emplace(lane.lane);
+  auto it = heard_lanes_.find(lane.lane);
+  if (it == heard_lanes_.end() || !it->second.listening) return;  // (a lane begun empty)
   HeardLane& heard = it->second;
-  if (added && deaf_) {  // its beginning may have gone unheard
-    heard.listening = false;
-    heard.complete = false;
-  }
-  if (!heard.listening) return;
   Heard& event = heard.heard.emplace_back();
   event.kind = kind;
   event.order = heard_;
@@ -64,10 +64,7 @@ void SyscallTracker::Hear(const StackLane& lane, Heard::Kind kind, const StackFr
   heard.listening = false;
   listening_ = false;
   for (const auto& [key, other] : heard_lanes_) listening_ |= other.listening;
-  if (!listening_) {
-    deaf_ = true;
-    ListenToKernelEntriesOnly(open_.empty());
-  }
+  if (!listening_) ListenToKernelEntriesOnly(open_.empty());
 }
 
 std::optional<size_t> SyscallTracker::OpenBefore(const PartLaneFold& lane) {
@@ -95,10 +92,7 @@ bool SyscallTracker::CanFold(const CallStackObserver& part_observer, const PartF
     const std::optional<size_t> open = OpenBefore(fold);
     if (!open) continue;
     auto heard = part.heard_lanes_.find(lane);
-    if (heard == part.heard_lanes_.end()) {
-      if (part.deaf_) return false;  // it may not have heard the lane
-      continue;                       // nothing happened there
-    }
+    if (heard == part.heard_lanes_.end()) continue;  // it began empty: nothing open before it
     if (!CanGoOn(heard->second, fold, *open)) return false;
   }
   return true;
@@ -109,6 +103,7 @@ void SyscallTracker::GoOn(int32_t lane, const HeardLane& heard, const PartLaneFo
   auto it = open_.find(lane);
   if (it == open_.end()) return;
   Open& open = it->second;
+  ++gone_on_;
   const StackFrame& syscall = fold.before[open.depth];
   const size_t offset = fold.before.size() - fold.stand_ins;
   for (const Heard& event : heard.heard) {

@@ -1,0 +1,203 @@
+#pragma once
+// A random but plausible flow for the tests of consumers that take their stream in parts (the
+// call stacks, the syscall tracker): two threads calling and returning, mostly matched, with
+// their oddities, and a way to feed a stretch of it to a sink as a decode would.
+#include <random>
+#include <string>
+#include <vector>
+
+#include "sideband/symbol_table.h"
+#include "src/model/event_sink.h"
+
+namespace ptprof::testing {
+
+constexpr uint64_t kUser = 0x10000;            // user function i at kUser * i, i = 1..6
+constexpr uint64_t kKernel = 0xffffffff81000000ull;  // syscall entry; kernel function j above
+constexpr uint64_t kInterruptEntry = kKernel + 0x80000;
+
+inline SymbolTable RandomFlowSymbols() {
+  SymbolTable symbols;
+  for (uint64_t i = 1; i <= 6; ++i)
+    symbols.Add({"user" + std::to_string(i), kUser * i, 0x1000, 0});
+  symbols.Add({"entry_SYSCALL_64", kKernel, 0x1000, 0});
+  symbols.Add({"__x64_sys_getpid", kKernel + 0x10000, 0x1000, 0});  // a syscall handler
+  for (uint64_t j = 2; j <= 3; ++j)
+    symbols.Add({"kernel" + std::to_string(j), kKernel + 0x10000 * j, 0x1000, 0});
+  symbols.Add({"asm_common_interrupt", kInterruptEntry, 0x1000, 0});
+  return symbols;
+}
+
+// A plausible flow of two threads: calls and returns mostly matched, with tail calls, local calls,
+// jumps into other functions, unwinds, returns no frame expects, syscalls with and without their
+// kernel side, interrupts, gaps, disables, and blocks with and without a time.
+class RandomFlow {
+ public:
+  explicit RandomFlow(uint32_t seed) : random_(seed) {}
+
+  std::vector<TraceEvent> Run(size_t blocks) {
+    std::vector<TraceEvent> events;
+    while (events.size() < blocks) {
+      if (Chance(10)) tid_ = tid_ == 7 ? 8 : 7;
+      Thread& t = threads_[tid_ == 7 ? 0 : 1];
+      if (Chance(1)) {
+        events.push_back(Event(TraceGap{}));
+        t = Thread{};
+        continue;
+      }
+      if (Chance(1)) events.push_back(Event(TraceToggle{TraceToggle::Kind::kDisabled, 0, false}));
+      Step(t, events);
+    }
+    return events;
+  }
+
+ private:
+  struct Frame {
+    uint64_t function, return_ip;
+  };
+  struct Thread {
+    uint64_t ip = kUser * 3 + 0x100;
+    std::vector<Frame> stack;
+    bool kernel = false;
+    size_t kernel_depth = 0;  // frames of the stack from the kernel entry on
+  };
+
+  bool Chance(int percent) { return std::uniform_int_distribution<int>(0, 99)(random_) < percent; }
+  uint64_t Pick(uint64_t n) { return std::uniform_int_distribution<uint64_t>(0, n - 1)(random_); }
+  uint64_t UserFunction() { return kUser * (1 + Pick(6)); }
+  uint64_t KernelFunction() { return kKernel + 0x10000 * (1 + Pick(3)); }
+  static uint64_t FunctionOf(uint64_t ip) { return ip & ~0xfffull; }
+  uint64_t Inside(uint64_t function) { return function + 0x10 + 2 * Pick(0x700); }
+
+  template <typename Body>
+  TraceEvent Event(Body body) {
+    TraceEvent event;
+    event.header.tid = tid_;
+    event.header.time_ns = Chance(80) ? (now_ += 7) : kUnknownTime;
+    event.body = body;
+    return event;
+  }
+
+  // A block from t.ip ending in `end`, followed by `next` (kNextInstruction: the instruction
+  // after its last). Returns the address after its last instruction.
+  static constexpr uint64_t kNextInstruction = 1;
+  uint64_t Emit(Thread& t, std::vector<TraceEvent>& events, BlockEnd end, uint64_t next) {
+    ExecBlock block;
+    block.first_ip = t.ip;
+    block.insns = 1 + static_cast<uint32_t>(Pick(8));
+    block.last_ip = t.ip + 4 * block.insns;
+    block.last_insn_size = 2;
+    block.end = end;
+    events.push_back(Event(block));
+    const uint64_t after = block.last_ip + block.last_insn_size;
+    t.ip = next == kNextInstruction ? after : next;
+    return after;
+  }
+
+  void Step(Thread& t, std::vector<TraceEvent>& events) {
+    const uint64_t here = FunctionOf(t.ip);
+    const uint64_t roll = Pick(100);
+    if (roll < 30) {
+      Emit(t, events, Chance(50) ? BlockEnd::kCondTaken : BlockEnd::kCondNotTaken, Inside(here));
+      return;
+    }
+    // Stacks a few frames deep: below six frames calls are likelier, returns rarer (a return
+    // above where the trace began comes now and then).
+    const size_t depth = t.stack.size() - (t.kernel ? t.kernel_depth : 0);
+    if (roll < 50 || (roll < 68 && depth < 6 && !Chance(3))) {
+      uint64_t target = t.kernel ? KernelFunction() : UserFunction();
+      if (Chance(5)) target = Inside(here);       // a local call (retpoline, get-pc)
+      else if (Chance(5)) target = Inside(target);  // into the middle of a function
+      const uint64_t after = Emit(t, events, BlockEnd::kCall, target);
+      t.stack.push_back({FunctionOf(target), after});
+      return;
+    }
+    if (roll < 68) {
+      uint64_t target = Inside(UserFunction());
+      const size_t floor = t.kernel ? t.kernel_depth : 0;
+      if (t.stack.size() > floor) {
+        if (Chance(2) && t.stack.size() > floor + 1) t.stack.pop_back();  // an unwind
+        target = t.stack.back().return_ip;
+        t.stack.pop_back();
+        if (Chance(1)) target = Inside(FunctionOf(target));  // a return no frame expects
+      } else if (t.kernel) {
+        target = Inside(kKernel);
+      }
+      Emit(t, events, BlockEnd::kReturn, target);
+      return;
+    }
+    if (roll < 74) {
+      const uint64_t target = Chance(70) ? (t.kernel ? KernelFunction() : UserFunction())
+                                         : Inside(t.kernel ? KernelFunction() : UserFunction());
+      if (!t.stack.empty() && FunctionOf(target) == target) t.stack.back().function = target;
+      Emit(t, events, BlockEnd::kJump, target);
+      return;
+    }
+    if (roll < 80 && !t.kernel) {
+      if (Chance(30)) {  // the kernel side untraced: the flow goes on after the instruction
+        Emit(t, events, BlockEnd::kSyscall, kNextInstruction);
+        return;
+      }
+      const uint64_t after = Emit(t, events, BlockEnd::kSyscall, kKernel + 0x40);
+      t.stack.push_back({kKernel, after});
+      t.kernel = true;
+      t.kernel_depth = t.stack.size();
+      return;
+    }
+    if (roll < 82 && !t.kernel) {
+      const uint64_t after = Emit(t, events, BlockEnd::kInterrupt, kInterruptEntry);
+      t.stack.push_back({kInterruptEntry, after});
+      t.kernel = true;
+      t.kernel_depth = t.stack.size();
+      return;
+    }
+    if (roll < 88 && t.kernel && (t.stack.size() <= t.kernel_depth || Chance(3))) {
+      // Back to user space from the entry code, now and then from wherever the kernel is.
+      const bool known = t.stack.size() >= t.kernel_depth;
+      const bool interrupt = known && t.stack[t.kernel_depth - 1].function == kInterruptEntry;
+      const uint64_t target =
+          known ? t.stack[t.kernel_depth - 1].return_ip : Inside(UserFunction());
+      t.stack.resize(t.kernel_depth ? t.kernel_depth - 1 : 0);
+      t.kernel = false;
+      Emit(t, events, interrupt ? BlockEnd::kIret : BlockEnd::kSysret, target);
+      return;
+    }
+    Emit(t, events, BlockEnd::kFallThrough, kNextInstruction);
+  }
+
+  std::mt19937 random_;
+  Thread threads_[2];
+  int32_t tid_ = 7;
+  uint64_t now_ = 1000;
+};
+
+// The events [from, to) to `sink`: blocks of one thread in a row as a batch, the rest one by one.
+inline void FeedEvents(EventSink& sink, const std::vector<TraceEvent>& events, size_t from, size_t to,
+          bool batched) {
+  std::vector<PackedEvent> packed;
+  int32_t tid = 0;
+  auto flush = [&] {
+    if (packed.empty()) return;
+    BlockBatch batch;
+    batch.blocks = packed;
+    batch.tid = tid;
+    sink.OnBlocks(batch);
+    packed.clear();
+  };
+  for (size_t i = from; i < to; ++i) {
+    const TraceEvent& event = events[i];
+    // A batch's blocks carry a TSC, not a time: only blocks with no time go in batches.
+    const bool packable = batched && std::holds_alternative<ExecBlock>(event.body) &&
+                          event.header.time_ns == kUnknownTime;
+    if (!packable || event.header.tid != tid) flush();
+    if (!packable) {
+      sink.OnEvent(event);
+      continue;
+    }
+    tid = event.header.tid;
+    packed.emplace_back();
+    PackBlock(event, packed.back());
+  }
+  flush();
+}
+
+}  // namespace ptprof::testing

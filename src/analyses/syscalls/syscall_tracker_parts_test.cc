@@ -1,0 +1,134 @@
+// SyscallTracker over a CallStackBuilder in parts: whatever the cuts, the same syscall instances
+// (every field and kernel tree) in the same order, and the same counts, as over the whole stream.
+#include "src/analyses/syscalls/syscall_tracker.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <random>
+
+#include "src/analyses/support/random_flow_testing.h"
+
+namespace ptprof::syscalls {
+namespace {
+
+using ptprof::testing::FeedEvents;
+using ptprof::testing::RandomFlow;
+using ptprof::testing::RandomFlowSymbols;
+
+void Dump(const CallTreeNode& node, int depth, std::string& out) {
+  out += std::string(depth, ' ') + node.name + " " + std::to_string(node.entries) + " " +
+         std::to_string(node.self_insns) + " " + std::to_string(node.self_ns) + "\n";
+  for (const auto& child : node.children) Dump(*child, depth + 1, out);
+}
+
+std::string Describe(const SyscallInstance& s) {
+  std::string out = s.name + " nr " + std::to_string(s.number) + " (" + s.number_source +
+                    ") tid " + std::to_string(s.tid) + " at " + std::to_string(s.syscall_ip) +
+                    " from " + s.caller + " start " +
+                    (s.time_known ? std::to_string(s.start_ns) : std::string("?")) +
+                    " latency " + std::to_string(s.latency_ns) + " user " +
+                    std::to_string(s.user_insns) + " kernel " + std::to_string(s.kernel_insns) +
+                    (s.kernel_traced ? " traced\n" : "\n");
+  Dump(s.kernel_tree.root(), 1, out);
+  return out;
+}
+
+struct Seen {
+  std::vector<std::string> instances;
+  uint64_t cut_by_gap = 0, open_at_end = 0;
+  size_t folded = 0, refused = 0;
+  uint64_t gone_on = 0;
+};
+
+// The tracker's instances over the events, cut at `cuts` (none: one stream), each part folded
+// where the builder can, else its events taken directly.
+Seen Track(const SymbolTable& symbols, const std::vector<TraceEvent>& events,
+           const std::vector<size_t>& cuts, bool batched) {
+  SyscallTracker tracker(SyscallArch::kX86_64, nullptr);
+  CallStackBuilder builder({&symbols, {}});
+  builder.AddObserver(&tracker);
+  REQUIRE(builder.TakesParts());
+  Seen seen;
+  if (cuts.empty()) FeedEvents(builder, events, 0, events.size(), batched);
+  for (size_t i = 0; i + 1 < cuts.size(); ++i) {
+    std::unique_ptr<EventSink> part = i ? builder.NewPart() : builder.NewFirstPart();
+    FeedEvents(*part, events, cuts[i], cuts[i + 1], batched);
+    part->OnEnd();
+    if (builder.CanFold(*part)) {
+      builder.Fold(std::move(part));
+      seen.folded += 1;
+    } else {
+      FeedEvents(builder, events, cuts[i], cuts[i + 1], batched);
+      seen.refused += 1;
+    }
+  }
+  builder.OnEnd();
+  tracker.Finish();
+  for (const SyscallInstance& s : tracker.instances()) seen.instances.push_back(Describe(s));
+  seen.cut_by_gap = tracker.counts().cut_by_gap;
+  seen.open_at_end = tracker.counts().open_at_end;
+  seen.gone_on = tracker.gone_on();
+  return seen;
+}
+
+void RequireSame(const Seen& whole, const Seen& got) {
+  REQUIRE(got.instances.size() == whole.instances.size());
+  for (size_t i = 0; i < whole.instances.size(); ++i) {
+    INFO("instance " << i);
+    REQUIRE(got.instances[i] == whole.instances[i]);
+  }
+  REQUIRE(got.cut_by_gap == whole.cut_by_gap);
+  REQUIRE(got.open_at_end == whole.open_at_end);
+}
+
+}  // namespace
+
+TEST_CASE("syscalls tracked in parts are those of the whole stream", "[parts]") {
+  const SymbolTable symbols = RandomFlowSymbols();
+  size_t folded = 0, refused = 0, instances = 0;
+  uint64_t gone_on = 0;
+  for (uint32_t seed = 1; seed <= 30; ++seed) {
+    const std::vector<TraceEvent> events = RandomFlow(seed).Run(3000);
+    for (bool batched : {false, true}) {
+      const Seen whole = Track(symbols, events, {}, batched);
+      instances += whole.instances.size();
+      std::mt19937 random(seed);
+      for (size_t parts : {2, 7, 40}) {
+        std::vector<size_t> cuts = {0, events.size()};
+        while (cuts.size() < parts + 1)
+          cuts.push_back(std::uniform_int_distribution<size_t>(1, events.size() - 1)(random));
+        std::sort(cuts.begin(), cuts.end());
+        cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+        INFO("seed " << seed << (batched ? ", batched" : "") << ", " << cuts.size() - 1
+                     << " parts");
+        const Seen got = Track(symbols, events, cuts, batched);
+        RequireSame(whole, got);
+        folded += got.folded;
+        refused += got.refused;
+        gone_on += got.gone_on;
+      }
+    }
+  }
+  CHECK(instances > 1000);
+  // Fewer parts fold than for the call stacks alone: where this flow's oddities leave a syscall
+  // frame on the stack as user code runs, a part that began there is refused.
+  CHECK(2 * folded > refused);
+  CHECK(gone_on > 50);  // parts that began inside a syscall, folded
+}
+
+TEST_CASE("syscalls tracked in a stream cut at every event are those of the whole", "[parts]") {
+  const SymbolTable symbols = RandomFlowSymbols();
+  const std::vector<TraceEvent> events = RandomFlow(7).Run(800);
+  const Seen whole = Track(symbols, events, {}, false);
+  uint64_t gone_on = 0;
+  for (size_t cut = 1; cut < events.size(); ++cut) {
+    INFO("cut at " << cut);
+    const Seen got = Track(symbols, events, {0, cut, events.size()}, false);
+    RequireSame(whole, got);
+    gone_on += got.gone_on;
+  }
+  CHECK(gone_on > 20);
+}
+
+}  // namespace ptprof::syscalls
