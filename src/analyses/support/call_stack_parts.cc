@@ -249,6 +249,8 @@ bool CallStackBuilder::CanFold(const EventSink& part_sink) const {
   for (int32_t cpu : part.unmapped_cpus_)
     if (cpu_tid_.count(cpu)) return false;
   PartFold fold;
+  std::deque<CallTreeNode> chain;  // declared first, destroyed last
+  std::unique_ptr<CallStackBuilder> scratch;
   for (const auto& [key, part_lane] : part.lanes_) {
     const PartLane& lanes_part = *part_lane.part;
     auto it = lanes_.find(key);
@@ -258,23 +260,24 @@ bool CallStackBuilder::CanFold(const EventSink& part_sink) const {
       continue;
     }
     // The real lane's first moves on a copy, with nodes of its own (named as the real ones),
-    // in a builder of its own: nothing real changes.
-    CallStackBuilder scratch(options_);
-    Lane& trial = scratch.lanes_[key];
+    // in a builder of its own: nothing real changes. (One builder for all the lanes, each a
+    // lane of its own in it, all its nodes alive until it is done: its caches point at them.)
+    if (!scratch) scratch = std::make_unique<CallStackBuilder>(options_);
+    Lane& trial = scratch->lanes_[key];
     trial.view.lane = key;
-    std::deque<CallTreeNode> chain;
     if (it != lanes_.end()) {
       trial.view = it->second.view;
       trial.pending = it->second.pending;
       trial.local_calls = it->second.local_calls;
+      CallTreeNode* parent = &trial.tree.root();
       for (StackFrame& frame : trial.view.stack) {
         CallTreeNode& node = chain.emplace_back();
         node.name = frame.node->name;
-        node.parent = chain.size() > 1 ? &chain[chain.size() - 2] : &trial.tree.root();
-        frame.node = &node;
+        node.parent = parent;
+        frame.node = parent = &node;
       }
     }
-    scratch.TakeLead(trial, lanes_part);
+    scratch->TakeLead(trial, lanes_part);
     if (!Check(lanes_part, trial.view.stack)) return false;
     fold[key] = FoldOf(trial, lanes_part);
   }
