@@ -188,8 +188,13 @@ void CallStackBuilder::OnEvent(const TraceEvent& event) {
   } else if (const auto* context = std::get_if<ContextSwitch>(&event.body)) {
     if (event.header.tid == kUnknownId && event.header.cpu != kUnknownId &&
         context->next_tid != kUnknownId) {
-      auto it = lanes_.find(LaneKey(event.header));
-      if (it != lanes_.end()) AttributePending(it->second, options_.time_of(event.header));
+      if (part_mode_ != PartMode::kWhole && !cpu_tid_.count(event.header.cpu)) {
+        // The thread it switches from is the real builder's to know: the fold ends its block.
+        lead_switches_.push_back({event.header.cpu, options_.time_of(event.header)});
+      } else {
+        auto it = lanes_.find(LaneKey(event.header));
+        if (it != lanes_.end()) AttributePending(it->second, options_.time_of(event.header));
+      }
       cpu_tid_[event.header.cpu] = context->next_tid;
     }
   }

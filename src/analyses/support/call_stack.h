@@ -501,6 +501,12 @@ class CallStackBuilder : public PartedSink {
   mutable EntryText found_entry_text_;
   std::string failed_;             // a part's: why it cannot be folded
   std::vector<int32_t> unmapped_cpus_;  // a part's: CPUs whose thread it did not know
+  // A part's: its first switch on a CPU, from a thread only the real builder knows, and when.
+  struct LeadSwitch {
+    int32_t cpu = 0;
+    std::optional<uint64_t> time;
+  };
+  std::vector<LeadSwitch> lead_switches_;
   std::vector<std::unique_ptr<CallStackObserver>> owned_observers_;  // a part's
   mutable std::unordered_map<uint64_t, Named> names_;
   mutable std::vector<NameSlot> name_front_ = std::vector<NameSlot>(size_t{1} << kNameFrontBits);

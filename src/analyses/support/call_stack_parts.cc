@@ -341,6 +341,11 @@ PartLaneFold CallStackBuilder::Graft(Lane& real, Lane& part_lane) {
 
 void CallStackBuilder::Fold(std::unique_ptr<EventSink> part_sink) {
   auto& part = static_cast<CallStackBuilder&>(*part_sink);
+  for (const LeadSwitch& lead : part.lead_switches_) {
+    EventHeader on;
+    on.cpu = lead.cpu;
+    if (auto it = lanes_.find(LaneKey(on)); it != lanes_.end()) AttributePending(it->second, lead.time);
+  }
   PartFold fold;
   for (auto& [key, part_lane] : part.lanes_) {
     if (part.part_mode_ == PartMode::kFirstPart) {

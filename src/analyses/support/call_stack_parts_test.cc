@@ -122,3 +122,40 @@ TEST_CASE("a call stack cut at every event is the one of the whole stream", "[pa
 }
 
 }  // namespace ptprof
+
+namespace ptprof {
+
+TEST_CASE("a per-CPU call stack whose threads come from context switches, in parts", "[parts]") {
+  // The random flow's threads on one CPU: blocks carry no thread, switches say which runs.
+  const SymbolTable symbols = testing::RandomFlowSymbols();
+  std::vector<TraceEvent> events;
+  int32_t running = kUnknownId;
+  for (TraceEvent event : testing::RandomFlow(5).Run(700)) {
+    const int32_t tid = event.header.tid;
+    event.header.tid = kUnknownId;
+    event.header.cpu = 0;
+    if (tid != running) {
+      TraceEvent to = event;
+      to.body = ContextSwitch{ContextSwitch::Kind::kSideband, 0, false, tid, tid, 0, false};
+      events.push_back(to);
+      running = tid;
+    }
+    events.push_back(event);
+  }
+  const Outcome whole = Whole(&symbols, events, false);
+  CHECK(whole.tree.find("lane 7") != std::string::npos);
+  CHECK(whole.tree.find("lane 8") != std::string::npos);
+  size_t folded = 0;
+  for (size_t cut = 1; cut < events.size(); ++cut) {
+    INFO("cut at " << cut);
+    const Outcome got = InParts(&symbols, events, {0, cut, events.size()}, false);
+    REQUIRE(got.tree == whole.tree);
+    REQUIRE(got.repairs == whole.repairs);
+    REQUIRE(got.blocks == whole.blocks);
+    folded += got.folded;
+  }
+  // A part whose first blocks come before its first switch cannot know their thread: refused.
+  CHECK(folded > events.size());
+}
+
+}  // namespace ptprof
