@@ -30,14 +30,22 @@ inline CallStackBuilder::Move CallStackBuilder::MoveOf(Lane& lane, BlockEnd end,
       return stack.size() > 1 && target != 0 && stack.back().return_ip == target ? Move::kPop
                                                                                   : Move::kOther;
     case BlockEnd::kCall:
-      // A stand-in's function not known yet: Transition guesses what it reads of it.
-      if (IsStandInFunction(stack.back().function)) return Move::kOther;
+      // A stand-in's function not known yet, read by a call into the middle of a symbol (is it
+      // a local call?): Transition guesses it. A call to a symbol's entry or to no symbol does
+      // not read it.
+      if (IsStandInFunction(stack.back().function) && options_.symbols) {
+        const NameSlot& slot = SlotAt(target);
+        if (slot.symbol && slot.function != target) return Move::kOther;
+      }
       edge = &EdgeFor(stack.back(), end, target);
       return edge->move;
     case BlockEnd::kJump:
-      // A stand-in's function or kind not known yet: JumpTo guesses what it reads of them.
-      if (stack.back().kind == FrameKind::kStandIn || IsStandInFunction(stack.back().function))
+      // A stand-in's function or kind not known yet, read by a jump to a symbol: JumpTo guesses
+      // them. A jump to no symbol stays in its frame whatever they are.
+      if (stack.back().kind == FrameKind::kStandIn || IsStandInFunction(stack.back().function)) {
+        if (!options_.symbols || !SlotAt(target).symbol) return Move::kNone;
         return Move::kOther;
+      }
       if (JumpStaysInFrame(lane, target) || IsKernelEntry(stack.back())) return Move::kNone;
       edge = &EdgeFor(stack.back(), end, target);
       return edge->move;
