@@ -51,23 +51,26 @@ Outcome Whole(const SymbolTable* symbols, const std::vector<TraceEvent>& events,
 Outcome InParts(const SymbolTable* symbols, const std::vector<TraceEvent>& events,
                 const std::vector<size_t>& cuts, bool batched) {
   CallStackBuilder builder({symbols, {}});
-  size_t folded = 0, refused = 0;
-  for (size_t i = 0; i + 1 < cuts.size(); ++i) {
-    std::unique_ptr<EventSink> part = i ? builder.NewPart() : builder.NewFirstPart();
-    FeedEvents(*part, events, cuts[i], cuts[i + 1], batched);
-    part->OnEnd();
-    if (builder.CanFold(*part)) {
-      builder.Fold(std::move(part));
-      folded += 1;
-    } else {
-      FeedEvents(builder, events, cuts[i], cuts[i + 1], batched);
-      refused += 1;
-    }
-  }
+  const testing::PartsFolded count = testing::FeedInParts(builder, events, cuts, batched);
   Outcome out = Finish(builder);
-  out.folded = folded;
-  out.refused = refused;
+  out.folded = count.folded;
+  out.refused = count.refused;
   return out;
+}
+
+// The stream cut in two at every event gives what it gives whole; returns the parts folded.
+size_t RequireSameCutAnywhere(const SymbolTable& symbols, const std::vector<TraceEvent>& events) {
+  const Outcome whole = Whole(&symbols, events, false);
+  size_t folded = 0;
+  for (size_t cut = 1; cut < events.size(); ++cut) {
+    INFO("cut at " << cut);
+    const Outcome got = InParts(&symbols, events, {0, cut, events.size()}, false);
+    REQUIRE(got.tree == whole.tree);
+    REQUIRE(got.repairs == whole.repairs);
+    REQUIRE(got.blocks == whole.blocks);
+    folded += got.folded;
+  }
+  return folded;
 }
 
 }  // namespace
@@ -82,11 +85,7 @@ TEST_CASE("a call stack built in parts is the one built from the whole stream", 
         const Outcome whole = Whole(table, events, batched);
         std::mt19937 random(seed);
         for (size_t parts : {2, 7, 40}) {
-          std::vector<size_t> cuts = {0, events.size()};
-          while (cuts.size() < parts + 1)
-            cuts.push_back(std::uniform_int_distribution<size_t>(1, events.size() - 1)(random));
-          std::sort(cuts.begin(), cuts.end());
-          cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+          const std::vector<size_t> cuts = testing::RandomCuts(events.size(), parts, random);
           INFO("seed " << seed << (table ? "" : ", no symbols") << (batched ? ", batched" : "")
                        << ", " << cuts.size() - 1 << " parts");
           const Outcome got = InParts(table, events, cuts, batched);
@@ -106,28 +105,14 @@ TEST_CASE("a call stack built in parts is the one built from the whole stream", 
 }
 
 TEST_CASE("a call stack cut at every event is the one of the whole stream", "[parts]") {
-  const SymbolTable symbols = RandomFlowSymbols();
   const std::vector<TraceEvent> events = RandomFlow(99).Run(600);
-  const Outcome whole = Whole(&symbols, events, false);
-  size_t folded = 0;
-  for (size_t cut = 1; cut < events.size(); ++cut) {
-    INFO("cut at " << cut);
-    const Outcome got = InParts(&symbols, events, {0, cut, events.size()}, false);
-    REQUIRE(got.tree == whole.tree);
-    REQUIRE(got.repairs == whole.repairs);
-    REQUIRE(got.blocks == whole.blocks);
-    folded += got.folded;
-  }
-  CHECK(folded > events.size());  // beyond the first parts, which always fold
+  // Beyond the first parts, which always fold.
+  CHECK(RequireSameCutAnywhere(RandomFlowSymbols(), events) > events.size());
 }
-
-}  // namespace ptprof
-
-namespace ptprof {
 
 TEST_CASE("a per-CPU call stack whose threads come from context switches, in parts", "[parts]") {
   // The random flow's threads on one CPU: blocks carry no thread, switches say which runs.
-  const SymbolTable symbols = testing::RandomFlowSymbols();
+  const SymbolTable symbols = RandomFlowSymbols();
   std::vector<TraceEvent> events;
   int32_t running = kUnknownId;
   for (TraceEvent event : testing::RandomFlow(5).Run(700)) {
@@ -145,17 +130,8 @@ TEST_CASE("a per-CPU call stack whose threads come from context switches, in par
   const Outcome whole = Whole(&symbols, events, false);
   CHECK(whole.tree.find("lane 7") != std::string::npos);
   CHECK(whole.tree.find("lane 8") != std::string::npos);
-  size_t folded = 0;
-  for (size_t cut = 1; cut < events.size(); ++cut) {
-    INFO("cut at " << cut);
-    const Outcome got = InParts(&symbols, events, {0, cut, events.size()}, false);
-    REQUIRE(got.tree == whole.tree);
-    REQUIRE(got.repairs == whole.repairs);
-    REQUIRE(got.blocks == whole.blocks);
-    folded += got.folded;
-  }
   // A part whose first blocks come before its first switch cannot know their thread: refused.
-  CHECK(folded > events.size());
+  CHECK(RequireSameCutAnywhere(symbols, events) > events.size());
 }
 
 }  // namespace ptprof

@@ -2,12 +2,14 @@
 // A random but plausible flow for the tests of consumers that take their stream in parts (the
 // call stacks, the syscall tracker): two threads calling and returning, mostly matched, with
 // their oddities, and a way to feed a stretch of it to a sink as a decode would.
+#include <algorithm>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "sideband/symbol_table.h"
-#include "src/model/event_sink.h"
+#include "src/model/parted_sink.h"
 
 namespace ptprof::testing {
 
@@ -198,6 +200,39 @@ inline void FeedEvents(EventSink& sink, const std::vector<TraceEvent>& events, s
     PackBlock(event, packed.back());
   }
   flush();
+}
+
+// As a decode in parts does: the events between consecutive `cuts` each to a part of `sink`,
+// folded in order where it can, else taken directly. Counts the parts folded and refused.
+struct PartsFolded {
+  size_t folded = 0, refused = 0;
+};
+inline PartsFolded FeedInParts(PartedSink& sink, const std::vector<TraceEvent>& events,
+                               const std::vector<size_t>& cuts, bool batched) {
+  PartsFolded count;
+  for (size_t i = 0; i + 1 < cuts.size(); ++i) {
+    std::unique_ptr<EventSink> part = i ? sink.NewPart() : sink.NewFirstPart();
+    FeedEvents(*part, events, cuts[i], cuts[i + 1], batched);
+    part->OnEnd();
+    if (sink.CanFold(*part)) {
+      sink.Fold(std::move(part));
+      count.folded += 1;
+    } else {
+      FeedEvents(sink, events, cuts[i], cuts[i + 1], batched);
+      count.refused += 1;
+    }
+  }
+  return count;
+}
+
+// Where to cut a stream of `size` events into about `parts` parts: 0, the cuts in order, `size`.
+inline std::vector<size_t> RandomCuts(size_t size, size_t parts, std::mt19937& random) {
+  std::vector<size_t> cuts = {0, size};
+  while (cuts.size() < parts + 1)
+    cuts.push_back(std::uniform_int_distribution<size_t>(1, size - 1)(random));
+  std::sort(cuts.begin(), cuts.end());
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  return cuts;
 }
 
 }  // namespace ptprof::testing

@@ -51,18 +51,10 @@ Seen Track(const SymbolTable& symbols, const std::vector<TraceEvent>& events,
   REQUIRE(builder.TakesParts());
   Seen seen;
   if (cuts.empty()) FeedEvents(builder, events, 0, events.size(), batched);
-  for (size_t i = 0; i + 1 < cuts.size(); ++i) {
-    std::unique_ptr<EventSink> part = i ? builder.NewPart() : builder.NewFirstPart();
-    FeedEvents(*part, events, cuts[i], cuts[i + 1], batched);
-    part->OnEnd();
-    if (builder.CanFold(*part)) {
-      builder.Fold(std::move(part));
-      seen.folded += 1;
-    } else {
-      FeedEvents(builder, events, cuts[i], cuts[i + 1], batched);
-      seen.refused += 1;
-    }
-  }
+  const ptprof::testing::PartsFolded count =
+      ptprof::testing::FeedInParts(builder, events, cuts, batched);
+  seen.folded = count.folded;
+  seen.refused = count.refused;
   builder.OnEnd();
   tracker.Finish();
   for (const SyscallInstance& s : tracker.instances()) seen.instances.push_back(Describe(s));
@@ -95,11 +87,7 @@ TEST_CASE("syscalls tracked in parts are those of the whole stream", "[parts]") 
       instances += whole.instances.size();
       std::mt19937 random(seed);
       for (size_t parts : {2, 7, 40}) {
-        std::vector<size_t> cuts = {0, events.size()};
-        while (cuts.size() < parts + 1)
-          cuts.push_back(std::uniform_int_distribution<size_t>(1, events.size() - 1)(random));
-        std::sort(cuts.begin(), cuts.end());
-        cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+        const std::vector<size_t> cuts = ptprof::testing::RandomCuts(events.size(), parts, random);
         INFO("seed " << seed << (batched ? ", batched" : "") << ", " << cuts.size() - 1
                      << " parts");
         const Seen got = Track(symbols, events, cuts, batched);
