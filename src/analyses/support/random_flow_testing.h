@@ -72,11 +72,10 @@ class RandomFlow {
 
   template <typename Body>
   TraceEvent Event(Body body) {
-    TraceEvent event;
-    event.header.tid = tid_;
-    event.header.time_ns = Chance(80) ? (now_ += 7) : kUnknownTime;
-    event.body = body;
-    return event;
+    EventHeader header;
+    header.tid = tid_;
+    header.time_ns = Chance(80) ? (now_ += 7) : kUnknownTime;
+    return TraceEvent{header, std::move(body)};
   }
 
   // A block from t.ip ending in `end`, followed by `next` (kNextInstruction: the instruction
@@ -227,7 +226,10 @@ inline PartsFolded FeedInParts(PartedSink& sink, const std::vector<TraceEvent>& 
 
 // Where to cut a stream of `size` events into about `parts` parts: 0, the cuts in order, `size`.
 inline std::vector<size_t> RandomCuts(size_t size, size_t parts, std::mt19937& random) {
-  std::vector<size_t> cuts = {0, size};
+  std::vector<size_t> cuts;
+  cuts.reserve(parts + 1);
+  cuts.push_back(0);
+  cuts.push_back(size);
   while (cuts.size() < parts + 1)
     cuts.push_back(std::uniform_int_distribution<size_t>(1, size - 1)(random));
   std::sort(cuts.begin(), cuts.end());
