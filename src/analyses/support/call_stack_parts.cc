@@ -2,15 +2,19 @@
 // the thread that decoded it, and the parts are folded in stream order.
 //
 // A part does not know the stack its lanes had when it began. A lane of a part therefore begins
-// on stand-ins: kStandIns frames whose nodes are the part's own, with a mark for a return address
-// and (below the top) for a function. The part runs the same rules on them as on any frame; where
-// a rule reads a stand-in it guesses (GuessFor*):
+// on stand-ins: kStandIns frames whose nodes are the part's own, with marks for a return address
+// and a function that no real one equals, and a kind not read yet. The part runs the same rules
+// on them as on any frame; where a rule reads a stand-in it guesses and keeps the guess:
 //  - a return that no frame of the part expects returns to the topmost stand-in's return address
-//    (or, while a local call of the part is open, no real frame expects it: it consumes the call);
-//  - a stand-in that comes to the top runs the function of the code it came to;
-//  - a jump out of a stand-in's function reads it as no kernel entry; a jump into the middle of
-//    another function finds no stand-in running that one (the longjmp case);
-//  - a kernel exit returns to the topmost stand-in, a syscall or interrupt frame.
+//    (but right where the part's open local call went, as in a retpoline, no real frame expects
+//    it: it consumes the call) (GuessForReturn);
+//  - whether a stand-in runs function F, the one question the rules ask of a frame's function:
+//    yes if the code it executes is in F; once yes, it runs F and no other (Runs);
+//  - a stand-in a jump leaves is a kernel entry if its code is in the kernel's entry text, else
+//    none (GuessEntryStays); a jump into the middle of another function finds no stand-in
+//    running that one (the longjmp case) (GuessForJump);
+//  - a kernel exit no frame of the part expects returns to the topmost stand-in, a syscall or
+//    interrupt frame (GuessForKernelExit).
 // The lane's first block is kept aside: its transition from the block before it (the previous
 // part's last) is the fold's to make. The fold (CanFold) first makes it on a copy of the real
 // lane and checks every guess against the frames it then has; Fold makes it for real, merges each
