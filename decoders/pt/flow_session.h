@@ -83,6 +83,7 @@ struct FlowSummary {
   // Of those, the ones the consumer could not fold (its part guessed wrong what came before it):
   // decoded again into the consumer directly.
   uint64_t parts_redone = 0;
+  std::string redone_because;  // why the consumer refused the first of them, when it said
   std::string sequential_because;      // why the decode was (or went on) sequential, if it was asked to be parallel
   // With FlowEngine::kFast: the segments the fast engine decoded, those it handed to libipt, and
   // why it handed over the first of those (with the offset); why it was not used at all.

@@ -147,6 +147,8 @@ Result<FlowSummary> DecodeFlowInParts(std::span<const uint8_t> trace, const Imag
     if (sink.CanFold(*decoded->part)) {
       sink.Fold(std::move(decoded->part));
     } else {
+      if (tally.summary.redone_because.empty())
+        tally.summary.redone_because = sink.Refusal(*decoded->part);
       decoded->part.reset();
       tally.summary.parts_redone += 1;
       auto redone = RedoPartDirectly(trace, images, request, plan, index, sink, pool, graphs);

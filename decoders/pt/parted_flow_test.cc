@@ -227,6 +227,7 @@ class RefuseSome : public CollectInParts {
     if (!folded && !direct_events) first_folded = &part == first_;
     return asked % 3 != 0;
   }
+  std::string Refusal(const EventSink&) const override { return "every third is refused"; }
   void OnEvent(const TraceEvent& event) override {
     direct_events += 1;
     CollectInParts::OnEvent(event);
@@ -258,6 +259,7 @@ TEST_CASE("A part the consumer cannot fold is decoded again into it directly", "
     CHECK(got.first_made == 1);
     CHECK(got.first_folded);
     CHECK(summary->parts_redone == got.asked / 3);
+    CHECK(summary->redone_because == "every third is refused");
     CHECK(summary->parts_redone > 0);
     CHECK(got.folded == got.asked - summary->parts_redone);
     CHECK(summary->blocks == expected.summary->blocks);

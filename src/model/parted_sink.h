@@ -14,6 +14,7 @@
 // dropped and its stretch of the stream passed to this sink directly instead, decoded again.
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "src/model/event_sink.h"
 
@@ -34,6 +35,8 @@ class PartedSink : public EventSink {
   // this sink has taken so far. When it cannot, the decoder drops the part and passes the events
   // it had to this sink directly, in its place.
   virtual bool CanFold(const EventSink& /*part*/) const { return true; }
+  // Why Fold cannot take `part` (for a part CanFold refused; "" when it does not say).
+  virtual std::string Refusal(const EventSink& /*part*/) const { return {}; }
   // Whether this sink takes its stream in parts at all just now (a sink whose helpers cannot
   // says no, and then gets one stream).
   virtual bool TakesParts() const { return true; }

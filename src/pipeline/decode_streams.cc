@@ -84,6 +84,9 @@ class StreamStampInParts : public PartedSink {
   bool CanFold(const EventSink& part) const override {
     return next_.CanFold(*static_cast<const Part&>(part).next);
   }
+  std::string Refusal(const EventSink& part) const override {
+    return next_.Refusal(*static_cast<const Part&>(part).next);
+  }
   bool TakesParts() const override { return next_.TakesParts(); }
   uint64_t PartBytes() const override { return next_.PartBytes(); }
   void Fold(std::unique_ptr<EventSink> part) override {
@@ -125,9 +128,12 @@ std::string DescribeDecode(const pt::FlowSummary& summary) {
                      (summary.segments == 1 ? "" : "s");
   if (summary.parts)
     text += " (" + std::to_string(summary.parts) + " consumed in parts on the decoding threads" +
-            (summary.parts_redone ? ", " + std::to_string(summary.parts_redone) +
-                                        " of them again in order, their parts not foldable"
-                                  : std::string()) +
+            (summary.parts_redone
+                 ? ", " + std::to_string(summary.parts_redone) +
+                       " of them again in order, their parts not foldable" +
+                       (summary.redone_because.empty() ? std::string()
+                                                       : ": the first because " + summary.redone_because)
+                 : std::string()) +
             ")";
   if (!summary.sequential_because.empty())
     text += "; sequential because " + summary.sequential_because;

@@ -45,6 +45,12 @@ class PartedFanoutSink : public PartedSink {
       if (!sinks_[i]->CanFold(*parts.owned[i])) return false;
     return true;
   }
+  std::string Refusal(const EventSink& part) const override {
+    const auto& parts = static_cast<const Part&>(part);
+    for (size_t i = 0; i < sinks_.size(); ++i)
+      if (!sinks_[i]->CanFold(*parts.owned[i])) return sinks_[i]->Refusal(*parts.owned[i]);
+    return {};
+  }
   bool TakesParts() const override {
     for (const PartedSink* sink : sinks_)
       if (!sink->TakesParts()) return false;

@@ -112,6 +112,10 @@ bool FlowSelection::CanFold(const EventSink& part) const {
   return NextInParts()->CanFold(*static_cast<const FlowSelection&>(part).owned_next_);
 }
 
+std::string FlowSelection::Refusal(const EventSink& part) const {
+  return NextInParts()->Refusal(*static_cast<const FlowSelection&>(part).owned_next_);
+}
+
 void FlowSelection::Fold(std::unique_ptr<EventSink> part) {
   auto& selection = static_cast<FlowSelection&>(*part);
   seen_ += selection.seen_;

@@ -164,9 +164,10 @@ class CallStackObserver {
   // For a builder taking its stream in parts: an observer of the same kind, empty, for a part's
   // builder; null when this observer cannot watch parts (the builder then takes one stream).
   virtual std::unique_ptr<CallStackObserver> NewPart() const { return nullptr; }
-  // Whether Fold can take `part` (made by NewPart) given how the part's lanes map to the real ones.
-  virtual bool CanFold(const CallStackObserver& /*part*/, const PartFold& /*lanes*/) const {
-    return true;
+  // Why Fold cannot take `part` (made by NewPart) given how the part's lanes map to the real
+  // ones; empty when it can.
+  virtual std::string Refusal(const CallStackObserver& /*part*/, const PartFold& /*lanes*/) const {
+    return {};
   }
   // Takes what `part` saw, which follows everything this observer saw so far.
   virtual void Fold(CallStackObserver& /*part*/, const PartFold& /*lanes*/) {}
@@ -223,6 +224,7 @@ class CallStackBuilder : public PartedSink {
   std::unique_ptr<EventSink> NewPart() const override;
   std::unique_ptr<EventSink> NewFirstPart() const override;
   bool CanFold(const EventSink& part) const override;
+  std::string Refusal(const EventSink& part) const override;
   void Fold(std::unique_ptr<EventSink> part) override;
   bool TakesParts() const override;
   // For a part's builder: why it cannot be folded ("" when it can, as far as it knows alone).
@@ -360,7 +362,8 @@ class CallStackBuilder : public PartedSink {
   // The fold of one of a part's lanes: the real lane's stack after the part's lead events and
   // first block (taken through `lane`), and the check of the part's guesses against it.
   void TakeLead(Lane& lane, const PartLane& part);
-  bool Check(const PartLane& part, const std::vector<StackFrame>& stack) const;
+  // What a guess of `part` got wrong against `stack`; empty when none.
+  std::string Mismatch(const PartLane& part, const std::vector<StackFrame>& stack) const;
   // What observers need of a part's lane, the real one being `real` after TakeLead.
   static PartLaneFold FoldOf(const Lane& real, const PartLane& part);
   // Puts the part's lane on the real one (after TakeLead), returns what observers need.

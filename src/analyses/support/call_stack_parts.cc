@@ -22,6 +22,7 @@
 // guess was wrong, the part is not folded and its stretch of the stream is decoded again into this
 // builder directly (PartedSink::CanFold), so the result is always that of one stream.
 #include <algorithm>
+#include <string>
 
 #include "src/analyses/support/call_stack.h"
 
@@ -212,46 +213,47 @@ void CallStackBuilder::TakeLead(Lane& lane, const PartLane& part) {
   if (part.have_first) TakeBlock(lane, part.first_now, part.first);
 }
 
-bool CallStackBuilder::Check(const PartLane& part, const std::vector<StackFrame>& stack) const {
-  if (!part.have_first) return true;
+std::string CallStackBuilder::Mismatch(const PartLane& part,
+                                       const std::vector<StackFrame>& stack) const {
+  if (!part.have_first) return {};
   const size_t n = stack.size();
-  if (part.consumed > n) return false;
+  if (part.consumed > n)
+    return "it returned from " + std::to_string(part.consumed) + " frames of a stack that had " +
+           std::to_string(n);
   auto real = [&](size_t k) -> const StackFrame& { return stack[n - 1 - k]; };
   for (size_t k = 0; k < kStandIns; ++k) {
     const StandInGuess& guess = part.guesses[k];
     const bool used = k < part.consumed || !guess.runs.empty() || guess.return_guessed ||
                       guess.kind != StandInGuess::Kind::kUnread || HasContent(part.nodes[k]);
     if (!used) continue;
-    if (k >= n) return false;
+    if (k >= n) return "it used more frames of the stack before it than there were";
     const StackFrame& frame = real(k);
     for (const auto& [function, runs] : guess.runs)
-      if ((frame.function == function) != runs) return false;
+      if ((frame.function == function) != runs)
+        return "it guessed wrong which function a frame before it runs";
     if (guess.return_guessed && (frame.return_ip == 0 || frame.return_ip != guess.return_ip))
-      return false;
-    switch (guess.kind) {
-      case StandInGuess::Kind::kUnread: break;
-      case StandInGuess::Kind::kNotEntry:
-        if (IsKernelEntry(frame)) return false;
-        break;
-      case StandInGuess::Kind::kEntry:
-        if (!IsKernelEntry(frame)) return false;
-        break;
-    }
+      return "a frame before it expects a return elsewhere than it guessed";
+    if (guess.kind != StandInGuess::Kind::kUnread &&
+        IsKernelEntry(frame) != (guess.kind == StandInGuess::Kind::kEntry))
+      return "it guessed wrong whether a frame before it is a kernel entry";
   }
   for (const PartLane::Absent& absent : part.no_function)
     for (size_t k = absent.first; k < n; ++k)
-      if (real(k).function == absent.value) return false;
+      if (real(k).function == absent.value)
+        return "a jump went back into a function it did not know was running";
   for (const PartLane::Absent& absent : part.no_return)
     for (size_t k = absent.first; k < n; ++k)
-      if (real(k).return_ip == absent.value) return false;
-  return true;
+      if (real(k).return_ip == absent.value)
+        return "a frame before it expected a return it took for a local call's";
+  return {};
 }
 
-bool CallStackBuilder::CanFold(const EventSink& part_sink) const {
+std::string CallStackBuilder::Refusal(const EventSink& part_sink) const {
   const auto& part = static_cast<const CallStackBuilder&>(part_sink);
-  if (!part.failed_.empty()) return false;
+  if (!part.failed_.empty()) return part.failed_;
   for (int32_t cpu : part.unmapped_cpus_)
-    if (cpu_tid_.count(cpu)) return false;
+    if (cpu_tid_.count(cpu))
+      return "it began before it knew the thread on CPU " + std::to_string(cpu);
   PartFold fold;
   std::deque<CallTreeNode> chain;  // declared first, destroyed last
   std::unique_ptr<CallStackBuilder> scratch;
@@ -259,7 +261,8 @@ bool CallStackBuilder::CanFold(const EventSink& part_sink) const {
     const PartLane& lanes_part = *part_lane.part;
     auto it = lanes_.find(key);
     if (part.part_mode_ == PartMode::kFirstPart) {
-      if (it != lanes_.end()) return false;  // it guessed the lane began there
+      if (it != lanes_.end())  // it took the lane to begin there
+        return "its thread " + std::to_string(key) + " ran before the decode";
       fold[key] = PartLaneFold{};
       continue;
     }
@@ -282,13 +285,16 @@ bool CallStackBuilder::CanFold(const EventSink& part_sink) const {
       }
     }
     scratch->TakeLead(trial, lanes_part);
-    if (!Check(lanes_part, trial.view.stack)) return false;
+    if (std::string why = Mismatch(lanes_part, trial.view.stack); !why.empty()) return why;
     fold[key] = FoldOf(trial, lanes_part);
   }
   for (size_t i = 0; i < observers_.size(); ++i)
-    if (!observers_[i]->CanFold(*part.owned_observers_[i], fold)) return false;
-  return true;
+    if (std::string why = observers_[i]->Refusal(*part.owned_observers_[i], fold); !why.empty())
+      return why;
+  return {};
 }
+
+bool CallStackBuilder::CanFold(const EventSink& part) const { return Refusal(part).empty(); }
 
 PartLaneFold CallStackBuilder::FoldOf(const Lane& real, const PartLane& part) {
   PartLaneFold fold;

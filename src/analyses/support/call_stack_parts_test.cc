@@ -52,6 +52,7 @@ Outcome InParts(const SymbolTable* symbols, const std::vector<TraceEvent>& event
                 const std::vector<size_t>& cuts, bool batched) {
   CallStackBuilder builder({symbols, {}});
   const testing::PartsFolded count = testing::FeedInParts(builder, events, cuts, batched);
+  CHECK(count.unexplained == 0);  // every refusal says why
   Outcome out = Finish(builder);
   out.folded = count.folded;
   out.refused = count.refused;

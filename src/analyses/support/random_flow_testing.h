@@ -202,9 +202,10 @@ inline void FeedEvents(EventSink& sink, const std::vector<TraceEvent>& events, s
 }
 
 // As a decode in parts does: the events between consecutive `cuts` each to a part of `sink`,
-// folded in order where it can, else taken directly. Counts the parts folded and refused.
+// folded in order where it can, else taken directly. Counts the parts folded and refused, and
+// the refused ones whose refusal gave no reason.
 struct PartsFolded {
-  size_t folded = 0, refused = 0;
+  size_t folded = 0, refused = 0, unexplained = 0;
 };
 inline PartsFolded FeedInParts(PartedSink& sink, const std::vector<TraceEvent>& events,
                                const std::vector<size_t>& cuts, bool batched) {
@@ -217,6 +218,7 @@ inline PartsFolded FeedInParts(PartedSink& sink, const std::vector<TraceEvent>& 
       sink.Fold(std::move(part));
       count.folded += 1;
     } else {
+      count.unexplained += sink.Refusal(*part).empty();
       FeedEvents(sink, events, cuts[i], cuts[i + 1], batched);
       count.refused += 1;
     }

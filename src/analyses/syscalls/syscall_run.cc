@@ -49,6 +49,9 @@ class TimeSeenSink : public PartedSink {
   bool CanFold(const EventSink& part) const override {
     return next_.CanFold(*static_cast<const TimeSeenSink&>(part).owned_);
   }
+  std::string Refusal(const EventSink& part) const override {
+    return next_.Refusal(*static_cast<const TimeSeenSink&>(part).owned_);
+  }
   void Fold(std::unique_ptr<EventSink> part) override {
     auto& seen = static_cast<TimeSeenSink&>(*part);
     has_time_ns |= seen.has_time_ns;

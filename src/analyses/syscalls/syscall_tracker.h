@@ -66,7 +66,7 @@ class SyscallTracker : public CallStackObserver {
   void Finish();
 
   std::unique_ptr<CallStackObserver> NewPart() const override;
-  bool CanFold(const CallStackObserver& part, const PartFold& lanes) const override;
+  std::string Refusal(const CallStackObserver& part, const PartFold& lanes) const override;
   void Fold(CallStackObserver& part, const PartFold& lanes) override;
 
   std::vector<SyscallInstance>& instances() { return instances_; }

@@ -86,16 +86,18 @@ bool SyscallTracker::CanGoOn(const HeardLane& heard, const PartLaneFold& fold,
   return heard.listening;
 }
 
-bool SyscallTracker::CanFold(const CallStackObserver& part_observer, const PartFold& lanes) const {
+std::string SyscallTracker::Refusal(const CallStackObserver& part_observer,
+                                    const PartFold& lanes) const {
   const auto& part = static_cast<const SyscallTracker&>(part_observer);
   for (const auto& [lane, fold] : lanes) {
     const std::optional<size_t> open = OpenBefore(fold);
     if (!open) continue;
     auto heard = part.heard_lanes_.find(lane);
     if (heard == part.heard_lanes_.end()) continue;  // it began empty: nothing open before it
-    if (!CanGoOn(heard->second, fold, *open)) return false;
+    if (!CanGoOn(heard->second, fold, *open))
+      return "it began inside a syscall whose end it did not hear";
   }
-  return true;
+  return {};
 }
 
 void SyscallTracker::GoOn(int32_t lane, const HeardLane& heard, const PartLaneFold& fold,

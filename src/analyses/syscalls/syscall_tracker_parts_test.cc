@@ -55,6 +55,7 @@ Seen Track(const SymbolTable& symbols, const std::vector<TraceEvent>& events,
       ptprof::testing::FeedInParts(builder, events, cuts, batched);
   seen.folded = count.folded;
   seen.refused = count.refused;
+  CHECK(count.unexplained == 0);  // every refusal says why
   builder.OnEnd();
   tracker.Finish();
   for (const SyscallInstance& s : tracker.instances()) seen.instances.push_back(Describe(s));
