@@ -256,24 +256,10 @@ void CallStackBuilder::Transition(Lane& lane, uint64_t target) {
   const Pending& p = lane.pending;
   switch (p.end) {
     case BlockEnd::kCall:
-      if (!lane.view.stack.empty() && lane.view.stack.back().stand_in &&
-          IsStandInFunction(lane.view.stack.back().function)) {
-        // IsLocalCall for a stand-in whose function is not known yet: guessed.
-        const Named& named = NameAt(target);
-        if (options_.symbols && named.symbol && named.function != target &&
-            Runs(lane, lane.view.stack.size() - 1, named.function, p.first_ip)) {
-          ++lane.local_calls;
-          ++repairs_.local_calls;
-          if (lane.part) lane.part->local_target = target;
-          break;
-        }
-      } else if (!lane.view.stack.empty() &&
-                 IsLocalCall(lane.view.stack.back(), NameAt(target), target)) {
+      if (!lane.view.stack.empty() && IsLocalCall(lane, NameAt(target), target)) {
         // A call to a label of the same function (a retpoline's `call 1f`, a get-pc thunk) is no
         // new frame; the return that consumes it is an indirect jump.
-        ++lane.local_calls;
-        ++repairs_.local_calls;
-        if (lane.part) lane.part->local_target = target;
+        CountLocalCall(lane, target);
         break;
       }
       Push(lane, FrameKind::kCall, target, p.fall_through);
@@ -398,12 +384,6 @@ void CallStackBuilder::Reset(Lane& lane) {
   }
 }
 
-bool CallStackBuilder::IsLocalCall(const StackFrame& top, const Named& named,
-                                   uint64_t target) const {
-  return options_.symbols && named.symbol && named.function != target &&
-         named.function == top.function;
-}
-
 void CallStackBuilder::ReturnTo(Lane& lane, uint64_t target) {
   if (InStandIns(lane) && !GuessForReturn(lane, target))
     return Fail("a return no frame the part knows of expects");
@@ -482,24 +462,21 @@ void CallStackBuilder::KernelExitTo(Lane& lane, uint64_t target, FrameKind kind)
   if (stack.empty()) StartStack(lane, target, FrameKind::kCaller);
 }
 
-bool CallStackBuilder::JumpStaysInFrame(Lane& lane, uint64_t target) {
+bool CallStackBuilder::JumpStays(Lane& lane, uint64_t target) {
   if (!options_.symbols) return true;
   const NameSlot& slot = SlotAt(target);
   if (!slot.symbol) return true;
   const StackFrame& top = lane.view.stack.back();
-  if (top.stand_in && IsStandInFunction(top.function))  // not known yet: guessed
-    return Runs(lane, lane.view.stack.size() - 1, slot.function, lane.pending.first_ip);
-  return slot.function == top.function;
+  // A stand-in's kind first: a kernel entry stays whatever its function.
+  if (top.stand_in && GuessEntryStays(lane)) return true;
+  return TopRuns(lane, slot.function) || IsKernelEntry(top);
 }
 
 void CallStackBuilder::JumpTo(Lane& lane, uint64_t target) {
-  if (InStandIns(lane) && lane.view.stack.back().stand_in && GuessEntryStays(lane)) return;
-  if (JumpStaysInFrame(lane, target)) return;
+  if (JumpStays(lane, target)) return;
   if (InStandIns(lane)) GuessForJump(lane, target);
   std::vector<StackFrame>& stack = lane.view.stack;
   const Named& symbol = NameAt(target);
-  // Kernel entry code jumps between its assembly symbols: the entry frame stays what it is.
-  if (IsKernelEntry(stack.back())) return;
   if (symbol.function != target) {
     for (size_t i = stack.size() - 1; i-- > 0;) {
       if (stack[i].function != symbol.function) continue;

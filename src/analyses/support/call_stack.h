@@ -350,9 +350,15 @@ class CallStackBuilder : public PartedSink {
   // Before a jump from a stand-in: whether it is guessed a kernel entry (it runs in the entry
   // text), where JumpTo leaves the stack as it is, whatever its function.
   bool GuessEntryStays(Lane& lane);
-  // Whether the frame at stack index `index` runs `function` (a symbol's entry): a stand-in's
-  // answer is guessed (it runs the function of `code`, where it executes) and kept.
-  bool Runs(Lane& lane, size_t index, uint64_t function, uint64_t code);
+  // Whether the lane's top frame runs `function` (a symbol's entry, the one thing the rules
+  // compare a frame's function with): for a stand-in whose function is not known yet, guessed
+  // (it runs the function of the code it executes, the pending block's) and kept (GuessRuns).
+  bool TopRuns(Lane& lane, uint64_t function) {
+    const StackFrame& top = lane.view.stack.back();
+    if (!top.stand_in || !IsStandInFunction(top.function)) return top.function == function;
+    return GuessRuns(lane, function);
+  }
+  bool GuessRuns(Lane& lane, uint64_t function);
   void Fail(std::string why) {
     if (failed_.empty()) failed_ = std::move(why);
   }
@@ -450,11 +456,10 @@ class CallStackBuilder : public PartedSink {
   // is set for kPush and kTailCall. The lane's stack is not empty.
   [[gnu::always_inline]] Move MoveOf(Lane& lane, BlockEnd end, uint64_t target,
                                      const EdgeSlot*& edge);
-  [[gnu::always_inline]] const EdgeSlot& EdgeFor(const StackFrame& top, BlockEnd end,
-                                                 uint64_t target);
+  // The lane's top frame's move.
+  [[gnu::always_inline]] const EdgeSlot& EdgeFor(Lane& lane, BlockEnd end, uint64_t target);
   // Finds what EdgeFor keeps in `slot`.
-  [[gnu::noinline]] void FillEdge(EdgeSlot& slot, const StackFrame& top, BlockEnd end,
-                                  uint64_t target);
+  [[gnu::noinline]] void FillEdge(EdgeSlot& slot, Lane& lane, BlockEnd end, uint64_t target);
   // Applies a move other than kNone and kOther of the lane's pending block.
   [[gnu::always_inline]] void Apply(Lane& lane, Move move, const EdgeSlot* edge);
   void Transition(Lane& lane, uint64_t target);
@@ -476,11 +481,21 @@ class CallStackBuilder : public PartedSink {
   void KernelExitTo(Lane& lane, uint64_t target, FrameKind kind);
   void JumpTo(Lane& lane, uint64_t target);
   // Whether a jump to `target` leaves the stack as it is (JumpTo does nothing): no symbols, no
-  // symbol there, or the top frame's function.
-  bool JumpStaysInFrame(Lane& lane, uint64_t target);
-  // Whether a call from the `top` frame to `target` (named `named`) is to a label of the same
-  // function (a retpoline's `call 1f`, a get-pc thunk): no new frame.
-  bool IsLocalCall(const StackFrame& top, const Named& named, uint64_t target) const;
+  // symbol there, the top frame's function, or a kernel entry on top (the entry code jumps
+  // between its assembly symbols).
+  bool JumpStays(Lane& lane, uint64_t target);
+  // Whether a call from the lane's top frame to `target` (named `named`) is to a label of the
+  // same function (a retpoline's `call 1f`, a get-pc thunk): no new frame.
+  bool IsLocalCall(Lane& lane, const Named& named, uint64_t target) {
+    return options_.symbols && named.symbol && named.function != target &&
+           TopRuns(lane, named.function);
+  }
+  // A local call to `target`: counted, and remembered by a part (GuessForReturn).
+  void CountLocalCall(Lane& lane, uint64_t target) {
+    ++lane.local_calls;
+    ++repairs_.local_calls;
+    if (lane.part) lane.part->local_target = target;
+  }
   // The node under `parent` and the function of the frame a call to `target` (named `named`)
   // pushes: the named function's, or, for a call into the middle of a symbol (a local label),
   // that address.

@@ -8,14 +8,15 @@
 
 namespace ptprof {
 
-inline const CallStackBuilder::EdgeSlot& CallStackBuilder::EdgeFor(const StackFrame& top,
-                                                                   BlockEnd end, uint64_t target) {
+inline const CallStackBuilder::EdgeSlot& CallStackBuilder::EdgeFor(Lane& lane, BlockEnd end,
+                                                                   uint64_t target) {
+  const StackFrame& top = lane.view.stack.back();
   const uint64_t key = reinterpret_cast<uintptr_t>(top.node) ^ (target * 0x9e3779b97f4a7c15ull);
   EdgeSlot& slot = edges_[(key * 0xff51afd7ed558ccdull) >> (64 - kEdgeBits)];
   if (slot.from == top.node && slot.target == target && slot.from_function == top.function &&
       slot.end == end)
     return slot;
-  FillEdge(slot, top, end, target);
+  FillEdge(slot, lane, end, target);
   return slot;
 }
 
@@ -30,24 +31,11 @@ inline CallStackBuilder::Move CallStackBuilder::MoveOf(Lane& lane, BlockEnd end,
       return stack.size() > 1 && target != 0 && stack.back().return_ip == target ? Move::kPop
                                                                                   : Move::kOther;
     case BlockEnd::kCall:
-      // A stand-in's function not known yet, read by a call into the middle of a symbol (is it
-      // a local call?): Transition guesses it. A call to a symbol's entry or to no symbol does
-      // not read it.
-      if (IsStandInFunction(stack.back().function) && options_.symbols) {
-        const NameSlot& slot = SlotAt(target);
-        if (slot.symbol && slot.function != target) return Move::kOther;
-      }
-      edge = &EdgeFor(stack.back(), end, target);
+      edge = &EdgeFor(lane, end, target);
       return edge->move;
     case BlockEnd::kJump:
-      // A stand-in's function or kind not known yet, read by a jump to a symbol: JumpTo guesses
-      // them. A jump to no symbol stays in its frame whatever they are.
-      if (stack.back().kind == FrameKind::kStandIn || IsStandInFunction(stack.back().function)) {
-        if (!options_.symbols || !SlotAt(target).symbol) return Move::kNone;
-        return Move::kOther;
-      }
-      if (JumpStaysInFrame(lane, target) || IsKernelEntry(stack.back())) return Move::kNone;
-      edge = &EdgeFor(stack.back(), end, target);
+      if (JumpStays(lane, target)) return Move::kNone;
+      edge = &EdgeFor(lane, end, target);
       return edge->move;
     default:
       return Transitions(end) ? Move::kOther : Move::kNone;
@@ -64,9 +52,7 @@ inline void CallStackBuilder::Apply(Lane& lane, Move move, const EdgeSlot* edge)
       PushNode(lane, FrameKind::kCall, *edge->to, edge->function, p.fall_through);
       break;
     case Move::kLocalCall:
-      ++lane.local_calls;
-      ++repairs_.local_calls;
-      if (lane.part) lane.part->local_target = edge->target;
+      CountLocalCall(lane, edge->target);
       break;
     case Move::kTailCall: {
       ++repairs_.tail_calls;
@@ -166,12 +152,12 @@ void CallStackBuilder::OnBlocks(const BlockBatch& batch) {
   add_cost();
 }
 
-void CallStackBuilder::FillEdge(EdgeSlot& slot, const StackFrame& top, BlockEnd end,
-                                uint64_t target) {
+void CallStackBuilder::FillEdge(EdgeSlot& slot, Lane& lane, BlockEnd end, uint64_t target) {
+  const StackFrame& top = lane.view.stack.back();
   slot = EdgeSlot{top.node, top.function, target, nullptr, 0, end, Move::kOther};
   const Named& named = NameAt(target);
   if (end == BlockEnd::kCall) {  // as Transition
-    if (IsLocalCall(top, named, target)) {
+    if (IsLocalCall(lane, named, target)) {
       slot.move = Move::kLocalCall;
     } else {
       std::tie(slot.to, slot.function) = CalleeOf(*top.node, named, target);

@@ -9,7 +9,7 @@
 //    (but right where the part's open local call went, as in a retpoline, no real frame expects
 //    it: it consumes the call) (GuessForReturn);
 //  - whether a stand-in runs function F, the one question the rules ask of a frame's function:
-//    yes if the code it executes is in F; once yes, it runs F and no other (Runs);
+//    yes if the code it executes is in F; once yes, it runs F and no other (GuessRuns);
 //  - a stand-in a jump leaves is a kernel entry if its code is in the kernel's entry text, else
 //    none (GuessEntryStays); a jump into the middle of another function finds no stand-in
 //    running that one (the longjmp case) (GuessForJump);
@@ -98,17 +98,14 @@ void CallStackBuilder::BeginPartLane(Lane& lane, const std::optional<uint64_t>& 
   for (CallStackObserver* observer : observers_) observer->OnPartLaneBegin(lane.view);
 }
 
-bool CallStackBuilder::Runs(Lane& lane, size_t index, uint64_t function, uint64_t code) {
-  StackFrame& frame = lane.view.stack[index];
-  if (!frame.stand_in) return frame.function == function;
-  StandInGuess& guess = lane.part->guesses[kStandIns - 1 - index];
-  for (const auto& [known, runs] : guess.runs) {
-    if (runs) return known == function;  // it runs that one, and no other
-    if (known == function) return false;
-  }
-  const bool runs = NameAt(code).function == function;
+bool CallStackBuilder::GuessRuns(Lane& lane, uint64_t function) {
+  StackFrame& top = lane.view.stack.back();
+  StandInGuess& guess = lane.part->guesses[kStandIns - lane.view.stack.size()];
+  for (const auto& [known, runs] : guess.runs)
+    if (known == function) return runs;  // asked before: only no, or it would be known
+  const bool runs = NameAt(lane.pending.first_ip).function == function;
   guess.runs.push_back({function, runs});
-  if (runs) frame.function = function;  // what the rules read of it from now on
+  if (runs) top.function = function;  // known from now on: what the rules read of it
   return runs;
 }
 
@@ -179,25 +176,19 @@ bool CallStackBuilder::GuessEntryStays(Lane& lane) {
 
 void CallStackBuilder::GuessForJump(Lane& lane, uint64_t target) {
   std::vector<StackFrame>& stack = lane.view.stack;
-  PartLane& part = *lane.part;
   const Named& named = NameAt(target);
-  if (named.function == target || IsKernelEntry(stack.back())) return;  // no frame scanned
+  if (named.function == target) return;  // a tail call: no frame below the top is read
   // JumpTo looks below the top for a frame running the target's function: a stand-in does only
   // if it was seen to (the longjmp case is rare).
   for (size_t i = stack.size() - 1; i-- > 0;) {
-    if (!stack[i].stand_in) {
-      if (stack[i].function == named.function) return;
-      continue;
-    }
+    const StackFrame& frame = stack[i];
+    if (frame.function == named.function) return;  // JumpTo pops to it
+    if (!frame.stand_in) continue;
+    // None of the stand-ins from here down runs it, whose functions the part has not seen (or
+    // has, for this one, and it is another).
     const size_t k = kStandIns - 1 - i;
-    bool seen_running = false;
-    for (const auto& [known, runs] : part.guesses[k].runs) seen_running |= runs;
-    if (seen_running) {  // its function is the one it was seen to run
-      if (stack[i].function == named.function) return;
-      part.no_function.push_back({k + 1, named.function});
-      return;
-    }
-    part.no_function.push_back({k, named.function});
+    lane.part->no_function.push_back({IsStandInFunction(frame.function) ? k : k + 1,
+                                      named.function});
     return;
   }
 }
