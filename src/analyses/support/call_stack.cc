@@ -188,16 +188,20 @@ void CallStackBuilder::OnEvent(const TraceEvent& event) {
   } else if (const auto* context = std::get_if<ContextSwitch>(&event.body)) {
     if (event.header.tid == kUnknownId && event.header.cpu != kUnknownId &&
         context->next_tid != kUnknownId) {
-      if (part_mode_ != PartMode::kWhole && !cpu_tid_.count(event.header.cpu)) {
-        // The thread it switches from is the real builder's to know: the fold ends its block.
-        lead_switches_.push_back({event.header.cpu, options_.time_of(event.header)});
-      } else {
-        auto it = lanes_.find(LaneKey(event.header));
-        if (it != lanes_.end()) AttributePending(it->second, options_.time_of(event.header));
-      }
+      const std::optional<uint64_t> time = options_.time_of(event.header);
+      if (part_mode_ != PartMode::kWhole && !cpu_tid_.count(event.header.cpu))
+        lead_switches_.push_back({event.header.cpu, time});  // the thread it ends is the fold's
+      else
+        EndBlockOnCpu(event.header.cpu, time);
       cpu_tid_[event.header.cpu] = context->next_tid;
     }
   }
+}
+
+void CallStackBuilder::EndBlockOnCpu(int32_t cpu, const std::optional<uint64_t>& time) {
+  EventHeader on;
+  on.cpu = cpu;
+  if (auto it = lanes_.find(LaneKey(on)); it != lanes_.end()) AttributePending(it->second, time);
 }
 
 void CallStackBuilder::OnBlock(const EventHeader& header, const ExecBlock& block) {

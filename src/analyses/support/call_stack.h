@@ -227,8 +227,6 @@ class CallStackBuilder : public PartedSink {
   std::string Refusal(const EventSink& part) const override;
   void Fold(std::unique_ptr<EventSink> part) override;
   bool TakesParts() const override;
-  // For a part's builder: why it cannot be folded ("" when it can, as far as it knows alone).
-  const std::string& unfoldable() const { return failed_; }
 
   // The lanes seen, in increasing order.
   std::vector<int32_t> Lanes() const;
@@ -304,7 +302,7 @@ class CallStackBuilder : public PartedSink {
     };
     std::vector<Lead> lead;
     bool began_empty = false;  // first part, or a gap before the first block: no stand-ins
-    bool have_first = false;   // the first block, which the fold takes through the real lane
+    bool have_first = false;   // it began on stand-ins, after this first block the fold takes
     std::optional<uint64_t> first_now;
     ExecBlock first;
     std::deque<CallTreeNode> nodes;     // nodes[k]: stand-in k's node
@@ -479,6 +477,8 @@ class CallStackBuilder : public PartedSink {
   void Reset(Lane& lane);
   void ReturnTo(Lane& lane, uint64_t target);
   void KernelExitTo(Lane& lane, uint64_t target, FrameKind kind);
+  // A context switch on `cpu` at `time`: the block of the thread running there has ended.
+  void EndBlockOnCpu(int32_t cpu, const std::optional<uint64_t>& time);
   void JumpTo(Lane& lane, uint64_t target);
   // Whether a jump to `target` leaves the stack as it is (JumpTo does nothing): no symbols, no
   // symbol there, the top frame's function, or a kernel entry on top (the entry code jumps

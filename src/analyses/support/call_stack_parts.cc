@@ -290,7 +290,7 @@ bool CallStackBuilder::CanFold(const EventSink& part) const { return Refusal(par
 PartLaneFold CallStackBuilder::FoldOf(const Lane& real, const PartLane& part) {
   PartLaneFold fold;
   fold.before = real.view.stack;
-  fold.stand_ins = part.have_first && !part.began_empty ? kStandIns : 0;
+  fold.stand_ins = part.have_first ? kStandIns : 0;
   fold.reset = part.reset || part.began_empty;
   fold.insns = real.view.insns;
   fold.ns = real.view.ns;
@@ -342,11 +342,7 @@ PartLaneFold CallStackBuilder::Graft(Lane& real, Lane& part_lane) {
 
 void CallStackBuilder::Fold(std::unique_ptr<EventSink> part_sink) {
   auto& part = static_cast<CallStackBuilder&>(*part_sink);
-  for (const LeadSwitch& lead : part.lead_switches_) {
-    EventHeader on;
-    on.cpu = lead.cpu;
-    if (auto it = lanes_.find(LaneKey(on)); it != lanes_.end()) AttributePending(it->second, lead.time);
-  }
+  for (const LeadSwitch& lead : part.lead_switches_) EndBlockOnCpu(lead.cpu, lead.time);
   PartFold fold;
   for (auto& [key, part_lane] : part.lanes_) {
     if (part.part_mode_ == PartMode::kFirstPart) {
