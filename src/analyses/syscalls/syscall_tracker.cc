@@ -38,12 +38,7 @@ void SyscallTracker::OnPush(const StackLane& lane, const StackFrame& frame) {
   // Most pushes are user calls with no syscall open anywhere.
   auto it = open_.empty() ? open_.end() : open_.find(lane.lane);
   if (it != open_.end()) {
-    Open& open = it->second;
-    if (lane.stack.size() - 1 < open.depth) return;
-    CallTreeNode& node = open.path.back()->Child(frame.node->name);
-    ++node.entries;
-    open.path.push_back(&node);
-    NameFromHandler(open, frame.node->name);
+    Enter(it->second, lane.stack.size() - 1, frame.node->name);
     return;
   }
   if (frame.kind != FrameKind::kSyscall) return;
@@ -93,29 +88,48 @@ void SyscallTracker::NameFromHandler(Open& open, const std::string& function) {
   open.named_by_handler = strong;
 }
 
+void SyscallTracker::Enter(Open& open, size_t index, const std::string& function) {
+  if (index < open.depth) return;
+  CallTreeNode& node = open.path.back()->Child(function);
+  ++node.entries;
+  open.path.push_back(&node);
+  NameFromHandler(open, function);
+}
+
+void SyscallTracker::AddCost(Open& open, size_t top, uint64_t insns, uint64_t ns) {
+  if (top < open.depth) return;
+  open.path.back()->self_insns += insns;
+  open.path.back()->self_ns += ns;
+}
+
+bool SyscallTracker::Leave(Open& open, size_t index, uint64_t insns, uint64_t ns, bool time_known,
+                           const StackFrame& syscall_frame) {
+  if (index > open.depth) {
+    open.path.pop_back();
+    return false;
+  }
+  SyscallInstance& s = open.instance;
+  s.kernel_insns = insns - syscall_frame.entry_insns;
+  if (s.time_known && time_known && ns >= syscall_frame.entry_ns)
+    s.latency_ns = ns - syscall_frame.entry_ns;
+  s.kernel_tree.Finalize();
+  return true;
+}
+
 void SyscallTracker::OnPop(const StackLane& lane, const StackFrame& frame) {
   if (in_part_) Hear(lane, Heard::Kind::kPop, &frame, 0, 0);
   if (open_.empty()) return;
   auto it = open_.find(lane.lane);
   if (it == open_.end()) return;
   Open& open = it->second;
-  const size_t depth = lane.stack.size() - 1;
-  if (depth > open.depth) {
-    open.path.pop_back();
-    return;
-  }
-  SyscallInstance& s = open.instance;
-  s.kernel_insns = lane.insns - frame.entry_insns;
-  if (s.time_known && lane.time_known && lane.ns >= frame.entry_ns)
-    s.latency_ns = lane.ns - frame.entry_ns;
-  s.kernel_tree.Finalize();
+  if (!Leave(open, lane.stack.size() - 1, lane.insns, lane.ns, lane.time_known, frame)) return;
   if (in_part_) {
     open.fix.end_known = lane.time_known;
     open.fix.end_ns = lane.ns;
     open.fix.order = heard_;
     fixes_.push_back({lane.lane, open.fix});
   }
-  instances_.push_back(std::move(s));
+  instances_.push_back(std::move(open.instance));
   open_.erase(it);
   ListenToKernelEntriesOnly(open_.empty() && !listening_);
 }
@@ -124,10 +138,7 @@ void SyscallTracker::OnCost(const StackLane& lane, uint64_t insns, uint64_t ns) 
   if (in_part_) Hear(lane, Heard::Kind::kCost, nullptr, insns, ns);
   if (open_.empty()) return;
   auto it = open_.find(lane.lane);
-  if (it == open_.end() || lane.stack.size() - 1 < it->second.depth) return;
-  CallTreeNode* node = it->second.path.back();
-  node->self_insns += insns;
-  node->self_ns += ns;
+  if (it != open_.end()) AddCost(it->second, lane.stack.size() - 1, insns, ns);
 }
 
 void SyscallTracker::OnReset(const StackLane& lane) {

@@ -128,6 +128,14 @@ class SyscallTracker : public CallStackObserver {
   // The fold's completion of an instance of a part's lane.
   static void Complete(SyscallInstance& s, const PartFix& fix, const PartLaneFold& lane);
   void NameFromHandler(Open& open, const std::string& function);
+  // What the frames of the lane of an open syscall do to it, by their stack index: a frame
+  // entered above the syscall frame joins its kernel tree; the top's cost, there, goes to it; a
+  // frame left above it leaves the tree, and the syscall frame left completes the instance
+  // (Leave says so) from the lane's counters then.
+  void Enter(Open& open, size_t index, const std::string& function);
+  static void AddCost(Open& open, size_t top, uint64_t insns, uint64_t ns);
+  static bool Leave(Open& open, size_t index, uint64_t insns, uint64_t ns, bool time_known,
+                    const StackFrame& syscall_frame);
 
   SyscallArch arch_;
   UserNumberFinder user_number_;

@@ -111,31 +111,19 @@ void SyscallTracker::GoOn(int32_t lane, const HeardLane& heard, const PartLaneFo
   for (const Heard& event : heard.heard) {
     const size_t index = event.index + offset;
     switch (event.kind) {
-      case Heard::Kind::kPush: {
-        if (index < open.depth) break;
-        CallTreeNode& node = open.path.back()->Child(event.node->name);
-        ++node.entries;
-        open.path.push_back(&node);
-        NameFromHandler(open, event.node->name);
+      case Heard::Kind::kPush:
+        Enter(open, index, event.node->name);
         break;
-      }
       case Heard::Kind::kCost:
-        if (index < open.depth) break;
-        open.path.back()->self_insns += event.insns;
-        open.path.back()->self_ns += event.ns;
+        AddCost(open, index, event.insns, event.ns);
         break;
       case Heard::Kind::kPop: {
-        if (index > open.depth) {
-          open.path.pop_back();
-          break;
-        }
-        SyscallInstance& s = open.instance;
-        s.kernel_insns = event.insns + fold.insns - syscall.entry_insns;
+        // The lane's counters then: the part's from the real ones when it began, its time if it
+        // had one yet.
         const bool known = event.time_known || fold.time_known;
         const uint64_t now = event.time_known ? event.ns : fold.ns;
-        if (s.time_known && known && now >= syscall.entry_ns) s.latency_ns = now - syscall.entry_ns;
-        s.kernel_tree.Finalize();
-        closed.push_back({event.order, std::move(s)});
+        if (!Leave(open, index, event.insns + fold.insns, now, known, syscall)) break;
+        closed.push_back({event.order, std::move(open.instance)});
         open_.erase(it);
         return;
       }
