@@ -44,38 +44,40 @@ void CountPart(const DecodedPart& decoded, FlowSummary& summary) {
   summary.gaps += all.gaps - kept.gaps;
 }
 
+// Decodes segment `index` of `plan`: its events go to `part` as they come, but for its head and
+// tail, which the returned segment keeps for the joins.
+std::unique_ptr<PartSegment> DecodeSegmentTo(std::span<const uint8_t> trace,
+                                             const ImageSet& images, const FlowRequest& request,
+                                             const ParallelPlan& plan, size_t index,
+                                             EventSink& part, EventChunkPool& pool,
+                                             fast::CodeGraphPool& graphs, SegmentRun& run) {
+  const TraceSegment& range = plan.segments[index];
+  const uint64_t head_until = index ? plan.segments[index - 1].trust_end : 0;
+  auto segment = std::make_unique<PartSegment>(part, pool, range, head_until);
+  PartSegment& decoding = *segment;
+  run = RunSegment(
+      trace, images, request, range, graphs, decoding, [&] { decoding.BeforeFinish(); },
+      [&] { decoding.Redo(); });
+  if (*run.result) decoding.Finish();
+  return segment;
+}
+
 void DecodePart(std::span<const uint8_t> trace, const ImageSet& images, const FlowRequest& request,
                 const ParallelPlan& plan, size_t index, const PartedSink& sink,
                 EventChunkPool& pool, fast::CodeGraphPool& graphs, DecodedPart& out) {
-  const TraceSegment& range = plan.segments[index];
   out.part = index ? sink.NewPart() : sink.NewFirstPart();
-  const uint64_t head_until = index ? plan.segments[index - 1].trust_end : 0;
-  out.segment = std::make_unique<PartSegment>(*out.part, pool, range, head_until);
-  PartSegment& segment = *out.segment;
-  out.run = RunSegment(
-      trace, images, request, range, graphs, segment, [&] { segment.BeforeFinish(); },
-      [&] { segment.Redo(); });
-  if (*out.run.result) segment.Finish();
+  out.segment =
+      DecodeSegmentTo(trace, images, request, plan, index, *out.part, pool, graphs, out.run);
   out.part->OnEnd();  // its share of the stream is complete (PartedSink::NewPart)
 }
 
-// A part the consumer could not fold: the segment decoded again, the events its part had passed
-// to `sink` directly (the head and tail kept aside as before, and dropped: the stream has them).
+// A part the consumer could not fold: the segment decoded again, the events its part had to
+// `sink` directly (its head and tail kept aside as before, and dropped: the stream has them).
 Status RedoPartDirectly(std::span<const uint8_t> trace, const ImageSet& images,
-                              const FlowRequest& request, const ParallelPlan& plan, size_t index,
-                              EventSink& sink, EventChunkPool& pool,
-                              fast::CodeGraphPool& graphs) {
-  const TraceSegment& range = plan.segments[index];
-  struct Direct : EventSink {
-    explicit Direct(EventSink& to) : to(to) {}
-    void OnEvent(const TraceEvent& event) override { to.OnEvent(event); }
-    void OnBlocks(const BlockBatch& batch) override { to.OnBlocks(batch); }
-    EventSink& to;
-  } direct(sink);
-  PartSegment segment(direct, pool, range, index ? plan.segments[index - 1].trust_end : 0);
-  SegmentRun run = RunSegment(
-      trace, images, request, range, graphs, segment, [&] { segment.BeforeFinish(); },
-      [&] { segment.Redo(); });
+                        const FlowRequest& request, const ParallelPlan& plan, size_t index,
+                        EventSink& sink, EventChunkPool& pool, fast::CodeGraphPool& graphs) {
+  SegmentRun run;
+  DecodeSegmentTo(trace, images, request, plan, index, sink, pool, graphs, run);
   if (!*run.result) return tl::unexpected(run.result->error());
   return {};
 }
