@@ -146,11 +146,10 @@ Result<FlowSummary> DecodeFlowInParts(std::span<const uint8_t> trace, const Imag
     }
     CountPart(*decoded, tally.summary);
     tally.summary.parts += 1;
-    if (sink.CanFold(*decoded->part)) {
+    if (std::string why = sink.Refusal(*decoded->part); why.empty()) {
       sink.Fold(std::move(decoded->part));
     } else {
-      if (tally.summary.redone_because.empty())
-        tally.summary.redone_because = sink.Refusal(*decoded->part);
+      if (tally.summary.redone_because.empty()) tally.summary.redone_because = why;
       decoded->part.reset();
       tally.summary.parts_redone += 1;
       auto redone = RedoPartDirectly(trace, images, request, plan, index, sink, pool, graphs);

@@ -222,12 +222,11 @@ class RefuseSome : public CollectInParts {
     first_ = part.get();
     return part;
   }
-  bool CanFold(const EventSink& part) const override {
+  std::string Refusal(const EventSink& part) const override {
     asked += 1;
     if (!folded && !direct_events) first_folded = &part == first_;
-    return asked % 3 != 0;
+    return asked % 3 != 0 ? "" : "every third is refused";
   }
-  std::string Refusal(const EventSink&) const override { return "every third is refused"; }
   void OnEvent(const TraceEvent& event) override {
     direct_events += 1;
     CollectInParts::OnEvent(event);

@@ -10,7 +10,7 @@
 // The result after OnEnd must be the same however the stream was cut into parts: a sink whose
 // state at some event depends on earlier events (an open interval, a call stack) keeps what its
 // part could not resolve alone and resolves it in Fold. A part may also guess what came before it
-// and keep what it guessed; Fold then checks the guess (CanFold), and a part guessed wrong is
+// and keep what it guessed; Fold then checks the guess (Refusal), and a part guessed wrong is
 // dropped and its stretch of the stream passed to this sink directly instead, decoded again.
 #include <cstdint>
 #include <memory>
@@ -31,12 +31,11 @@ class PartedSink : public EventSink {
   // NewPart for the first stretch of a decode: nothing of the decode comes before it (events this
   // sink took before the decode began may).
   virtual std::unique_ptr<EventSink> NewFirstPart() const { return NewPart(); }
-  // Whether Fold can take `part` (made by NewPart or NewFirstPart, ended) now, after everything
-  // this sink has taken so far. When it cannot, the decoder drops the part and passes the events
-  // it had to this sink directly, in its place.
-  virtual bool CanFold(const EventSink& /*part*/) const { return true; }
-  // Why Fold cannot take `part` (for a part CanFold refused; "" when it does not say).
+  // Why Fold cannot take `part` (made by NewPart or NewFirstPart, ended) now, after everything
+  // this sink has taken so far; empty when it can. When it cannot, the decoder drops the part
+  // and passes the events it had to this sink directly, in its place.
   virtual std::string Refusal(const EventSink& /*part*/) const { return {}; }
+  bool CanFold(const EventSink& part) const { return Refusal(part).empty(); }
   // Whether this sink takes its stream in parts at all just now (a sink whose helpers cannot
   // says no, and then gets one stream).
   virtual bool TakesParts() const { return true; }

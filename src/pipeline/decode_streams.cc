@@ -81,9 +81,6 @@ class StreamStampInParts : public PartedSink {
   std::unique_ptr<EventSink> NewFirstPart() const override {
     return std::make_unique<Part>(next_.NewFirstPart(), ns_);
   }
-  bool CanFold(const EventSink& part) const override {
-    return next_.CanFold(*static_cast<const Part&>(part).next);
-  }
   std::string Refusal(const EventSink& part) const override {
     return next_.Refusal(*static_cast<const Part&>(part).next);
   }

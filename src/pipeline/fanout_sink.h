@@ -39,16 +39,10 @@ class PartedFanoutSink : public PartedSink {
     return MakePart(false);
   }
   std::unique_ptr<EventSink> NewFirstPart() const override { return MakePart(true); }
-  bool CanFold(const EventSink& part) const override {
-    const auto& parts = static_cast<const Part&>(part);
-    for (size_t i = 0; i < sinks_.size(); ++i)
-      if (!sinks_[i]->CanFold(*parts.owned[i])) return false;
-    return true;
-  }
   std::string Refusal(const EventSink& part) const override {
     const auto& parts = static_cast<const Part&>(part);
     for (size_t i = 0; i < sinks_.size(); ++i)
-      if (!sinks_[i]->CanFold(*parts.owned[i])) return sinks_[i]->Refusal(*parts.owned[i]);
+      if (std::string why = sinks_[i]->Refusal(*parts.owned[i]); !why.empty()) return why;
     return {};
   }
   bool TakesParts() const override {

@@ -108,10 +108,6 @@ std::unique_ptr<EventSink> FlowSelection::NewFirstPart() const {
   return MakePart(NextInParts()->NewFirstPart());
 }
 
-bool FlowSelection::CanFold(const EventSink& part) const {
-  return NextInParts()->CanFold(*static_cast<const FlowSelection&>(part).owned_next_);
-}
-
 std::string FlowSelection::Refusal(const EventSink& part) const {
   return NextInParts()->Refusal(*static_cast<const FlowSelection&>(part).owned_next_);
 }

@@ -48,7 +48,6 @@ class FlowSelection : public PartedSink {
 
   std::unique_ptr<EventSink> NewPart() const override;
   std::unique_ptr<EventSink> NewFirstPart() const override;
-  bool CanFold(const EventSink& part) const override;
   std::string Refusal(const EventSink& part) const override;
   void Fold(std::unique_ptr<EventSink> part) override;
   bool TakesParts() const override;

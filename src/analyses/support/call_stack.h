@@ -223,7 +223,6 @@ class CallStackBuilder : public PartedSink {
   // In parts (call_stack_parts.cc): a part is a builder of its own with a part of each observer.
   std::unique_ptr<EventSink> NewPart() const override;
   std::unique_ptr<EventSink> NewFirstPart() const override;
-  bool CanFold(const EventSink& part) const override;
   std::string Refusal(const EventSink& part) const override;
   void Fold(std::unique_ptr<EventSink> part) override;
   bool TakesParts() const override;

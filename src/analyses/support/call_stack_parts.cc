@@ -16,11 +16,11 @@
 //  - a kernel exit no frame of the part expects returns to the topmost stand-in, a syscall or
 //    interrupt frame (GuessForKernelExit).
 // The lane's first block is kept aside: its transition from the block before it (the previous
-// part's last) is the fold's to make. The fold (CanFold) first makes it on a copy of the real
+// part's last) is the fold's to make. The fold (Refusal) first makes it on a copy of the real
 // lane and checks every guess against the frames it then has; Fold makes it for real, merges each
 // stand-in's node into the real frame's, and puts the part's frames on the real stack. Where a
 // guess was wrong, the part is not folded and its stretch of the stream is decoded again into this
-// builder directly (PartedSink::CanFold), so the result is always that of one stream.
+// builder directly (PartedSink::Refusal), so the result is always that of one stream.
 #include <algorithm>
 #include <string>
 
@@ -284,8 +284,6 @@ std::string CallStackBuilder::Refusal(const EventSink& part_sink) const {
       return why;
   return {};
 }
-
-bool CallStackBuilder::CanFold(const EventSink& part) const { return Refusal(part).empty(); }
 
 PartLaneFold CallStackBuilder::FoldOf(const Lane& real, const PartLane& part) {
   PartLaneFold fold;

@@ -46,9 +46,6 @@ class TimeSeenSink : public PartedSink {
 
   std::unique_ptr<EventSink> NewPart() const override { return Over(next_.NewPart()); }
   std::unique_ptr<EventSink> NewFirstPart() const override { return Over(next_.NewFirstPart()); }
-  bool CanFold(const EventSink& part) const override {
-    return next_.CanFold(*static_cast<const TimeSeenSink&>(part).owned_);
-  }
   std::string Refusal(const EventSink& part) const override {
     return next_.Refusal(*static_cast<const TimeSeenSink&>(part).owned_);
   }
