@@ -15,13 +15,6 @@ using testing::FeedEvents;
 using testing::RandomFlow;
 using testing::RandomFlowSymbols;
 
-// Every node of the tree with its counts, depth first.
-void Dump(const CallTreeNode& node, int depth, std::string& out) {
-  out += std::string(depth, ' ') + node.name + " " + std::to_string(node.entries) + " " +
-         std::to_string(node.self_insns) + " " + std::to_string(node.self_ns) + "\n";
-  for (const auto& child : node.children) Dump(*child, depth + 1, out);
-}
-
 struct Outcome {
   std::string tree, repairs;
   uint64_t blocks = 0;
@@ -33,7 +26,7 @@ Outcome Finish(CallStackBuilder& builder) {
   Outcome out;
   for (int32_t lane : builder.Lanes()) {
     out.tree += "lane " + std::to_string(lane) + "\n";
-    Dump(builder.TreeOf(lane).root(), 0, out.tree);
+    testing::DumpTree(builder.TreeOf(lane).root(), 0, out.tree);
   }
   out.repairs = RepairCountsJson(builder.repairs());
   out.blocks = builder.blocks();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sideband/symbol_table.h"
+#include "src/analyses/support/call_tree.h"
 #include "src/model/parted_sink.h"
 
 namespace ptprof::testing {
@@ -199,6 +200,13 @@ inline void FeedEvents(EventSink& sink, const std::vector<TraceEvent>& events, s
     PackBlock(event, packed.back());
   }
   flush();
+}
+
+// Every node of a tree below `node` with its entries and self counts, depth first, indented.
+inline void DumpTree(const CallTreeNode& node, int depth, std::string& out) {
+  out += std::string(depth, ' ') + node.name + " " + std::to_string(node.entries) + " " +
+         std::to_string(node.self_insns) + " " + std::to_string(node.self_ns) + "\n";
+  for (const auto& child : node.children) DumpTree(*child, depth + 1, out);
 }
 
 // As a decode in parts does: the events between consecutive `cuts` each to a part of `sink`,

@@ -16,12 +16,6 @@ using ptprof::testing::FeedEvents;
 using ptprof::testing::RandomFlow;
 using ptprof::testing::RandomFlowSymbols;
 
-void Dump(const CallTreeNode& node, int depth, std::string& out) {
-  out += std::string(depth, ' ') + node.name + " " + std::to_string(node.entries) + " " +
-         std::to_string(node.self_insns) + " " + std::to_string(node.self_ns) + "\n";
-  for (const auto& child : node.children) Dump(*child, depth + 1, out);
-}
-
 std::string Describe(const SyscallInstance& s) {
   std::string out = s.name + " nr " + std::to_string(s.number) + " (" + s.number_source +
                     ") tid " + std::to_string(s.tid) + " at " + std::to_string(s.syscall_ip) +
@@ -30,7 +24,7 @@ std::string Describe(const SyscallInstance& s) {
                     " latency " + std::to_string(s.latency_ns) + " user " +
                     std::to_string(s.user_insns) + " kernel " + std::to_string(s.kernel_insns) +
                     (s.kernel_traced ? " traced\n" : "\n");
-  Dump(s.kernel_tree.root(), 1, out);
+  testing::DumpTree(s.kernel_tree.root(), 1, out);
   return out;
 }
 
