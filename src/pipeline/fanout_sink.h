@@ -34,10 +34,7 @@ class PartedFanoutSink : public PartedSink {
   void OnEvent(const TraceEvent& event) override { all_.OnEvent(event); }
   void OnBlocks(const BlockBatch& batch) override { all_.OnBlocks(batch); }
   void OnEnd() override { all_.OnEnd(); }
-  std::unique_ptr<EventSink> NewPart() const override {
-    auto part = std::make_unique<Part>();
-    return MakePart(false);
-  }
+  std::unique_ptr<EventSink> NewPart() const override { return MakePart(false); }
   std::unique_ptr<EventSink> NewFirstPart() const override { return MakePart(true); }
   std::string Refusal(const EventSink& part) const override {
     const auto& parts = static_cast<const Part&>(part);
