@@ -9,7 +9,6 @@
 
 #include "src/analyses/crossval/branch_inputs.h"
 #include "src/analyses/crossval/cross_validate.h"
-#include "src/analyses/crossval/flow_branches.h"
 #include "src/analyses/crossval/validate_report.h"
 #include "src/cli/command.h"
 #include "src/cli/input_options.h"
@@ -25,6 +24,7 @@ struct ValidateOptions {
   std::string format = "text";
   size_t examples = 5;
   size_t top = 10;
+  bool verbose = false;
 };
 
 std::string Join(const std::vector<std::string>& names) {
@@ -56,15 +56,17 @@ int RunValidate(const ValidateOptions& options) {
   const ImageSet& a_images = session->images;
   CrossValidator validator({options.examples, options.top}, a_normaliser,
                            [&a_images](uint64_t ip) { return a_images.Symbolize(ip); });
-  FlowBranches sink(
-      [&](const FlowBranchSite& site, const BranchRecord& r) { validator.AddFlowBranch(site.thread, site.pid, r); },
-      [&](int64_t thread) { validator.AddFlowBreak(thread); });
-  const auto outcomes = DecodeStreams(*session, *selected, {}, sink);
-  sink.OnEnd();
-  for (const StreamOutcome& outcome : outcomes)
+  const auto outcomes = DecodeStreams(*session, *selected, {}, validator.flow());
+  validator.flow().OnEnd();
+  for (const StreamOutcome& outcome : outcomes) {
+    if (outcome.summary && options.verbose)
+      std::fprintf(stderr, "ptprof: %s: stream %s: %s\n", options.a.c_str(),
+                   session->manifest.streams[outcome.stream].name.c_str(),
+                   DescribeDecode(*outcome.summary).c_str());
     if (!outcome.summary)
       return ReportBadInput(fmt::format("{}: stream {}: {}", options.a,
                                         session->manifest.streams[outcome.stream].name, outcome.error));
+  }
 
   CrossValidation result = validator.Validate((*b)->samples, (*b)->normaliser, (*b)->images);
   if (result.flow_branches == 0) return ReportBadInput(options.a + ": the flow holds no taken branches");
@@ -93,6 +95,9 @@ Command AddValidateCommand(CLI::App& parent) {
   app->add_option("--buildid-dir", options->buildid_dir, "perf.data inputs: perf's build-id cache");
   app->add_option("--examples", options->examples, "counterexamples to list (default 5)");
   app->add_option("--top", options->top, "functions in the per-function table (default 10)");
+  app->add_flag("--verbose", options->verbose,
+                "say how each PT stream was decoded: in how many PSB segments, how many of them "
+                "collected in parts on the decoding threads, or why sequentially");
   AddFlowDecodeOptions(*app);
   app->add_option("--format", options->format, "text or json")->check(CLI::IsMember({"text", "json"}));
   return {app, [options] { return RunValidate(*options); }};

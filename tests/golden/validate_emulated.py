@@ -11,7 +11,7 @@ software branch tracer's .ptar is available this stands in for a native recordin
 
 Cases: a deterministic workload (workload_recursion 14) and a Debian tool on a fixed input
 (gzip -c of a generated 64 KiB file): mapped 100%, path consistency >= 99%, profile similarity
-reported. Bad input: records of another program (0% map), a perf.data without branch stacks.
+reported, the same JSON report with the flow collected in parts on two threads. Bad input: records of another program (0% map), a perf.data without branch stacks.
 """
 import json
 import os
@@ -149,6 +149,15 @@ def validate_case(name, cmd, tmp):
     t.check(f"{name}: path consistency >= 99%", path["consistent_percent"] >= 99.0,
             json.dumps(path["counterexamples"][:2]))
     t.check(f"{name}: profile similarity reported", 0 < v["profile_similarity"]["edge_overlap_percent"] <= 100.0)
+    # The same report when the flow is collected in parts on two threads (short segments: many
+    # parts, so that runs, ranges and pending branches cross their boundaries).
+    parted = run("validate", "--format", "json", "--jobs", "2", "--psb-segment", "2048", "--verbose",
+                 a, b)
+    t.check(f"{name}: --jobs 2 gives the same report", parted.returncode == 0 and
+            parted.stdout == r.stdout, parted.stderr.strip())
+    if name == "gzip":  # the recursion's trace is too short to cut
+        t.check(f"{name}: --jobs 2 collects the flow in parts", "consumed in parts" in parted.stderr,
+                parted.stderr.strip())
     text = run("validate", a, b)
     t.check(f"{name}: text report", text.returncode == 0 and "path consistency" in text.stdout
             and "profile similarity" in text.stdout, text.stderr.strip())

@@ -3,10 +3,11 @@
 // do) into a counting sink, then into a DeltaProfiler for a rare pair (superCLI,superSTI: no match
 // in user code, the cost of the per-block lookups alone) and a frequent one (call -> ret), then
 // through the call-stack builder alone (the trees of `ptprof stacks`, no observer), then through
-// the syscall analysis (call stacks and syscall instances, as `ptprof syscalls`), and
+// the syscall analysis (call stacks and syscall instances, as `ptprof syscalls`), then into the
+// flow side of `ptprof validate` (its taken branches normalised to edges, runs and ranges), and
 // prints M insn/s for each and its ratio to plain decoding (1.00 = no slower). --jobs N decodes
-// every run on N threads (as the commands' --jobs), the default one. --only delta|stacks|syscalls
-// measures the plain decode and that one only.
+// every run on N threads (as the commands' --jobs), the default one. --only
+// delta|stacks|syscalls|validate measures the plain decode and that one only.
 //
 //   delta_bench [--repeat N] [--jobs N] [--only WHAT] INPUT
 #include <algorithm>
@@ -16,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "src/analyses/crossval/address_normaliser.h"
+#include "src/analyses/crossval/flow_edges.h"
 #include "src/analyses/delta/delta_profiler.h"
 #include "src/analyses/patterns/pattern_library.h"
 #include "src/analyses/support/call_stack.h"
@@ -71,9 +74,9 @@ int main(int argc, char** argv) {
     else input = arg;
   }
   if (input.empty() || !(only.empty() || only == "delta" || only == "stacks" ||
-                         only == "syscalls")) {
+                         only == "syscalls" || only == "validate")) {
     std::fprintf(stderr, "usage: delta_bench [--repeat N] [--jobs N] "
-                         "[--only delta|stacks|syscalls] INPUT\n");
+                         "[--only delta|stacks|syscalls|validate] INPUT\n");
     return 2;
   }
   auto session = OpenSession(input, RawInputOptions{}, false);
@@ -141,14 +144,34 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(blocks), static_cast<unsigned long long>(parts),
                 static_cast<unsigned long long>(redone));
   }
-  if (!measures("syscalls")) return 0;
-  uint64_t syscall_count = 0;
-  const double syscall_seconds = Best(repeat, [&] {
-    auto run = syscalls::RunSyscalls(*session, *selected, input);
-    syscall_count = run ? run->instances.size() : 0;
-  });
-  std::string name = "syscalls (" + std::to_string(syscall_count) + " instances)";
-  std::printf("  %-34s %8.1f M insn/s  ratio %.2f\n", name.c_str(), insns / syscall_seconds / 1e6,
-              plain / syscall_seconds);
+  if (measures("syscalls")) {
+    uint64_t syscall_count = 0;
+    const double syscall_seconds = Best(repeat, [&] {
+      auto run = syscalls::RunSyscalls(*session, *selected, input);
+      syscall_count = run ? run->instances.size() : 0;
+    });
+    std::string name = "syscalls (" + std::to_string(syscall_count) + " instances)";
+    std::printf("  %-34s %8.1f M insn/s  ratio %.2f\n", name.c_str(), insns / syscall_seconds / 1e6,
+                plain / syscall_seconds);
+  }
+  if (measures("validate")) {
+    AddressNormaliser normaliser;
+    normaliser.AddSessionImages(*session);
+    uint64_t branches = 0, edges = 0, parts = 0;
+    const double seconds = Best(repeat, [&] {
+      FlowEdges flow(normaliser);
+      parts = 0;
+      for (const StreamOutcome& outcome :
+           DecodeStreams(*session, *selected, DecodeStreamsOptions{}, flow))
+        if (outcome.summary) parts += outcome.summary->parts;
+      flow.OnEnd();
+      branches = flow.branches();
+      edges = flow.edges();
+    });
+    std::string name = "validate's flow (" + std::to_string(branches) + " branches)";
+    std::printf("  %-34s %8.1f M insn/s  ratio %.2f  (%llu edges; %llu parts)\n", name.c_str(),
+                insns / seconds / 1e6, plain / seconds, static_cast<unsigned long long>(edges),
+                static_cast<unsigned long long>(parts));
+  }
   return 0;
 }

@@ -18,25 +18,8 @@ uint32_t EdgeTable::EdgeId(Location from, Location to, bool create) {
   return id;
 }
 
-void FlowEdgeIndex::Add(int64_t thread, uint32_t id) {
-  open_[thread].push_back(id);
-  ++branches_;
-}
-
-void FlowEdgeIndex::Break(int64_t thread) {
-  auto it = open_.find(thread);
-  if (it == open_.end() || it->second.empty()) return;
-  sequence_.insert(sequence_.end(), it->second.begin(), it->second.end());
-  sequence_.push_back(kNoEdge);
-  it->second.clear();
-  ++runs_;
-}
-
-void FlowEdgeIndex::Finish(size_t edge_count) {
-  std::vector<int64_t> threads;
-  for (const auto& [thread, run] : open_) threads.push_back(thread);
-  for (int64_t thread : threads) Break(thread);
-  positions_.assign(edge_count, {});
+FlowEdgeIndex::FlowEdgeIndex(const std::vector<uint32_t>& sequence, size_t edge_count)
+    : sequence_(sequence), positions_(edge_count) {
   for (size_t i = 0; i < sequence_.size(); ++i)
     if (sequence_[i] != kNoEdge && sequence_[i] < edge_count)
       positions_[sequence_[i]].push_back(static_cast<uint32_t>(i));

@@ -1,10 +1,9 @@
 #pragma once
-// BranchEdges answers "is this run of branches one the flow took, contiguously?": it numbers the
-// normalised edges {(image, offset) -> (image, offset)} of both inputs alike, keeps the decoded
-// flow's taken branches as one sequence of edge numbers (runs separated where the flow broke:
-// syscalls, interrupts, gaps) with every edge's positions, and looks a burst up through the
-// positions of its rarest edge. It also counts edges and AutoFDO-style ranges per side for the
-// profile comparison.
+// BranchEdges answers "is this run of branches one the flow took, contiguously?": EdgeTable numbers
+// the normalised edges {(image, offset) -> (image, offset)} of both inputs alike; FlowEdgeIndex
+// takes the decoded flow's taken branches as one sequence of edge numbers (runs separated where
+// the flow broke: syscalls, interrupts, gaps; FlowEdges collects them), keeps every edge's
+// positions, and looks a burst up through the positions of its rarest edge.
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -29,6 +28,7 @@ class EdgeTable {
  public:
   uint32_t ImageId(const std::string& image);
   const std::string& ImageName(uint32_t id) const { return images_[id]; }
+  size_t images() const { return images_.size(); }
   Location Locate(const NormalAddress& a) { return {ImageId(a.image), a.offset}; }
   // The number of edge {from, to}, made when `create`, else kNoEdge when it is new.
   uint32_t EdgeId(Location from, Location to, bool create);
@@ -51,21 +51,14 @@ class EdgeTable {
 
 class FlowEdgeIndex {
  public:
-  // Appends edge `id` to the run of `thread`; Break ends that run.
-  void Add(int64_t thread, uint32_t id);
-  void Break(int64_t thread);
-  // Closes every run and builds the positions; call once before Contains.
-  void Finish(size_t edge_count);
+  // The flow's runs: edge numbers below `edge_count`, each run followed by kNoEdge (FlowEdges).
+  FlowEdgeIndex(const std::vector<uint32_t>& sequence, size_t edge_count);
   // Whether `run` occurs contiguously inside one run of the flow.
   bool Contains(const std::vector<uint32_t>& run) const;
-  uint64_t branches() const { return branches_; }
-  uint64_t runs() const { return runs_; }
 
  private:
-  std::unordered_map<int64_t, std::vector<uint32_t>> open_;  // per thread, not yet closed
-  std::vector<uint32_t> sequence_;                           // runs separated by kNoEdge
-  std::vector<std::vector<uint32_t>> positions_;             // per edge: indices in sequence_
-  uint64_t branches_ = 0, runs_ = 0;
+  const std::vector<uint32_t>& sequence_;
+  std::vector<std::vector<uint32_t>> positions_;  // per edge: indices in sequence_
 };
 
 }  // namespace ptprof

@@ -9,23 +9,23 @@ namespace ptprof {
 
 template <class Key>
 double ProfileOverlap(const std::map<Key, uint64_t>& a, const std::map<Key, uint64_t>& b) {
-  double total_a = 0, total_b = 0;
-  for (const auto& [k, n] : a) total_a += static_cast<double>(n);
-  for (const auto& [k, n] : b) total_b += static_cast<double>(n);
+  unsigned __int128 total_a = 0, total_b = 0;
+  for (const auto& [k, n] : a) total_a += n;
+  for (const auto& [k, n] : b) total_b += n;
   if (total_a == 0 || total_b == 0) return 0;
-  double sum = 0;
+  // min(n/A, m/B) = min(n*B, m*A) / (A*B): integer sums, so no order of the keys rounds differently.
+  unsigned __int128 sum = 0;
   for (const auto& [k, n] : a)
-    if (auto it = b.find(k); it != b.end())
-      sum += std::min(static_cast<double>(n) / total_a, static_cast<double>(it->second) / total_b);
-  return 100.0 * sum;
+    if (auto it = b.find(k); it != b.end()) sum += std::min(n * total_b, it->second * total_a);
+  return static_cast<double>(100.0L * static_cast<long double>(sum) /
+                             (static_cast<long double>(total_a) * static_cast<long double>(total_b)));
 }
 template double ProfileOverlap(const std::map<uint32_t, uint64_t>&, const std::map<uint32_t, uint64_t>&);
-template double ProfileOverlap(const std::map<std::tuple<uint32_t, uint64_t, uint64_t>, uint64_t>&,
-                               const std::map<std::tuple<uint32_t, uint64_t, uint64_t>, uint64_t>&);
+template double ProfileOverlap(const std::map<RangeKey, uint64_t>&, const std::map<RangeKey, uint64_t>&);
 
 CrossValidator::CrossValidator(CrossValidateOptions options, const AddressNormaliser& a,
                                std::function<std::string(uint64_t)> symbolize_a)
-    : options_(options), a_(a), symbolize_a_(std::move(symbolize_a)) {}
+    : options_(options), a_(a), symbolize_a_(std::move(symbolize_a)), flow_(a) {}
 
 std::string CrossValidator::FunctionOf(const std::string& symbol) const {
   if (symbol.empty()) return "?";
@@ -33,50 +33,27 @@ std::string CrossValidator::FunctionOf(const std::string& symbol) const {
   return plus == std::string::npos ? symbol : symbol.substr(0, plus);
 }
 
-std::optional<Location> CrossValidator::LocateA(int32_t pid, uint64_t address) {
-  auto [it, added] = a_cache_.try_emplace(address);
-  if (added) {
-    auto n = a_.Normalise(pid, address);
-    if (n) it->second = table_.Locate(*n);
-  }
-  return it->second;
-}
-
-void CrossValidator::AddFlowBranch(int64_t thread, int32_t pid, const BranchRecord& branch) {
-  auto from = LocateA(pid, branch.from);
-  auto to = LocateA(pid, branch.to);
-  Last& last = last_to_[thread];
-  if (!from || !to) {
-    ++a_unmapped_;
-    index_.Break(thread);
-    last.valid = false;
-    return;
-  }
-  const uint32_t id = table_.EdgeId(*from, *to, true);
-  index_.Add(thread, id);
-  ++a_counts_.edges[id];
-  if (!function_of_edge_.count(id)) function_of_edge_[id] = FunctionOf(symbolize_a_(branch.from));
-  if (last.valid && last.to.image == from->image && from->offset >= last.to.offset) {
-    RangeKey range{from->image, last.to.offset, from->offset};
-    ++a_counts_.ranges[range];
-    if (!function_of_range_.count(range))
-      function_of_range_[range] = function_of_edge_[id];
-  }
-  last.valid = true;
-  last.to = *to;
-}
-
-void CrossValidator::AddFlowBreak(int64_t thread) {
-  index_.Break(thread);
-  last_to_[thread].valid = false;
-}
-
 CrossValidation CrossValidator::Validate(const std::vector<BranchSample>& samples,
                                          const AddressNormaliser& b, const ImageSet& b_code) {
   CrossValidation out;
-  index_.Finish(table_.size());
-  out.flow_branches = index_.branches();
-  out.flow_runs = index_.runs();
+  flow_.OnEnd();
+  EdgeTable& table = flow_.table();
+  const FlowEdgeIndex index(flow_.sequence(), table.size());
+  out.flow_branches = flow_.branches();
+  out.flow_runs = flow_.runs();
+  // A's profile, each edge and range named by the function of the lowest address of the branch
+  // that took or ended it; B's edges and ranges that A lacks are named from B's code as they come.
+  Counts a_counts;
+  std::vector<std::string> function_of_edge;
+  for (uint32_t id = 0; id < table.size(); ++id) {
+    function_of_edge.push_back(FunctionOf(symbolize_a_(flow_.SourceOf(id))));
+    if (flow_.EdgeCount(id)) a_counts.edges[id] = flow_.EdgeCount(id);
+  }
+  std::map<RangeKey, std::string> function_of_range;
+  for (const auto& [range, r] : flow_.ranges()) {
+    a_counts.ranges[range] = r.count;
+    function_of_range[range] = FunctionOf(symbolize_a_(r.source));
+  }
   out.images_a = a_.Images();
   out.images_b = b.Images();
   const std::set<std::string> a_images(out.images_a.begin(), out.images_a.end());
@@ -116,16 +93,17 @@ CrossValidation CrossValidator::Validate(const std::vector<BranchSample>& sample
         unmapped_at = k;
         break;
       }
-      const Location lf = table_.Locate(*from), lt = table_.Locate(*to);
-      run.push_back(table_.EdgeId(lf, lt, false));
+      const Location lf = table.Locate(*from), lt = table.Locate(*to);
+      run.push_back(table.EdgeId(lf, lt, false));
       // Profile counts of B, on the same numbering (new edges get numbers too).
-      const uint32_t id = table_.EdgeId(lf, lt, true);
+      const uint32_t id = table.EdgeId(lf, lt, true);
       ++b_counts.edges[id];
-      if (!function_of_edge_.count(id)) function_of_edge_[id] = FunctionOf(b_code.Symbolize(s.branches[k].from));
+      if (id == function_of_edge.size())
+        function_of_edge.push_back(FunctionOf(b_code.Symbolize(s.branches[k].from)));
       if (k > 0 && to_locations.back().image == lf.image && lf.offset >= to_locations.back().offset) {
         RangeKey range{lf.image, to_locations.back().offset, lf.offset};
         ++b_counts.ranges[range];
-        if (!function_of_range_.count(range)) function_of_range_[range] = function_of_edge_[id];
+        function_of_range.try_emplace(range, function_of_edge[id]);
       }
       to_locations.push_back(lt);
     }
@@ -136,7 +114,7 @@ CrossValidation CrossValidator::Validate(const std::vector<BranchSample>& sample
       continue;
     }
     ++out.bursts_mapped;
-    if (index_.Contains(run)) {
+    if (index.Contains(run)) {
       ++out.in_flow;
       continue;
     }
@@ -158,15 +136,15 @@ CrossValidation CrossValidator::Validate(const std::vector<BranchSample>& sample
     }
   }
   // Profile similarity.
-  out.edge_overlap = ProfileOverlap(a_counts_.edges, b_counts.edges);
-  out.range_overlap = ProfileOverlap(a_counts_.ranges, b_counts.ranges);
+  out.edge_overlap = ProfileOverlap(a_counts.edges, b_counts.edges);
+  out.range_overlap = ProfileOverlap(a_counts.ranges, b_counts.ranges);
   std::map<std::string, Counts> a_by, b_by;
-  for (const auto& [id, n] : a_counts_.edges) a_by[function_of_edge_[id]].edges[id] += n;
-  for (const auto& [id, n] : b_counts.edges) b_by[function_of_edge_[id]].edges[id] += n;
-  for (const auto& [r, n] : a_counts_.ranges) a_by[function_of_range_[r]].ranges[r] += n;
-  for (const auto& [r, n] : b_counts.ranges) b_by[function_of_range_[r]].ranges[r] += n;
+  for (const auto& [id, n] : a_counts.edges) a_by[function_of_edge[id]].edges[id] += n;
+  for (const auto& [id, n] : b_counts.edges) b_by[function_of_edge[id]].edges[id] += n;
+  for (const auto& [r, n] : a_counts.ranges) a_by[function_of_range[r]].ranges[r] += n;
+  for (const auto& [r, n] : b_counts.ranges) b_by[function_of_range[r]].ranges[r] += n;
   double total_a = 0, total_b = 0;
-  for (const auto& [id, n] : a_counts_.edges) total_a += static_cast<double>(n);
+  for (const auto& [id, n] : a_counts.edges) total_a += static_cast<double>(n);
   for (const auto& [id, n] : b_counts.edges) total_b += static_cast<double>(n);
   std::set<std::string> names;
   for (const auto& [name, c] : a_by) names.insert(name);

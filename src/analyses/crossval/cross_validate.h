@@ -7,7 +7,8 @@
 //   100% * sum over keys k of min(a_k / sum(a), b_k / sum(b))
 // of edge counts {from -> to} and of range counts [to_i, from_{i+1}] (AutoFDO's ranges), overall
 // and per function. Addresses of both sides are normalised to (file base name, file offset)
-// through each side's own sideband before anything is compared.
+// through each side's own sideband before anything is compared. A's flow is collected by FlowEdges
+// (flow()), which may take it in parts on several threads.
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -22,6 +23,7 @@
 #include "sideband/x86_insn.h"
 #include "src/analyses/crossval/address_normaliser.h"
 #include "src/analyses/crossval/branch_edges.h"
+#include "src/analyses/crossval/flow_edges.h"
 
 namespace ptprof {
 
@@ -64,41 +66,28 @@ class CrossValidator {
   CrossValidator(CrossValidateOptions options, const AddressNormaliser& a,
                  std::function<std::string(uint64_t)> symbolize_a);
 
-  // A's flow, branch by branch and break by break (FlowBranches' callbacks).
-  void AddFlowBranch(int64_t thread, int32_t pid, const BranchRecord& branch);
-  void AddFlowBreak(int64_t thread);
+  // The sink A's decoded flow goes into (ended with OnEnd before Validate).
+  FlowEdges& flow() { return flow_; }
 
   // Compares B's samples (normalised with `b`, code and symbols from `b_code`) with the flow.
   CrossValidation Validate(const std::vector<BranchSample>& samples, const AddressNormaliser& b,
                            const ImageSet& b_code);
 
  private:
-  using RangeKey = std::tuple<uint32_t, uint64_t, uint64_t>;  // image, begin, end
   struct Counts {
     std::map<uint32_t, uint64_t> edges;
     std::map<RangeKey, uint64_t> ranges;
   };
   std::string FunctionOf(const std::string& symbol) const;
-  std::optional<Location> LocateA(int32_t pid, uint64_t address);
 
   CrossValidateOptions options_;
   const AddressNormaliser& a_;
   std::function<std::string(uint64_t)> symbolize_a_;
-  EdgeTable table_;
-  FlowEdgeIndex index_;
-  Counts a_counts_;
-  std::map<uint32_t, std::string> function_of_edge_;    // from A's (or B's) symbols
-  std::map<RangeKey, std::string> function_of_range_;
-  struct Last {
-    bool valid = false;
-    Location to;
-  };
-  std::map<int64_t, Last> last_to_;  // per thread, the previous branch's normalised target
-  std::unordered_map<uint64_t, std::optional<Location>> a_cache_;
-  uint64_t a_unmapped_ = 0;
+  FlowEdges flow_;
 };
 
-// 100% * sum_k min(a_k/A, b_k/B); 0 when either side is empty.
+// 100% * sum_k min(a_k/A, b_k/B), worked out exactly (the same whatever the keys' order); 0 when
+// either side is empty.
 template <class Key>
 double ProfileOverlap(const std::map<Key, uint64_t>& a, const std::map<Key, uint64_t>& b);
 

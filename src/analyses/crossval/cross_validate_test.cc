@@ -42,11 +42,11 @@ TEST_CASE("bursts of another run at another base: in the flow, feasible only, in
   CrossValidator v({}, a, [](uint64_t) { return std::string("loop+0x0"); });
   // A's flow: the loop body twice through the je (taken), then once through the fall-through.
   for (int i = 0; i < 2; ++i) {
-    v.AddFlowBranch(1, 1, {0x1002, 0x1006});
-    v.AddFlowBranch(1, 1, {0x1006, 0x1000});
+    v.flow().AddBranch(1, 1, 0x1002, 0x1006);
+    v.flow().AddBranch(1, 1, 0x1006, 0x1000);
   }
-  v.AddFlowBranch(1, 1, {0x1006, 0x1000});
-  v.AddFlowBreak(1);
+  v.flow().AddBranch(1, 1, 0x1006, 0x1000);
+  v.flow().AddBreak(1);
   std::vector<BranchSample> bursts = {
       Burst(0, {{0x5002, 0x5006}, {0x5006, 0x5000}, {0x5002, 0x5006}}),  // in the flow
       Burst(1, {{0x5006, 0x5000}, {0x5006, 0x5000}, {0x5006, 0x5000}}),  // never twice in A: feasible

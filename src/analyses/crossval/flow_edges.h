@@ -1,0 +1,138 @@
+#pragma once
+// FlowEdges answers "which normalised branches did the decoded flow (side A of `ptprof validate`)
+// take, how often, in which unbroken runs, and over which AutoFDO ranges?". It takes the decoded
+// blocks (the taken branches FlowBranches would report: {a block's last ip -> the next block of
+// the same thread}, runs broken at syscalls, interrupts, gaps, trace stops), normalises every
+// branch to (file, offset) through A's sideband, and keeps:
+//   - the edges, numbered in an EdgeTable, with their counts;
+//   - the runs of edge numbers, each unbroken stretch of a thread (for FlowEdgeIndex);
+//   - the range counts [previous branch's target, this branch's source] within a run.
+//
+// It takes its stream in parts (src/model/parted_sink.h): a part knows nothing of what came before
+// it, so per thread it keeps what the stream decides at the fold: the first block's address (the
+// target of a branch still pending before the part), whether the thread's run goes on into the
+// part, and the source of its first branch (whose range starts at the stream's last target). Its
+// edges are numbered in its own table and renumbered at the fold. Nothing of the results depends on
+// how the stream was cut or on the order edges were numbered.
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "src/analyses/crossval/address_normaliser.h"
+#include "src/analyses/crossval/branch_edges.h"
+#include "src/model/parted_sink.h"
+
+namespace ptprof {
+
+// An AutoFDO range: image number, offset where straight-line execution began, offset it reached.
+using RangeKey = std::tuple<uint32_t, uint64_t, uint64_t>;
+
+struct RangeKeyHash {
+  size_t operator()(const RangeKey& r) const {
+    uint64_t h = (std::get<1>(r) * 0x9e3779b97f4a7c15ULL) ^ std::get<0>(r);
+    h = (h ^ std::get<2>(r)) * 0xbf58476d1ce4e5b9ULL;
+    return static_cast<size_t>(h ^ (h >> 31));
+  }
+};
+
+class FlowEdges : public PartedSink {
+ public:
+  struct RangeCount {
+    uint64_t count = 0;
+    uint64_t source = UINT64_MAX;  // the lowest address of the branch that ended the range
+  };
+
+  explicit FlowEdges(const AddressNormaliser& normaliser, bool part = false)
+      : normaliser_(normaliser), part_(part) {}
+
+  void OnEvent(const TraceEvent& event) override;
+  void OnBlocks(const BlockBatch& batch) override;
+  // Ends every thread's run (for a part: nothing, its end is not the stream's).
+  void OnEnd() override;
+
+  std::unique_ptr<EventSink> NewPart() const override;
+  void Fold(std::unique_ptr<EventSink> part) override;
+
+  // The branch {from -> to} of `thread` in process `pid` (normalised through that process's
+  // mappings), and the end of a thread's run, for callers that have branches rather than blocks.
+  void AddBranch(int64_t thread, int32_t pid, uint64_t from, uint64_t to);
+  void AddBreak(int64_t thread);
+
+  // After OnEnd. The table also numbers side B's edges (after A's) when Validate adds them.
+  EdgeTable& table() { return table_; }
+  // The closed runs, each followed by kNoEdge.
+  const std::vector<uint32_t>& sequence() const { return sequence_; }
+  // How often each of A's edges was taken, by number (edges numbered later: none).
+  uint64_t EdgeCount(uint32_t id) const { return id < counts_.size() ? counts_[id] : 0; }
+  size_t edges() const { return counts_.size(); }
+  // The lowest source address edge `id` was taken from (its function names it).
+  uint64_t SourceOf(uint32_t id) const { return sources_[id]; }
+  const std::unordered_map<RangeKey, RangeCount, RangeKeyHash>& ranges() const { return ranges_; }
+  uint64_t branches() const { return branches_; }
+  uint64_t runs() const { return runs_; }
+  uint64_t unmapped() const { return unmapped_; }
+
+ private:
+  struct Thread {
+    // The event layer: the last block ended in a taken transfer at `from` of process `pid`.
+    bool taken = false;
+    int32_t pid = -1;
+    uint64_t from = 0;
+    // The run layer: the previous branch's target, and the run not yet closed.
+    bool last_valid = false;
+    Location last_to;
+    std::vector<uint32_t> run;
+    // In a part, what the stream before it decides: whether `run` and `last` still continue the
+    // stream's (no break, no branch yet), the first event (a block at `lead_ip` or a break), and
+    // the part's first branch while `last` was the stream's.
+    bool run_inherited = false, last_inherited = false;
+    bool seen = false, lead_break = false;
+    uint64_t lead_ip = 0;
+    std::vector<uint32_t> lead_run;  // the run that continued the stream's, once a break closed it
+    bool has_first_from = false;
+    Location first_from;
+    uint64_t first_source = 0;
+  };
+  struct BranchKey {
+    int32_t pid;
+    uint64_t from, to;
+    bool operator==(const BranchKey&) const = default;
+  };
+  struct BranchKeyHash {
+    size_t operator()(const BranchKey& k) const {
+      uint64_t h = (k.from * 0x9e3779b97f4a7c15ULL) ^ static_cast<uint32_t>(k.pid);
+      h = (h ^ k.to) * 0xbf58476d1ce4e5b9ULL;
+      return static_cast<size_t>(h ^ (h >> 29));
+    }
+  };
+
+  Thread& ThreadOf(int64_t thread);
+  // The event layer: a block of `thread`, a break.
+  void Block(Thread& t, int32_t pid, uint64_t first_ip, uint64_t last_ip, BlockEnd end);
+  void EventBreak(Thread& t);
+  // The run layer.
+  void Branch(Thread& t, int32_t pid, uint64_t from, uint64_t to);
+  void Break(Thread& t);
+  void CloseRun(std::vector<uint32_t>& run);
+  // The edge number of a branch, kNoEdge when either end lies outside A's files.
+  uint32_t EdgeOf(int32_t pid, uint64_t from, uint64_t to);
+  void CountEdge(uint32_t id, uint64_t source, uint64_t n);
+  void CountRange(const RangeKey& range, uint64_t n, uint64_t source);
+
+  const AddressNormaliser& normaliser_;
+  const bool part_;
+  EdgeTable table_;
+  std::unordered_map<BranchKey, uint32_t, BranchKeyHash> edge_of_;
+  std::unordered_map<int64_t, Thread> threads_;
+  int64_t cached_thread_ = INT64_MIN;
+  Thread* cached_ = nullptr;
+  std::vector<uint32_t> sequence_;
+  std::vector<uint64_t> counts_, sources_;
+  std::unordered_map<RangeKey, RangeCount, RangeKeyHash> ranges_;
+  uint64_t branches_ = 0, runs_ = 0, unmapped_ = 0;
+};
+
+}  // namespace ptprof
