@@ -50,9 +50,9 @@ CrossValidation CrossValidator::Validate(const std::vector<BranchSample>& sample
     if (flow_.EdgeCount(id)) a_counts.edges[id] = flow_.EdgeCount(id);
   }
   std::map<RangeKey, std::string> function_of_range;
-  for (const auto& [range, r] : flow_.ranges()) {
-    a_counts.ranges[range] = r.count;
-    function_of_range[range] = FunctionOf(symbolize_a_(r.source));
+  for (const FlowEdges::RangeCount& r : flow_.ranges()) {
+    a_counts.ranges[r.range] = r.count;
+    function_of_range[r.range] = FunctionOf(symbolize_a_(r.source));
   }
   out.images_a = a_.Images();
   out.images_b = b.Images();

@@ -99,38 +99,59 @@ void FlowEdges::CountEdge(uint32_t id, uint64_t source, uint64_t n) {
   if (id >= counts_.size()) {
     counts_.resize(id + 1, 0);
     sources_.resize(id + 1, UINT64_MAX);
+    follow_.resize(id + 1);
   }
   counts_[id] += n;
-  if (source < sources_[id]) sources_[id] = source;
+  sources_[id] = std::min(sources_[id], source);
 }
 
-void FlowEdges::CountRange(const RangeKey& range, uint64_t n, uint64_t source) {
+uint32_t FlowEdges::RangeAt(const RangeKey& range) {
+  auto [it, added] = range_at_.try_emplace(range, static_cast<uint32_t>(ranges_.size()));
+  if (added) ranges_.push_back({range});
+  return it->second;
+}
+
+uint32_t FlowEdges::RangeOf(uint32_t last, uint32_t id) {
+  const Location begin = table_.Edge(last).second, end = table_.Edge(id).first;
+  if (begin.image != end.image || end.offset < begin.offset) return kNoRange;
+  return RangeAt({end.image, begin.offset, end.offset});
+}
+
+void FlowEdges::CountRange(uint32_t range, uint64_t n, uint64_t source) {
   RangeCount& r = ranges_[range];
   r.count += n;
   r.source = std::min(r.source, source);
 }
 
 void FlowEdges::Branch(Thread& t, int32_t pid, uint64_t from, uint64_t to) {
-  const uint32_t id = EdgeOf(pid, from, to);
-  if (id == kNoEdge) {
-    ++unmapped_;
-    Break(t);
-    return;
+  uint32_t id, range = kNoRange;
+  if (t.last != kNoEdge && follow_[t.last].from == from && follow_[t.last].to == to &&
+      follow_[t.last].pid == pid) {
+    id = follow_[t.last].edge;
+    range = follow_[t.last].range;
+  } else {
+    id = EdgeOf(pid, from, to);
+    if (id == kNoEdge) {
+      ++unmapped_;
+      Break(t);
+      return;
+    }
+    CountEdge(id, from, 0);
+    if (t.last != kNoEdge) {
+      range = RangeOf(t.last, id);
+      follow_[t.last] = {from, to, pid, id, range};
+    }
   }
   t.run.push_back(id);
   ++branches_;
   CountEdge(id, from, 1);
-  const auto [lf, lt] = table_.Edge(id);
+  if (range != kNoRange) CountRange(range, 1, from);
   if (t.last_inherited) {
     t.last_inherited = false;
-    t.has_first_from = true;
-    t.first_from = lf;
+    t.first_edge = id;
     t.first_source = from;
-  } else if (t.last_valid && t.last_to.image == lf.image && lf.offset >= t.last_to.offset) {
-    CountRange({lf.image, t.last_to.offset, lf.offset}, 1, from);
   }
-  t.last_valid = true;
-  t.last_to = lt;
+  t.last = id;
 }
 
 void FlowEdges::CloseRun(std::vector<uint32_t>& run) {
@@ -150,7 +171,7 @@ void FlowEdges::Break(Thread& t) {
     CloseRun(t.run);
   }
   t.last_inherited = false;
-  t.last_valid = false;
+  t.last = kNoEdge;
 }
 
 std::unique_ptr<EventSink> FlowEdges::NewPart() const {
@@ -174,8 +195,10 @@ void FlowEdges::Fold(std::unique_ptr<EventSink> part_sink) {
   };
   for (uint32_t i = 0; i < part.counts_.size(); ++i)
     if (part.counts_[i]) CountEdge(edge[i], part.sources_[i], part.counts_[i]);
-  for (const auto& [range, r] : part.ranges_)
-    CountRange({image[std::get<0>(range)], std::get<1>(range), std::get<2>(range)}, r.count, r.source);
+  for (const RangeCount& r : part.ranges_) {
+    const auto [img, begin, end] = r.range;
+    CountRange(RangeAt({image[img], begin, end}), r.count, r.source);
+  }
   renumber(part.sequence_);
   sequence_.insert(sequence_.end(), part.sequence_.begin(), part.sequence_.end());
   branches_ += part.branches_;
@@ -192,10 +215,10 @@ void FlowEdges::Fold(std::unique_ptr<EventSink> part_sink) {
       Branch(t, t.pid, t.from, p.lead_ip);
     }
     // The part's first branch ends the range that began at the stream's last target.
-    if (p.has_first_from) {
-      const Location from = locate(p.first_from);
-      if (t.last_valid && t.last_to.image == from.image && from.offset >= t.last_to.offset)
-        CountRange({from.image, t.last_to.offset, from.offset}, 1, p.first_source);
+    if (p.first_edge != kNoEdge && t.last != kNoEdge) {
+      const uint32_t first = edge[p.first_edge];
+      if (const uint32_t range = RangeOf(t.last, first); range != kNoRange)
+        CountRange(range, 1, p.first_source);
     }
     // The stream's run goes on with the part's first run; the part's last run stays open.
     std::vector<uint32_t>& continued = p.run_inherited ? p.run : p.lead_run;
@@ -206,10 +229,7 @@ void FlowEdges::Fold(std::unique_ptr<EventSink> part_sink) {
       renumber(p.run);
       t.run = std::move(p.run);
     }
-    if (!p.last_inherited) {
-      t.last_valid = p.last_valid;
-      if (p.last_valid) t.last_to = locate(p.last_to);
-    }
+    if (!p.last_inherited) t.last = p.last == kNoEdge ? kNoEdge : edge[p.last];
     t.taken = p.taken;
     t.pid = p.pid;
     t.from = p.from;

@@ -38,9 +38,12 @@ struct RangeKeyHash {
   }
 };
 
+inline constexpr uint32_t kNoRange = UINT32_MAX;
+
 class FlowEdges : public PartedSink {
  public:
   struct RangeCount {
+    RangeKey range;
     uint64_t count = 0;
     uint64_t source = UINT64_MAX;  // the lowest address of the branch that ended the range
   };
@@ -70,7 +73,7 @@ class FlowEdges : public PartedSink {
   size_t edges() const { return counts_.size(); }
   // The lowest source address edge `id` was taken from (its function names it).
   uint64_t SourceOf(uint32_t id) const { return sources_[id]; }
-  const std::unordered_map<RangeKey, RangeCount, RangeKeyHash>& ranges() const { return ranges_; }
+  const std::vector<RangeCount>& ranges() const { return ranges_; }
   uint64_t branches() const { return branches_; }
   uint64_t runs() const { return runs_; }
   uint64_t unmapped() const { return unmapped_; }
@@ -81,9 +84,9 @@ class FlowEdges : public PartedSink {
     bool taken = false;
     int32_t pid = -1;
     uint64_t from = 0;
-    // The run layer: the previous branch's target, and the run not yet closed.
-    bool last_valid = false;
-    Location last_to;
+    // The run layer: the previous branch's edge (its target is where the next range begins;
+    // kNoEdge after a break), and the run not yet closed.
+    uint32_t last = kNoEdge;
     std::vector<uint32_t> run;
     // In a part, what the stream before it decides: whether `run` and `last` still continue the
     // stream's (no break, no branch yet), the first event (a block at `lead_ip` or a break), and
@@ -92,9 +95,8 @@ class FlowEdges : public PartedSink {
     bool seen = false, lead_break = false;
     uint64_t lead_ip = 0;
     std::vector<uint32_t> lead_run;  // the run that continued the stream's, once a break closed it
-    bool has_first_from = false;
-    Location first_from;
-    uint64_t first_source = 0;
+    uint32_t first_edge = kNoEdge;  // the part's first branch while `last` was the stream's
+    uint64_t first_source = 0;      // and its address
   };
   struct BranchKey {
     int32_t pid;
@@ -119,8 +121,12 @@ class FlowEdges : public PartedSink {
   void CloseRun(std::vector<uint32_t>& run);
   // The edge number of a branch, kNoEdge when either end lies outside A's files.
   uint32_t EdgeOf(int32_t pid, uint64_t from, uint64_t to);
+  // The number of the range from edge `last`'s target to edge `id`'s source, kNoRange when the
+  // two do not make one (another file, backwards).
+  uint32_t RangeOf(uint32_t last, uint32_t id);
+  uint32_t RangeAt(const RangeKey& range);
   void CountEdge(uint32_t id, uint64_t source, uint64_t n);
-  void CountRange(const RangeKey& range, uint64_t n, uint64_t source);
+  void CountRange(uint32_t range, uint64_t n, uint64_t source);
 
   const AddressNormaliser& normaliser_;
   const bool part_;
@@ -131,7 +137,16 @@ class FlowEdges : public PartedSink {
   Thread* cached_ = nullptr;
   std::vector<uint32_t> sequence_;
   std::vector<uint64_t> counts_, sources_;
-  std::unordered_map<RangeKey, RangeCount, RangeKeyHash> ranges_;
+  std::vector<RangeCount> ranges_;
+  std::unordered_map<RangeKey, uint32_t, RangeKeyHash> range_at_;
+  // Per edge, the branch that followed it last time and what it was: in a loop the next branch
+  // is found without a lookup.
+  struct Follow {
+    uint64_t from = 0, to = 0;
+    int32_t pid = 0;
+    uint32_t edge = kNoEdge, range = 0;
+  };
+  std::vector<Follow> follow_;
   uint64_t branches_ = 0, runs_ = 0, unmapped_ = 0;
 };
 

@@ -45,9 +45,9 @@ std::string Dump(FlowEdges& flow) {
   std::map<std::string, std::string> edges, ranges;
   for (uint32_t id = 0; id < flow.edges(); ++id)
     edges[edge(id)] = std::to_string(flow.EdgeCount(id)) + " from " + std::to_string(flow.SourceOf(id));
-  for (const auto& [range, r] : flow.ranges())
-    ranges[table.ImageName(std::get<0>(range)) + ":" + std::to_string(std::get<1>(range)) + "-" +
-           std::to_string(std::get<2>(range))] = std::to_string(r.count) + " from " + std::to_string(r.source);
+  for (const FlowEdges::RangeCount& r : flow.ranges())
+    ranges[table.ImageName(std::get<0>(r.range)) + ":" + std::to_string(std::get<1>(r.range)) + "-" +
+           std::to_string(std::get<2>(r.range))] = std::to_string(r.count) + " from " + std::to_string(r.source);
   std::vector<std::string> runs(1);
   for (uint32_t id : flow.sequence()) {
     if (id == kNoEdge) runs.emplace_back();
