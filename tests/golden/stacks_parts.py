@@ -7,7 +7,7 @@ decoded on the thread that claims it and built into a call tree of its own, on s
 frames it cannot know; the fold checks what the part guessed of them, and a part that guessed
 wrong is decoded again in order. For every recording under traces/ (the emulated programs, the
 kernel labs with syscalls and interrupts, per CPU and per thread), the folded stacks and the JSON
-tree of `stacks` (whole, one thread, an offset range) and the JSON instances with their kernel
+tree of `stacks` (whole, one thread, an offset range, a time range) and the JSON instances with their kernel
 trees and the CSV of `syscalls` must equal those of one thread byte for byte, `--verbose` must say
 the stream was consumed in parts, and most parts must fold.
 """
@@ -51,12 +51,28 @@ def first_tid(path):
     return tids[0] if tids else None
 
 
+def time_window(path):
+    """The second eighth to the half of the first stream's time, as a --interval in ns (None when the
+    recording has no nominal frequency to make its TSC ns)."""
+    done = subprocess.run([PTPROF, "info", "--format", "json", path], capture_output=True, text=True)
+    if done.returncode != 0:
+        return None
+    info = json.loads(done.stdout)
+    nom_freq = info["manifest"].get("pt", {}).get("nom_freq", 0)
+    streams = info.get("streams") or []
+    if not nom_freq or not streams or "first_tsc" not in streams[0]:
+        return None
+    first, last = streams[0]["first_tsc"], streams[0]["last_tsc"]
+    ns = 10.0 / nom_freq  # a TSC tick at the nominal frequency, nom_freq x 100 MHz
+    return f"{(first + (last - first) / 8) * ns:.0f}ns..{(first + (last - first) / 2) * ns:.0f}ns"
+
+
 def main():
     tally = Tally()
     if not TRACES:
         tally.skip("call stacks in parts", "no recordings under traces/")
         tally.finish()
-    parted = redone = 0
+    parted = redone = windows = 0
     for path in TRACES:
         name = os.path.relpath(path, ROOT)
         size = os.path.getsize(path)
@@ -68,11 +84,16 @@ def main():
             "syscalls instances": ["syscalls", "--format", "json", "--instances", "--tree"],
             "syscalls csv": ["syscalls", "--format", "csv"],
         }
+        window = time_window(path)
+        if window:
+            views["stacks time range"] = ["stacks", "--format", "folded", "--interval", window]
         tid = first_tid(path)
         if tid is not None:
             views["stacks one thread"] = ["stacks", "--format", "folded", "--tid", str(tid)]
         for label, args in views.items():
             one = run(args + [path])
+            if label == "stacks time range" and one[0] == 0 and one[1].strip():
+                windows += 1  # (a window of a short or multi-stream recording may hold nothing)
             for jobs, segment in SPLITS:
                 many = run(args + [path], jobs, segment)
                 tally.same_run(f"{name} {label}, {jobs} threads, segments of {segment}", one, many)
@@ -80,6 +101,7 @@ def main():
                     parted += int(parts)
                     redone += int(again or 0)
     print(f"{parted} parts, {redone} of them decoded again")
+    tally.check("time ranges that hold a tree were compared", windows > 5, f"only {windows}")
     tally.check("segments were consumed in parts", parted > 300, f"only {parted}")
     # The kernel labs' parts begin inside syscalls or return past the start of a per-CPU stack
     # more often; the user recordings' parts nearly all fold.

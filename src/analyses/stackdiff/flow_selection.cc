@@ -48,7 +48,12 @@ Result<FlowRange> ParseFlowRange(const std::string& text) {
   return range;
 }
 
-bool FlowSelection::InRange(const EventHeader& header) {
+bool FlowSelection::TimeInRange(double time) const {
+  return time >= spec_.range->from && time <= spec_.range->to;
+}
+
+bool FlowSelection::InRange(const EventHeader& header, bool& undecided) {
+  undecided = false;
   if (!spec_.range) return true;
   const FlowRange& range = *spec_.range;
   if (range.kind == FlowRange::Kind::kOffset) {
@@ -58,13 +63,16 @@ bool FlowSelection::InRange(const EventHeader& header) {
   std::optional<double> time = spec_.time_of ? spec_.time_of(header) : std::nullopt;
   if (time) last_time_[header.cpu] = *time;
   else if (auto it = last_time_.find(header.cpu); it != last_time_.end()) time = it->second;
-  return time && *time >= range.from && *time <= range.to;
+  else undecided = owned_next_ != nullptr;  // a part's: the stream may have had a time
+  return time && TimeInRange(*time);
 }
 
 void FlowSelection::OnEvent(const TraceEvent& event) {
   ++seen_;
-  const bool in_range = InRange(event.header);  // always, to follow the time
+  bool undecided = false;
+  const bool in_range = InRange(event.header, undecided);  // always, to follow the time
   if (spec_.tid && event.header.tid != *spec_.tid) return;
+  if (undecided) ++left_out_[event.header.cpu];
   if (!in_range) return;
   ++passed_;
   if (std::holds_alternative<ExecBlock>(event.body)) ++blocks_;
@@ -90,8 +98,7 @@ void FlowSelection::OnBlocks(const BlockBatch& batch) {
 
 bool FlowSelection::TakesParts() const {
   const PartedSink* next = NextInParts();
-  return next && next->TakesParts() &&
-         !(spec_.range && spec_.range->kind == FlowRange::Kind::kTime);
+  return next && next->TakesParts();
 }
 
 std::unique_ptr<EventSink> FlowSelection::MakePart(std::unique_ptr<EventSink> next) const {
@@ -109,7 +116,12 @@ std::unique_ptr<EventSink> FlowSelection::NewFirstPart() const {
 }
 
 std::string FlowSelection::Refusal(const EventSink& part) const {
-  return NextInParts()->Refusal(*static_cast<const FlowSelection&>(part).owned_next_);
+  const auto& selection = static_cast<const FlowSelection&>(part);
+  for (const auto& [cpu, count] : selection.left_out_)
+    if (auto it = last_time_.find(cpu); it != last_time_.end() && TimeInRange(it->second))
+      return "its first events on cpu " + std::to_string(cpu) + " have no time of their own and " +
+             "the one before the part is inside --interval " + spec_.range->text;
+  return NextInParts()->Refusal(*selection.owned_next_);
 }
 
 void FlowSelection::Fold(std::unique_ptr<EventSink> part) {
@@ -117,6 +129,7 @@ void FlowSelection::Fold(std::unique_ptr<EventSink> part) {
   seen_ += selection.seen_;
   passed_ += selection.passed_;
   blocks_ += selection.blocks_;
+  for (const auto& [cpu, time] : selection.last_time_) last_time_[cpu] = time;
   NextInParts()->Fold(std::move(selection.owned_next_));
 }
 

@@ -5,8 +5,10 @@
 // through so that an empty selection can be reported instead of an empty tree. Events without a
 // time of their own take the last time seen on their CPU.
 //
-// It takes its stream in parts when the sink after it does and no time range is asked for (an
-// event's time may be the one of an event before it, in an earlier part).
+// It takes its stream in parts when the sink after it does. With a time range, a part leaves out
+// the events of a CPU that come before its first event with a time there (their time is one from
+// before the part); the fold refuses the part when the time the stream had reached on that CPU
+// was inside the range, and the part is then decoded again in order.
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -57,7 +59,9 @@ class FlowSelection : public PartedSink {
   uint64_t blocks_passed() const { return blocks_; }
 
  private:
-  bool InRange(const EventHeader& header);
+  // Whether the event is in the range; `undecided` when its time is one from before this part.
+  bool InRange(const EventHeader& header, bool& undecided);
+  bool TimeInRange(double time) const;
   // A part: this selection's spec before a part of the next sink, which it owns.
   std::unique_ptr<EventSink> MakePart(std::unique_ptr<EventSink> next) const;
   PartedSink* NextInParts() const { return dynamic_cast<PartedSink*>(&next_); }
@@ -65,6 +69,7 @@ class FlowSelection : public PartedSink {
   FlowSelectionSpec spec_;
   EventSink& next_;
   std::map<int32_t, double> last_time_;  // per CPU
+  std::map<int32_t, uint64_t> left_out_;  // a part's: events left out as undecided, per CPU
   uint64_t seen_ = 0, passed_ = 0, blocks_ = 0;
   std::unique_ptr<EventSink> owned_next_;  // a part's
 };

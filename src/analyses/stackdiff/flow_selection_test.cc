@@ -1,8 +1,11 @@
 #include "src/analyses/stackdiff/flow_selection.h"
 
+#include <random>
 #include <vector>
 
 #include <catch2/catch.hpp>
+
+#include "src/analyses/support/random_flow_testing.h"
 
 namespace ptprof::stackdiff {
 namespace {
@@ -114,6 +117,56 @@ TEST_CASE("a time range carries the last time over events that have none") {
   REQUIRE(out.events.size() == 2);
   CHECK(out.events[0].header.offset == 3);
   CHECK(out.events[1].header.offset == 4);
+}
+
+// Collects what passed; in parts, each part its own, appended at the fold.
+struct CollectInParts : PartedSink {
+  std::vector<uint64_t> offsets;
+  void OnEvent(const TraceEvent& event) override { offsets.push_back(event.header.offset); }
+  std::unique_ptr<EventSink> NewPart() const override { return std::make_unique<CollectInParts>(); }
+  void Fold(std::unique_ptr<EventSink> part) override {
+    const auto& other = static_cast<const CollectInParts&>(*part);
+    offsets.insert(offsets.end(), other.offsets.begin(), other.offsets.end());
+  }
+};
+
+TEST_CASE("a time range in parts passes what it passes whole; a part whose first events take "
+          "their time from before it inside the range is refused") {
+  FlowSelectionSpec spec;
+  spec.range = *ParseFlowRange("300ns..600ns");
+  spec.time_of = [](const EventHeader& h) -> std::optional<double> {
+    if (h.time_ns == kUnknownTime) return std::nullopt;
+    return static_cast<double>(h.time_ns);
+  };
+  std::mt19937 random(5);
+  size_t refused = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    // Two CPUs, rising times, a third of the events without one; thread 1 or 2.
+    std::vector<TraceEvent> events;
+    uint64_t now = 0;
+    for (uint64_t i = 0; i < 120; ++i) {
+      now += std::uniform_int_distribution<uint64_t>(0, 15)(random);
+      const bool timed = std::uniform_int_distribution<int>(0, 2)(random) > 0;
+      TraceEvent e = Block(i, 1 + static_cast<int32_t>(i % 2), timed ? now : kUnknownTime);
+      e.header.cpu = std::uniform_int_distribution<int32_t>(0, 1)(random);
+      events.push_back(e);
+    }
+    for (const std::optional<int32_t> tid : {std::optional<int32_t>{}, std::optional<int32_t>{1}}) {
+      spec.tid = tid;
+      CollectInParts whole_out, parts_out;
+      FlowSelection whole(spec, whole_out);
+      testing::FeedEvents(whole, events, 0, events.size(), false);
+      FlowSelection parted(spec, parts_out);
+      REQUIRE(parted.TakesParts());
+      const auto cuts = testing::RandomCuts(events.size(), 8, random);
+      refused += testing::FeedInParts(parted, events, cuts, false).refused;
+      INFO("trial " << trial);
+      CHECK(parts_out.offsets == whole_out.offsets);
+      CHECK(parted.events_seen() == whole.events_seen());
+      CHECK(parted.events_passed() == whole.events_passed());
+    }
+  }
+  CHECK(refused > 0);  // the refusal was needed, and its redo gave the same
 }
 
 }  // namespace
