@@ -38,7 +38,8 @@ CrossValidation CrossValidator::Validate(const std::vector<BranchSample>& sample
   CrossValidation out;
   flow_.OnEnd();
   EdgeTable& table = flow_.table();
-  const FlowEdgeIndex index(flow_.sequence(), table.size());
+  const std::vector<uint32_t> sequence = flow_.Sequence();
+  const FlowEdgeIndex index(sequence, table.size());
   out.flow_branches = flow_.branches();
   out.flow_runs = flow_.runs();
   // A's profile, each edge and range named by the function of the lowest address of the branch

@@ -4,21 +4,6 @@
 
 namespace ptprof {
 
-BlockEndRole RoleOf(BlockEnd end) {
-  switch (end) {
-    case BlockEnd::kJump:
-    case BlockEnd::kCondTaken:
-    case BlockEnd::kCall:
-    case BlockEnd::kReturn:
-      return BlockEndRole::kTaken;
-    case BlockEnd::kFallThrough:
-    case BlockEnd::kCondNotTaken:
-      return BlockEndRole::kContinues;
-    default:
-      return BlockEndRole::kBreaks;
-  }
-}
-
 void FlowBranches::OnEvent(const TraceEvent& event) {
   const EventHeader& h = event.header;
   const int64_t thread = h.tid >= 0 ? h.tid : -1 - static_cast<int64_t>(h.cpu);

@@ -51,6 +51,19 @@ class FlowBranches : public EventSink {
 // Whether a block end is a taken near transfer (its next block's start is the target), a
 // continuation without a transfer, or a break of the branch run.
 enum class BlockEndRole { kTaken, kContinues, kBreaks };
-BlockEndRole RoleOf(BlockEnd end);
+inline BlockEndRole RoleOf(BlockEnd end) {
+  switch (end) {
+    case BlockEnd::kJump:
+    case BlockEnd::kCondTaken:
+    case BlockEnd::kCall:
+    case BlockEnd::kReturn:
+      return BlockEndRole::kTaken;
+    case BlockEnd::kFallThrough:
+    case BlockEnd::kCondNotTaken:
+      return BlockEndRole::kContinues;
+    default:
+      return BlockEndRole::kBreaks;
+  }
+}
 
 }  // namespace ptprof

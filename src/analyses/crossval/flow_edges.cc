@@ -10,9 +10,15 @@ namespace ptprof {
 
 namespace {
 
+// The edge numbers a piece of a run holds before the next piece begins.
+constexpr size_t kPieceIds = size_t{1} << 16;
+
 int64_t ThreadKey(int32_t cpu, int32_t tid) { return tid >= 0 ? tid : -1 - static_cast<int64_t>(cpu); }
 
 }  // namespace
+
+FlowEdges::FlowEdges(const AddressNormaliser& normaliser)
+    : FlowEdges(normaliser, std::make_shared<Shared>(), false) {}
 
 FlowEdges::Thread& FlowEdges::ThreadOf(int64_t thread) {
   if (thread == cached_thread_) return *cached_;
@@ -40,7 +46,7 @@ void FlowEdges::OnBlocks(const BlockBatch& batch) {
     Block(t, batch.pid, b.first_ip_or_index, b.first_ip_or_index + b.span, static_cast<BlockEnd>(b.end));
 }
 
-void FlowEdges::Block(Thread& t, int32_t pid, uint64_t first_ip, uint64_t last_ip, BlockEnd end) {
+inline void FlowEdges::Block(Thread& t, int32_t pid, uint64_t first_ip, uint64_t last_ip, BlockEnd end) {
   if (!t.seen) {
     t.seen = true;
     t.lead_ip = first_ip;
@@ -90,7 +96,11 @@ uint32_t FlowEdges::EdgeOf(int32_t pid, uint64_t from, uint64_t to) {
   if (added) {
     auto f = normaliser_.Normalise(pid, from);
     auto t = normaliser_.Normalise(pid, to);
-    if (f && t) it->second = table_.EdgeId(table_.Locate(*f), table_.Locate(*t), true);
+    if (f && t) {
+      std::lock_guard lock(shared_->mutex);
+      EdgeTable& table = shared_->table;
+      it->second = table.EdgeId(table.Locate(*f), table.Locate(*t), true);
+    }
   }
   return it->second;
 }
@@ -112,23 +122,32 @@ uint32_t FlowEdges::RangeAt(const RangeKey& range) {
 }
 
 uint32_t FlowEdges::RangeOf(uint32_t last, uint32_t id) {
-  const Location begin = table_.Edge(last).second, end = table_.Edge(id).first;
+  Location begin, end;
+  {
+    std::lock_guard lock(shared_->mutex);
+    begin = shared_->table.Edge(last).second;
+    end = shared_->table.Edge(id).first;
+  }
   if (begin.image != end.image || end.offset < begin.offset) return kNoRange;
   return RangeAt({end.image, begin.offset, end.offset});
 }
 
-void FlowEdges::CountRange(uint32_t range, uint64_t n, uint64_t source) {
+inline void FlowEdges::CountRange(uint32_t range, uint64_t n, uint64_t source) {
   RangeCount& r = ranges_[range];
   r.count += n;
   r.source = std::min(r.source, source);
 }
 
-void FlowEdges::Branch(Thread& t, int32_t pid, uint64_t from, uint64_t to) {
+inline void FlowEdges::Branch(Thread& t, int32_t pid, uint64_t from, uint64_t to) {
   uint32_t id, range = kNoRange;
-  if (t.last != kNoEdge && follow_[t.last].from == from && follow_[t.last].to == to &&
-      follow_[t.last].pid == pid) {
-    id = follow_[t.last].edge;
-    range = follow_[t.last].range;
+  Follow* follow = t.last != kNoEdge ? follow_[t.last].data() : nullptr;
+  if (follow && follow[0].from == from && follow[0].to == to && follow[0].pid == pid) {
+    id = follow[0].edge;
+    range = follow[0].range;
+  } else if (follow && follow[1].from == from && follow[1].to == to && follow[1].pid == pid) {
+    id = follow[1].edge;
+    range = follow[1].range;
+    std::swap(follow[0], follow[1]);  // the most recent first
   } else {
     id = EdgeOf(pid, from, to);
     if (id == kNoEdge) {
@@ -139,12 +158,21 @@ void FlowEdges::Branch(Thread& t, int32_t pid, uint64_t from, uint64_t to) {
     CountEdge(id, from, 0);
     if (t.last != kNoEdge) {
       range = RangeOf(t.last, id);
-      follow_[t.last] = {from, to, pid, id, range};
+      follow = follow_[t.last].data();  // (CountEdge may have moved it)
+      follow[1] = follow[0];
+      follow[0] = {from, to, pid, id, range};
     }
+  }
+  if (t.run.size() == t.run.capacity() && t.run.size() >= kPieceIds) {
+    // A piece full: the next one, rather than a copy of this one into a larger one.
+    t.earlier.push_back(std::move(t.run));
+    t.run = {};
+    t.run.reserve(kPieceIds);
   }
   t.run.push_back(id);
   ++branches_;
-  CountEdge(id, from, 1);
+  ++counts_[id];  // (its slot made when it was first seen, below)
+  sources_[id] = std::min(sources_[id], from);
   if (range != kNoRange) CountRange(range, 1, from);
   if (t.last_inherited) {
     t.last_inherited = false;
@@ -154,53 +182,64 @@ void FlowEdges::Branch(Thread& t, int32_t pid, uint64_t from, uint64_t to) {
   t.last = id;
 }
 
-void FlowEdges::CloseRun(std::vector<uint32_t>& run) {
-  if (run.empty()) return;
-  sequence_.insert(sequence_.end(), run.begin(), run.end());
-  sequence_.push_back(kNoEdge);
-  run.clear();
+void FlowEdges::Continue(Thread& t, std::vector<std::vector<uint32_t>>&& earlier,
+                         std::vector<uint32_t>&& run) {
+  if (!t.run.empty()) t.earlier.push_back(std::move(t.run));
+  for (std::vector<uint32_t>& piece : earlier)
+    if (!piece.empty()) t.earlier.push_back(std::move(piece));
+  t.run = std::move(run);
+}
+
+std::vector<std::vector<uint32_t>> FlowEdges::TakeRun(Thread& t) {
+  std::vector<std::vector<uint32_t>> pieces = std::move(t.earlier);
+  if (!t.run.empty()) pieces.push_back(std::move(t.run));
+  t.earlier.clear();
+  t.run.clear();
+  return pieces;
+}
+
+void FlowEdges::CloseRun(Thread& t) {
+  if (t.run.empty() && t.earlier.empty()) return;
+  for (std::vector<uint32_t>& piece : t.earlier) pieces_.push_back({std::move(piece), false});
+  t.earlier.clear();
+  pieces_.push_back({std::move(t.run), true});
+  t.run.clear();
   ++runs_;
 }
 
 void FlowEdges::Break(Thread& t) {
   if (t.run_inherited) {
-    t.lead_run = std::move(t.run);
-    t.run.clear();
+    t.lead_run = TakeRun(t);
     t.run_inherited = false;
   } else {
-    CloseRun(t.run);
+    CloseRun(t);
   }
   t.last_inherited = false;
   t.last = kNoEdge;
 }
 
+std::vector<uint32_t> FlowEdges::Sequence() const {
+  size_t size = 0;
+  for (const Piece& piece : pieces_) size += piece.ids.size() + piece.ends_run;
+  std::vector<uint32_t> sequence;
+  sequence.reserve(size);
+  for (const Piece& piece : pieces_) {
+    sequence.insert(sequence.end(), piece.ids.begin(), piece.ids.end());
+    if (piece.ends_run) sequence.push_back(kNoEdge);
+  }
+  return sequence;
+}
+
 std::unique_ptr<EventSink> FlowEdges::NewPart() const {
-  return std::make_unique<FlowEdges>(normaliser_, true);
+  return std::unique_ptr<FlowEdges>(new FlowEdges(normaliser_, shared_, true));
 }
 
 void FlowEdges::Fold(std::unique_ptr<EventSink> part_sink) {
   auto& part = static_cast<FlowEdges&>(*part_sink);
-  // The part's numbers in this table.
-  std::vector<uint32_t> image(part.table_.images());
-  for (uint32_t i = 0; i < image.size(); ++i) image[i] = table_.ImageId(part.table_.ImageName(i));
-  auto locate = [&](Location l) { return Location{image[l.image], l.offset}; };
-  std::vector<uint32_t> edge(part.table_.size());
-  for (uint32_t i = 0; i < edge.size(); ++i) {
-    const auto [from, to] = part.table_.Edge(i);
-    edge[i] = table_.EdgeId(locate(from), locate(to), true);
-  }
-  auto renumber = [&](std::vector<uint32_t>& ids) {
-    for (uint32_t& id : ids)
-      if (id != kNoEdge) id = edge[id];
-  };
-  for (uint32_t i = 0; i < part.counts_.size(); ++i)
-    if (part.counts_[i]) CountEdge(edge[i], part.sources_[i], part.counts_[i]);
-  for (const RangeCount& r : part.ranges_) {
-    const auto [img, begin, end] = r.range;
-    CountRange(RangeAt({image[img], begin, end}), r.count, r.source);
-  }
-  renumber(part.sequence_);
-  sequence_.insert(sequence_.end(), part.sequence_.begin(), part.sequence_.end());
+  for (uint32_t id = 0; id < part.counts_.size(); ++id)
+    if (part.counts_[id]) CountEdge(id, part.sources_[id], part.counts_[id]);
+  for (const RangeCount& r : part.ranges_) CountRange(RangeAt(r.range), r.count, r.source);
+  for (Piece& piece : part.pieces_) pieces_.push_back(std::move(piece));
   branches_ += part.branches_;
   runs_ += part.runs_;
   unmapped_ += part.unmapped_;
@@ -215,21 +254,19 @@ void FlowEdges::Fold(std::unique_ptr<EventSink> part_sink) {
       Branch(t, t.pid, t.from, p.lead_ip);
     }
     // The part's first branch ends the range that began at the stream's last target.
-    if (p.first_edge != kNoEdge && t.last != kNoEdge) {
-      const uint32_t first = edge[p.first_edge];
-      if (const uint32_t range = RangeOf(t.last, first); range != kNoRange)
+    if (p.first_edge != kNoEdge && t.last != kNoEdge)
+      if (const uint32_t range = RangeOf(t.last, p.first_edge); range != kNoRange)
         CountRange(range, 1, p.first_source);
-    }
     // The stream's run goes on with the part's first run; the part's last run stays open.
-    std::vector<uint32_t>& continued = p.run_inherited ? p.run : p.lead_run;
-    renumber(continued);
-    t.run.insert(t.run.end(), continued.begin(), continued.end());
-    if (!p.run_inherited) {
-      CloseRun(t.run);
-      renumber(p.run);
+    if (p.run_inherited) {
+      Continue(t, std::move(p.earlier), std::move(p.run));
+    } else {
+      Continue(t, std::move(p.lead_run), {});
+      CloseRun(t);
+      t.earlier = std::move(p.earlier);
       t.run = std::move(p.run);
     }
-    if (!p.last_inherited) t.last = p.last == kNoEdge ? kNoEdge : edge[p.last];
+    if (!p.last_inherited) t.last = p.last;
     t.taken = p.taken;
     t.pid = p.pid;
     t.from = p.from;

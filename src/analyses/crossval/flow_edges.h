@@ -11,11 +11,15 @@
 // It takes its stream in parts (src/model/parted_sink.h): a part knows nothing of what came before
 // it, so per thread it keeps what the stream decides at the fold: the first block's address (the
 // target of a branch still pending before the part), whether the thread's run goes on into the
-// part, and the source of its first branch (whose range starts at the stream's last target). Its
-// edges are numbered in its own table and renumbered at the fold. Nothing of the results depends on
-// how the stream was cut or on the order edges were numbered.
+// part, and the source of its first branch (whose range starts at the stream's last target). The
+// parts number edges in one table, shared under a lock (a part takes it only for an edge it has
+// not seen), and hand their runs over as they are, so a fold costs what the part's edges and
+// ranges do, not its branches. Nothing of the results depends on how the stream was cut or on the
+// order edges were numbered.
+#include <array>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <tuple>
 #include <unordered_map>
@@ -48,8 +52,7 @@ class FlowEdges : public PartedSink {
     uint64_t source = UINT64_MAX;  // the lowest address of the branch that ended the range
   };
 
-  explicit FlowEdges(const AddressNormaliser& normaliser, bool part = false)
-      : normaliser_(normaliser), part_(part) {}
+  explicit FlowEdges(const AddressNormaliser& normaliser);
 
   void OnEvent(const TraceEvent& event) override;
   void OnBlocks(const BlockBatch& batch) override;
@@ -65,9 +68,9 @@ class FlowEdges : public PartedSink {
   void AddBreak(int64_t thread);
 
   // After OnEnd. The table also numbers side B's edges (after A's) when Validate adds them.
-  EdgeTable& table() { return table_; }
+  EdgeTable& table() { return shared_->table; }
   // The closed runs, each followed by kNoEdge.
-  const std::vector<uint32_t>& sequence() const { return sequence_; }
+  std::vector<uint32_t> Sequence() const;
   // How often each of A's edges was taken, by number (edges numbered later: none).
   uint64_t EdgeCount(uint32_t id) const { return id < counts_.size() ? counts_[id] : 0; }
   size_t edges() const { return counts_.size(); }
@@ -85,16 +88,19 @@ class FlowEdges : public PartedSink {
     int32_t pid = -1;
     uint64_t from = 0;
     // The run layer: the previous branch's edge (its target is where the next range begins;
-    // kNoEdge after a break), and the run not yet closed.
+    // kNoEdge after a break), and the run not yet closed: `earlier` pieces (full ones, and those
+    // of folded parts), then `run`, the piece being written.
     uint32_t last = kNoEdge;
     std::vector<uint32_t> run;
+    std::vector<std::vector<uint32_t>> earlier;
     // In a part, what the stream before it decides: whether `run` and `last` still continue the
     // stream's (no break, no branch yet), the first event (a block at `lead_ip` or a break), and
     // the part's first branch while `last` was the stream's.
     bool run_inherited = false, last_inherited = false;
     bool seen = false, lead_break = false;
     uint64_t lead_ip = 0;
-    std::vector<uint32_t> lead_run;  // the run that continued the stream's, once a break closed it
+    // The run that continued the stream's, once a break closed it.
+    std::vector<std::vector<uint32_t>> lead_run;
     uint32_t first_edge = kNoEdge;  // the part's first branch while `last` was the stream's
     uint64_t first_source = 0;      // and its address
   };
@@ -118,7 +124,12 @@ class FlowEdges : public PartedSink {
   // The run layer.
   void Branch(Thread& t, int32_t pid, uint64_t from, uint64_t to);
   void Break(Thread& t);
-  void CloseRun(std::vector<uint32_t>& run);
+  void CloseRun(Thread& t);
+  // Moves the pieces of a run (`earlier`, then `run`) to the end of the thread's open run.
+  static void Continue(Thread& t, std::vector<std::vector<uint32_t>>&& earlier,
+                       std::vector<uint32_t>&& run);
+  // Moves the thread's open run out, as pieces.
+  static std::vector<std::vector<uint32_t>> TakeRun(Thread& t);
   // The edge number of a branch, kNoEdge when either end lies outside A's files.
   uint32_t EdgeOf(int32_t pid, uint64_t from, uint64_t to);
   // The number of the range from edge `last`'s target to edge `id`'s source, kNoRange when the
@@ -128,25 +139,38 @@ class FlowEdges : public PartedSink {
   void CountEdge(uint32_t id, uint64_t source, uint64_t n);
   void CountRange(uint32_t range, uint64_t n, uint64_t source);
 
+  // The edge numbers, one table for the stream and all its parts.
+  struct Shared {
+    std::mutex mutex;
+    EdgeTable table;
+  };
+  FlowEdges(const AddressNormaliser& normaliser, std::shared_ptr<Shared> shared, bool part)
+      : normaliser_(normaliser), part_(part), shared_(std::move(shared)) {}
+
   const AddressNormaliser& normaliser_;
   const bool part_;
-  EdgeTable table_;
+  std::shared_ptr<Shared> shared_;
   std::unordered_map<BranchKey, uint32_t, BranchKeyHash> edge_of_;
   std::unordered_map<int64_t, Thread> threads_;
   int64_t cached_thread_ = INT64_MIN;
   Thread* cached_ = nullptr;
-  std::vector<uint32_t> sequence_;
+  // The closed runs, in pieces; the last piece of a run ends it.
+  struct Piece {
+    std::vector<uint32_t> ids;
+    bool ends_run = false;
+  };
+  std::vector<Piece> pieces_;
   std::vector<uint64_t> counts_, sources_;
   std::vector<RangeCount> ranges_;
   std::unordered_map<RangeKey, uint32_t, RangeKeyHash> range_at_;
-  // Per edge, the branch that followed it last time and what it was: in a loop the next branch
-  // is found without a lookup.
+  // Per edge, the last two branches that followed it and what they were, the latest first: in
+  // a loop the next branch is found without a lookup.
   struct Follow {
     uint64_t from = 0, to = 0;
-    int32_t pid = 0;
+    int32_t pid = -2;  // no process
     uint32_t edge = kNoEdge, range = 0;
   };
-  std::vector<Follow> follow_;
+  std::vector<std::array<Follow, 2>> follow_;
   uint64_t branches_ = 0, runs_ = 0, unmapped_ = 0;
 };
 
