@@ -34,7 +34,7 @@ SyscallTracker::SyscallTracker(SyscallArch arch, UserNumberFinder user_number)
 }
 
 void SyscallTracker::OnPush(const StackLane& lane, const StackFrame& frame) {
-  if (in_part_) Hear(lane, Heard::Kind::kPush, &frame, 0, 0);
+  if (in_part_) Hear(lane, LaneHearing::Event::Kind::kPush, &frame, 0, 0);
   // Most pushes are user calls with no syscall open anywhere.
   auto it = open_.empty() ? open_.end() : open_.find(lane.lane);
   if (it != open_.end()) {
@@ -117,7 +117,7 @@ bool SyscallTracker::Leave(Open& open, size_t index, uint64_t insns, uint64_t ns
 }
 
 void SyscallTracker::OnPop(const StackLane& lane, const StackFrame& frame) {
-  if (in_part_) Hear(lane, Heard::Kind::kPop, &frame, 0, 0);
+  if (in_part_) Hear(lane, LaneHearing::Event::Kind::kPop, &frame, 0, 0);
   if (open_.empty()) return;
   auto it = open_.find(lane.lane);
   if (it == open_.end()) return;
@@ -126,25 +126,25 @@ void SyscallTracker::OnPop(const StackLane& lane, const StackFrame& frame) {
   if (in_part_) {
     open.fix.end_known = lane.time_known;
     open.fix.end_ns = lane.ns;
-    open.fix.order = heard_;
+    open.fix.order = hearing_.heard();
     fixes_.push_back({lane.lane, open.fix});
   }
   instances_.push_back(std::move(open.instance));
   open_.erase(it);
-  ListenToKernelEntriesOnly(open_.empty() && !listening_);
+  ListenToKernelEntriesOnly(open_.empty() && !hearing_.listening());
 }
 
 void SyscallTracker::OnCost(const StackLane& lane, uint64_t insns, uint64_t ns) {
-  if (in_part_) Hear(lane, Heard::Kind::kCost, nullptr, insns, ns);
+  if (in_part_) Hear(lane, LaneHearing::Event::Kind::kCost, nullptr, insns, ns);
   if (open_.empty()) return;
   auto it = open_.find(lane.lane);
   if (it != open_.end()) AddCost(it->second, lane.stack.size() - 1, insns, ns);
 }
 
 void SyscallTracker::OnReset(const StackLane& lane) {
-  if (in_part_) Hear(lane, Heard::Kind::kReset, nullptr, 0, 0);
+  if (in_part_) Hear(lane, LaneHearing::Event::Kind::kReset, nullptr, 0, 0);
   if (open_.erase(lane.lane)) ++counts_.cut_by_gap;
-  ListenToKernelEntriesOnly(open_.empty() && !listening_);
+  ListenToKernelEntriesOnly(open_.empty() && !hearing_.listening());
 }
 
 void SyscallTracker::Finish() {

@@ -22,6 +22,7 @@
 
 #include "sideband/syscall_table.h"
 #include "src/analyses/support/call_stack.h"
+#include "src/analyses/support/lane_hearing.h"
 
 namespace ptprof::syscalls {
 
@@ -87,36 +88,16 @@ class SyscallTracker : public CallStackObserver {
     uint64_t end_ns = 0;
     uint64_t order = 0;  // what the part had heard when it ended: instances fold in this order
   };
-  // In a part's tracker: what it heard of a lane from its beginning on stand-ins, so that the fold
-  // can go on with a syscall the real tracker has open there (a part that began inside one). It
-  // hears until the lane returns from a stand-in that is a syscall frame (the end of a syscall
-  // begun before) or a gap, or until user code moves the stack (a call, a return, a syscall:
-  // then no syscall should be open from before, and one that is was not heard: `complete`
-  // false).
-  struct Heard {
-    enum class Kind : uint8_t { kPush, kPop, kCost, kReset };
-    Kind kind = Kind::kPush;
-    size_t index = 0;  // push, pop: the frame's stack index; cost: the top's
-    const CallTreeNode* node = nullptr;  // push: the frame's node
-    uint64_t insns = 0, ns = 0;          // cost: its amounts; pop: the lane's counters
-    bool time_known = false;             // pop
-    uint64_t order = 0;
-  };
-  struct HeardLane {
-    std::vector<Heard> heard;
-    bool listening = true;
-    bool complete = true;
-  };
-  void Hear(const StackLane& lane, Heard::Kind kind, const StackFrame* frame, uint64_t insns,
-            uint64_t ns);
+  // In a part's tracker: what the lane did (LaneHearing, for the fold to go on with a syscall
+  // the real tracker has open there).
+  void Hear(const StackLane& lane, LaneHearing::Event::Kind kind, const StackFrame* frame,
+            uint64_t insns, uint64_t ns);
   // The index in `before` of the syscall frame the real lane has open when the part's lane
   // begins (its lowest syscall frame), if any.
   static std::optional<size_t> OpenBefore(const PartLaneFold& lane);
-  // Whether what a part heard of a lane lets the fold go on with the syscall open there.
-  static bool CanGoOn(const HeardLane& heard, const PartLaneFold& fold, size_t open_index);
   // Takes what a part heard of a lane into the syscall open there; the instance it closes (if)
   // goes to `closed` with its order.
-  void GoOn(int32_t lane, const HeardLane& heard, const PartLaneFold& fold,
+  void GoOn(int32_t lane, const LaneHearing::Lane& heard, const PartLaneFold& fold,
             std::vector<std::pair<uint64_t, SyscallInstance>>& closed);
   struct Open {
     SyscallInstance instance;
@@ -143,9 +124,7 @@ class SyscallTracker : public CallStackObserver {
   std::vector<SyscallInstance> instances_;
   std::vector<std::pair<int32_t, PartFix>> fixes_;  // a part's: per instance, its lane and fix
   bool in_part_ = false;
-  std::map<int32_t, HeardLane> heard_lanes_;  // a part's
-  uint64_t heard_ = 0;                        // a part's: events heard so far
-  bool listening_ = false;  // a part's: some lane is still being heard
+  LaneHearing hearing_;  // a part's
   uint64_t gone_on_ = 0;
   SyscallCounts counts_;
 };

@@ -9,14 +9,6 @@
 
 namespace ptprof::syscalls {
 
-namespace {
-
-// The events a part hears of one lane at most (a lane that never leaves a syscall begun before
-// the part: its fold is refused past this).
-constexpr size_t kHeardMax = size_t{1} << 16;
-
-}  // namespace
-
 std::unique_ptr<CallStackObserver> SyscallTracker::NewPart() const {
   auto part = std::make_unique<SyscallTracker>(arch_, user_number_);
   part->in_part_ = true;
@@ -24,47 +16,14 @@ std::unique_ptr<CallStackObserver> SyscallTracker::NewPart() const {
 }
 
 void SyscallTracker::OnPartLaneBegin(const StackLane& lane) {
-  heard_lanes_[lane.lane] = HeardLane{};
-  listening_ = true;
+  hearing_.Begin(lane);
   ListenToKernelEntriesOnly(false);
 }
 
-void SyscallTracker::Hear(const StackLane& lane, Heard::Kind kind, const StackFrame* frame,
-                          uint64_t insns, uint64_t ns) {
-  ++heard_;
-  auto it = heard_lanes_.find(lane.lane);
-  if (it == heard_lanes_.end() || !it->second.listening) return;  // (a lane begun empty)
-  HeardLane& heard = it->second;
-  Heard& event = heard.heard.emplace_back();
-  event.kind = kind;
-  event.order = heard_;
-  event.index = lane.stack.empty() ? 0 : lane.stack.size() - 1;
-  if (kind == Heard::Kind::kPush) event.node = frame->node;
-  if (kind == Heard::Kind::kCost) {
-    event.insns = insns;
-    event.ns = ns;
-  }
-  if (kind == Heard::Kind::kPop) {
-    event.insns = lane.insns;
-    event.ns = lane.ns;
-    event.time_known = lane.time_known;
-  }
-  bool stop = kind == Heard::Kind::kReset ||
-              (kind == Heard::Kind::kPop && frame->stand_in && frame->kind == FrameKind::kSyscall);
-  // User code moving the stack (a call, a return, a syscall of the part's own) is not inside a
-  // syscall; nor is a lane heard too long: a syscall open before the part would not be heard to
-  // its end.
-  const bool user = (kind == Heard::Kind::kPush || kind == Heard::Kind::kPop) &&
-                    (lane.block_last_ip >> 63) == 0;
-  if (!stop && (user || heard.heard.size() >= kHeardMax)) {
-    stop = true;
-    heard.complete = false;
-  }
-  if (!stop) return;
-  heard.listening = false;
-  listening_ = false;
-  for (const auto& [key, other] : heard_lanes_) listening_ |= other.listening;
-  if (!listening_) ListenToKernelEntriesOnly(open_.empty());
+void SyscallTracker::Hear(const StackLane& lane, LaneHearing::Event::Kind kind,
+                          const StackFrame* frame, uint64_t insns, uint64_t ns) {
+  if (hearing_.Hear(lane, kind, frame, insns, ns) && !hearing_.listening())
+    ListenToKernelEntriesOnly(open_.empty());
 }
 
 std::optional<size_t> SyscallTracker::OpenBefore(const PartLaneFold& lane) {
@@ -73,51 +32,37 @@ std::optional<size_t> SyscallTracker::OpenBefore(const PartLaneFold& lane) {
   return std::nullopt;
 }
 
-bool SyscallTracker::CanGoOn(const HeardLane& heard, const PartLaneFold& fold,
-                             size_t open_index) {
-  if (!heard.complete) return false;
-  const size_t offset = fold.before.size() - fold.stand_ins;
-  for (const Heard& event : heard.heard) {
-    if (event.kind == Heard::Kind::kReset) return true;
-    if (event.kind == Heard::Kind::kPop && event.index + offset == open_index) return true;
-  }
-  // Heard to the part's end (the syscall goes on), or it stopped at the return of a syscall
-  // nested in the open one: not all of the open one was heard.
-  return heard.listening;
-}
-
 std::string SyscallTracker::Refusal(const CallStackObserver& part_observer,
                                     const PartFold& lanes) const {
   const auto& part = static_cast<const SyscallTracker&>(part_observer);
   for (const auto& [lane, fold] : lanes) {
     const std::optional<size_t> open = OpenBefore(fold);
     if (!open) continue;
-    auto heard = part.heard_lanes_.find(lane);
-    if (heard == part.heard_lanes_.end()) continue;  // it began empty: nothing open before it
-    if (!CanGoOn(heard->second, fold, *open))
+    auto heard = part.hearing_.lanes().find(lane);
+    if (heard == part.hearing_.lanes().end()) continue;  // it began empty: nothing open before it
+    if (!LaneHearing::HeardThrough(heard->second, fold, *open))
       return "it began inside a syscall whose end it did not hear";
   }
   return {};
 }
 
-void SyscallTracker::GoOn(int32_t lane, const HeardLane& heard, const PartLaneFold& fold,
+void SyscallTracker::GoOn(int32_t lane, const LaneHearing::Lane& heard, const PartLaneFold& fold,
                           std::vector<std::pair<uint64_t, SyscallInstance>>& closed) {
   auto it = open_.find(lane);
   if (it == open_.end()) return;
   Open& open = it->second;
   ++gone_on_;
   const StackFrame& syscall = fold.before[open.depth];
-  const size_t offset = fold.before.size() - fold.stand_ins;
-  for (const Heard& event : heard.heard) {
-    const size_t index = event.index + offset;
+  for (const LaneHearing::Event& event : heard.heard) {
+    const size_t index = LaneHearing::RealIndex(event, fold);
     switch (event.kind) {
-      case Heard::Kind::kPush:
+      case LaneHearing::Event::Kind::kPush:
         Enter(open, index, event.node->name);
         break;
-      case Heard::Kind::kCost:
+      case LaneHearing::Event::Kind::kCost:
         AddCost(open, index, event.insns, event.ns);
         break;
-      case Heard::Kind::kPop: {
+      case LaneHearing::Event::Kind::kPop: {
         // The lane's counters then: the part's from the real ones when it began, its time if it
         // had one yet.
         const bool known = event.time_known || fold.time_known;
@@ -127,7 +72,7 @@ void SyscallTracker::GoOn(int32_t lane, const HeardLane& heard, const PartLaneFo
         open_.erase(it);
         return;
       }
-      case Heard::Kind::kReset:
+      case LaneHearing::Event::Kind::kReset:
         open_.erase(it);
         ++counts_.cut_by_gap;
         return;
@@ -152,7 +97,7 @@ void SyscallTracker::Fold(CallStackObserver& part_observer, const PartFold& lane
   // The syscalls the part closed, and those it closed of the real ones, in the order they
   // closed.
   std::vector<std::pair<uint64_t, SyscallInstance>> closed;
-  for (const auto& [lane, heard] : part.heard_lanes_)
+  for (const auto& [lane, heard] : part.hearing_.lanes())
     if (auto fold = lanes.find(lane); fold != lanes.end()) GoOn(lane, heard, fold->second, closed);
   for (size_t i = 0; i < part.instances_.size(); ++i) {
     const auto& [lane, fix] = part.fixes_[i];
