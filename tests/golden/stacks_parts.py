@@ -7,7 +7,7 @@ decoded on the thread that claims it and built into a call tree of its own, on s
 frames it cannot know; the fold checks what the part guessed of them, and a part that guessed
 wrong is decoded again in order. For every recording under traces/ (the emulated programs, the
 kernel labs with syscalls and interrupts, per CPU and per thread), the folded stacks and the JSON
-tree of `stacks` (whole, one thread, an offset range, a time range) and the JSON instances with their kernel
+tree of `stacks` (whole, one thread, an offset range, a time range, one syscall's kernel trees) and the JSON instances with their kernel
 trees and the CSV of `syscalls` must equal those of one thread byte for byte, `--verbose` must say
 the stream was consumed in parts, and most parts must fold.
 """
@@ -36,19 +36,30 @@ def run(args, jobs=1, segment=None):
     return done.returncode, done.stdout, done.stderr
 
 
-def first_tid(path):
-    """A thread of the recording, from its syscalls (None for per-CPU recordings)."""
+def syscall_rows(path):
+    """The recording's syscall instances (`syscalls --instances`), [] when it has none."""
     rc, out, _ = run(["syscalls", "--format", "json", "--instances", path])
     if rc != 0:
-        return None
+        return []
     try:
         rows = json.loads(out)
     except ValueError:
-        return None
+        return []
     rows = rows.get("instances", rows) if isinstance(rows, dict) else rows
-    tids = [row.get("tid", -1) for row in rows if isinstance(row, dict)]
+    return [row for row in rows if isinstance(row, dict)]
+
+
+def first_tid(rows):
+    """A thread of the recording, from its syscalls (None for per-CPU recordings)."""
+    tids = [row.get("tid", -1) for row in rows]
     tids = [tid for tid in tids if tid not in (None, -1)]
     return tids[0] if tids else None
+
+
+def commonest_traced_syscall(rows):
+    """The syscall with the most instances whose kernel side was traced, or None."""
+    names = [row.get("name") for row in rows if row.get("kernel_traced") and row.get("name")]
+    return max(sorted(set(names)), key=names.count) if names else None
 
 
 def time_window(path):
@@ -72,7 +83,7 @@ def main():
     if not TRACES:
         tally.skip("call stacks in parts", "no recordings under traces/")
         tally.finish()
-    parted = redone = windows = 0
+    parted = redone = windows = syscall_views = 0
     for path in TRACES:
         name = os.path.relpath(path, ROOT)
         size = os.path.getsize(path)
@@ -87,7 +98,12 @@ def main():
         window = time_window(path)
         if window:
             views["stacks time range"] = ["stacks", "--format", "folded", "--interval", window]
-        tid = first_tid(path)
+        rows = syscall_rows(path)
+        tid = first_tid(rows)
+        syscall = commonest_traced_syscall(rows)
+        if syscall:
+            views["stacks one syscall"] = ["stacks", "--format", "json", "--syscall", syscall]
+            syscall_views += 1
         if tid is not None:
             views["stacks one thread"] = ["stacks", "--format", "folded", "--tid", str(tid)]
         for label, args in views.items():
@@ -102,6 +118,7 @@ def main():
                     redone += int(again or 0)
     print(f"{parted} parts, {redone} of them decoded again")
     tally.check("time ranges that hold a tree were compared", windows > 5, f"only {windows}")
+    tally.check("one syscall's trees were compared", syscall_views >= 5, f"only {syscall_views}")
     tally.check("segments were consumed in parts", parted > 300, f"only {parted}")
     # The kernel labs' parts begin inside syscalls or return past the start of a per-CPU stack
     # more often; the user recordings' parts nearly all fold.

@@ -17,64 +17,74 @@ std::string SyscallOfHandler(const std::string& function) {
   return "";
 }
 
-void SyscallSubtrees::OnPush(const StackLane& lane, const StackFrame& frame) {
-  const size_t index = lane.stack.size() - 1;
-  auto it = open_.find(lane.lane);
-  if (it == open_.end()) {
-    if (frame.kind != FrameKind::kSyscall) return;
-    Capture& capture = open_[lane.lane];
-    capture.base = index;
-    CallTreeNode& top = capture.tree.root().Child(frame.node->name);
-    top.entries = 1;
-    capture.nodes = {&top};
-    ListenToKernelEntriesOnly(false);
-    return;
-  }
-  Capture& capture = it->second;
-  if (index <= capture.base) {  // the stack was rebuilt below the syscall: the instance is lost
-    ++incomplete_;
-    open_.erase(it);
-    ListenToKernelEntriesOnly(open_.empty());
-    return OnPush(lane, frame);
-  }
+bool SyscallSubtrees::Enter(Capture& capture, size_t index, const std::string& function) {
+  if (index <= capture.base) return false;
   capture.nodes.resize(index - capture.base);
-  CallTreeNode& node = capture.nodes.back()->Child(frame.node->name);
+  CallTreeNode& node = capture.nodes.back()->Child(function);
   ++node.entries;
   capture.nodes.push_back(&node);
+  return true;
 }
 
-void SyscallSubtrees::OnPop(const StackLane& lane, const StackFrame&) {
-  auto it = open_.find(lane.lane);
-  if (it == open_.end()) return;
-  const size_t index = lane.stack.size() - 1;
-  Capture& capture = it->second;
-  if (index > capture.base) {
-    capture.nodes.resize(index - capture.base);
-    return;
-  }
-  if (index == capture.base) Finish(capture);
-  else ++incomplete_;
-  open_.erase(it);
-  ListenToKernelEntriesOnly(open_.empty());
-}
-
-void SyscallSubtrees::OnCost(const StackLane& lane, uint64_t insns, uint64_t ns) {
-  auto it = open_.find(lane.lane);
-  if (it == open_.end()) return;
-  Capture& capture = it->second;
-  const size_t index = lane.stack.size() - 1;
-  if (index < capture.base || index - capture.base >= capture.nodes.size()) return;
-  CallTreeNode* node = capture.nodes[index - capture.base];
+void SyscallSubtrees::AddCost(Capture& capture, size_t top, uint64_t insns, uint64_t ns) {
+  if (top < capture.base || top - capture.base >= capture.nodes.size()) return;
+  CallTreeNode* node = capture.nodes[top - capture.base];
   node->self_insns += insns;
   node->self_ns += ns;
 }
 
-void SyscallSubtrees::OnReset(const StackLane& lane) {
-  if (open_.erase(lane.lane)) ++incomplete_;
-  ListenToKernelEntriesOnly(open_.empty());
+SyscallSubtrees::Left SyscallSubtrees::Leave(Capture& capture, size_t index) {
+  if (index > capture.base) {
+    capture.nodes.resize(index - capture.base);
+    return Left::kAbove;
+  }
+  return index == capture.base ? Left::kDone : Left::kLost;
 }
 
-void SyscallSubtrees::Finish(Capture& capture) {
+void SyscallSubtrees::OnPush(const StackLane& lane, const StackFrame& frame) {
+  if (in_part_) Hear(lane, LaneHearing::Event::Kind::kPush, &frame, 0, 0);
+  const size_t index = lane.stack.size() - 1;
+  auto it = open_.find(lane.lane);
+  if (it != open_.end()) {
+    if (Enter(it->second, index, frame.node->name)) return;
+    ++incomplete_;  // the stack was rebuilt below the syscall: the instance is lost
+    open_.erase(it);
+    ListenToKernelEntriesOnly(open_.empty() && !hearing_.listening());
+  }
+  if (frame.kind != FrameKind::kSyscall) return;
+  Capture& capture = open_[lane.lane];
+  capture.base = index;
+  CallTreeNode& top = capture.tree.root().Child(frame.node->name);
+  top.entries = 1;
+  capture.nodes = {&top};
+  ListenToKernelEntriesOnly(false);
+}
+
+void SyscallSubtrees::OnPop(const StackLane& lane, const StackFrame& frame) {
+  if (in_part_) Hear(lane, LaneHearing::Event::Kind::kPop, &frame, 0, 0);
+  auto it = open_.find(lane.lane);
+  if (it == open_.end()) return;
+  const Left left = Leave(it->second, lane.stack.size() - 1);
+  if (left == Left::kAbove) return;
+  if (left == Left::kDone) Finish(it->second, hearing_.heard());
+  else ++incomplete_;
+  open_.erase(it);
+  ListenToKernelEntriesOnly(open_.empty() && !hearing_.listening());
+}
+
+void SyscallSubtrees::OnCost(const StackLane& lane, uint64_t insns, uint64_t ns) {
+  if (in_part_) Hear(lane, LaneHearing::Event::Kind::kCost, nullptr, insns, ns);
+  auto it = open_.find(lane.lane);
+  if (it != open_.end()) AddCost(it->second, lane.stack.size() - 1, insns, ns);
+}
+
+void SyscallSubtrees::OnReset(const StackLane& lane) {
+  if (in_part_) Hear(lane, LaneHearing::Event::Kind::kReset, nullptr, 0, 0);
+  if (open_.erase(lane.lane)) ++incomplete_;
+  ListenToKernelEntriesOnly(open_.empty() && !hearing_.listening());
+}
+
+void SyscallSubtrees::Finish(Capture& capture, uint64_t order) {
   // The instance is named after the first handler in its tree, outermost first.
   std::string name;
   std::function<void(const CallTreeNode&)> find = [&](const CallTreeNode& node) {
@@ -92,7 +102,8 @@ void SyscallSubtrees::Finish(Capture& capture) {
   if (name != wanted_) return;
   ++instances_;
   capture.tree.Finalize();
-  merged_.Merge(capture.tree);
+  if (keep_aside_) aside_.emplace_back(order, std::move(capture.tree));
+  else merged_.Merge(capture.tree);
 }
 
 CallTree SyscallSubtrees::Tree() const {

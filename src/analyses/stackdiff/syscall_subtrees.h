@@ -5,12 +5,19 @@
 // instance after the syscall handler it reached (__x64_sys_NAME, __arm64_sys_NAME, sys_NAME, ...)
 // and merges the trees of the instances of the wanted syscall into one. Instances cut by a gap or
 // still open at the end are counted, not merged.
+//
+// It watches a builder that takes its stream in parts (syscall_subtrees_parts.cc): a part's
+// instances are merged at the fold in the order they closed; one still open at the part's end goes
+// on in the real observer; one open before the part goes on with what the part heard of its lane
+// (LaneHearing), and a part that did not hear it through is refused.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "src/analyses/support/call_stack.h"
+#include "src/analyses/support/lane_hearing.h"
 
 namespace ptprof::stackdiff {
 
@@ -27,6 +34,11 @@ class SyscallSubtrees : public CallStackObserver {
   void OnPop(const StackLane& lane, const StackFrame& frame) override;
   void OnCost(const StackLane& lane, uint64_t insns, uint64_t ns) override;
   void OnReset(const StackLane& lane) override;
+  void OnPartLaneBegin(const StackLane& lane) override;
+
+  std::unique_ptr<CallStackObserver> NewPart() const override;
+  std::string Refusal(const CallStackObserver& part, const PartFold& lanes) const override;
+  void Fold(CallStackObserver& part, const PartFold& lanes) override;
 
   // The merged trees of the wanted syscall's complete instances (top level: the kernel entry).
   CallTree Tree() const;
@@ -34,6 +46,8 @@ class SyscallSubtrees : public CallStackObserver {
   // Complete instances per syscall name ("?" when no handler was recognised).
   const std::map<std::string, uint64_t>& seen() const { return seen_; }
   uint64_t incomplete() const { return incomplete_; }
+  // Captures open when a part began that the fold went on with from what the part heard.
+  uint64_t gone_on() const { return gone_on_; }
 
  private:
   struct Capture {
@@ -42,13 +56,35 @@ class SyscallSubtrees : public CallStackObserver {
     std::vector<CallTreeNode*> nodes;    // the capture's node for stack[base], stack[base+1], ...
   };
 
-  void Finish(Capture& capture);
+  // What a frame of a lane with an open capture does to it, by its stack index: one entered
+  // above the syscall frame joins the capture's tree (false: the stack was rebuilt below the
+  // syscall, the instance is lost); the top's cost there goes to it; one left above it leaves
+  // the tree, the syscall frame left completes the instance (Leave says kDone), one below it
+  // loses it.
+  enum class Left { kAbove, kDone, kLost };
+  static bool Enter(Capture& capture, size_t index, const std::string& function);
+  static void AddCost(Capture& capture, size_t top, uint64_t insns, uint64_t ns);
+  static Left Leave(Capture& capture, size_t index);
+  // Names a complete instance and merges its tree if it is the wanted syscall; in a part, or
+  // while a fold goes on with what a part heard, keeps it aside with `order` instead.
+  void Finish(Capture& capture, uint64_t order);
+  // A part's: what its lane did, heard.
+  void Hear(const StackLane& lane, LaneHearing::Event::Kind kind, const StackFrame* frame,
+            uint64_t insns, uint64_t ns);
+  // The fold: goes on with the capture open on `lane` from what the part heard of it.
+  void GoOn(int32_t lane, const LaneHearing::Lane& heard, const PartLaneFold& fold);
 
   std::string wanted_;
   std::map<int32_t, Capture> open_;      // per lane
   CallTree merged_;
   uint64_t instances_ = 0, incomplete_ = 0;
   std::map<std::string, uint64_t> seen_;
+  bool in_part_ = false;
+  LaneHearing hearing_;  // a part's
+  uint64_t gone_on_ = 0;
+  // Complete instances of the wanted syscall kept aside (a part's, or a fold's), with their order.
+  bool keep_aside_ = false;
+  std::vector<std::pair<uint64_t, CallTree>> aside_;
 };
 
 }  // namespace ptprof::stackdiff

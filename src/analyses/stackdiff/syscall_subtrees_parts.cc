@@ -1,0 +1,113 @@
+// SyscallSubtrees watching a CallStackBuilder that takes its stream in parts: a part's observer
+// captures the syscalls of its part as the observer of one stream would and keeps the wanted ones'
+// trees aside in the order they closed, hears each lane from its beginning (LaneHearing) so that
+// the fold can go on with a syscall the real observer has open there, and hands over the captures
+// still open at its end.
+#include <algorithm>
+
+#include "src/analyses/stackdiff/syscall_subtrees.h"
+
+namespace ptprof::stackdiff {
+
+namespace {
+
+// The index in `before` of the lowest syscall frame of the real lane when the part's lane began
+// (the one a capture is open on), if any.
+std::optional<size_t> OpenBefore(const PartLaneFold& lane) {
+  for (size_t i = 0; i < lane.before.size(); ++i)
+    if (lane.before[i].kind == FrameKind::kSyscall) return i;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::unique_ptr<CallStackObserver> SyscallSubtrees::NewPart() const {
+  auto part = std::make_unique<SyscallSubtrees>(wanted_);
+  part->in_part_ = true;
+  part->keep_aside_ = true;
+  return part;
+}
+
+void SyscallSubtrees::OnPartLaneBegin(const StackLane& lane) {
+  hearing_.Begin(lane);
+  ListenToKernelEntriesOnly(false);
+}
+
+void SyscallSubtrees::Hear(const StackLane& lane, LaneHearing::Event::Kind kind,
+                           const StackFrame* frame, uint64_t insns, uint64_t ns) {
+  if (hearing_.Hear(lane, kind, frame, insns, ns) && !hearing_.listening())
+    ListenToKernelEntriesOnly(open_.empty());
+}
+
+std::string SyscallSubtrees::Refusal(const CallStackObserver& part_observer,
+                                     const PartFold& lanes) const {
+  const auto& part = static_cast<const SyscallSubtrees&>(part_observer);
+  for (const auto& [lane, fold] : lanes) {
+    const std::optional<size_t> open = OpenBefore(fold);
+    if (!open) continue;
+    auto heard = part.hearing_.lanes().find(lane);
+    if (heard == part.hearing_.lanes().end()) continue;  // it began empty: nothing open before it
+    if (!LaneHearing::HeardThrough(heard->second, fold, *open))
+      return "it began inside a syscall whose end it did not hear";
+  }
+  return {};
+}
+
+void SyscallSubtrees::GoOn(int32_t lane, const LaneHearing::Lane& heard, const PartLaneFold& fold) {
+  auto it = open_.find(lane);
+  if (it == open_.end()) return;
+  ++gone_on_;
+  Capture& capture = it->second;
+  for (const LaneHearing::Event& event : heard.heard) {
+    const size_t index = LaneHearing::RealIndex(event, fold);
+    switch (event.kind) {
+      case LaneHearing::Event::Kind::kPush:
+        if (Enter(capture, index, event.node->name)) break;
+        ++incomplete_;
+        open_.erase(it);
+        return;
+      case LaneHearing::Event::Kind::kCost:
+        AddCost(capture, index, event.insns, event.ns);
+        break;
+      case LaneHearing::Event::Kind::kPop: {
+        const Left left = Leave(capture, index);
+        if (left == Left::kAbove) break;
+        if (left == Left::kDone) Finish(capture, event.order);
+        else ++incomplete_;
+        open_.erase(it);
+        return;
+      }
+      case LaneHearing::Event::Kind::kReset:
+        ++incomplete_;
+        open_.erase(it);
+        return;
+    }
+  }
+}
+
+void SyscallSubtrees::Fold(CallStackObserver& part_observer, const PartFold& lanes) {
+  auto& part = static_cast<SyscallSubtrees&>(part_observer);
+  // The instances the part closed and those it closed of the real ones, merged in the order they
+  // closed.
+  keep_aside_ = true;
+  for (const auto& [lane, heard] : part.hearing_.lanes())
+    if (auto fold = lanes.find(lane); fold != lanes.end()) GoOn(lane, heard, fold->second);
+  keep_aside_ = false;
+  for (auto& closed : part.aside_) aside_.push_back(std::move(closed));
+  std::stable_sort(aside_.begin(), aside_.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [order, tree] : aside_) merged_.Merge(tree);
+  aside_.clear();
+  // The captures still open go on here, on the real stack.
+  while (!part.open_.empty()) {
+    auto node = part.open_.extract(part.open_.begin());
+    node.mapped().base = lanes.at(node.key()).RealIndex(node.mapped().base);
+    open_.insert(std::move(node));
+  }
+  instances_ += part.instances_;
+  incomplete_ += part.incomplete_;
+  for (const auto& [name, count] : part.seen_) seen_[name] += count;
+  ListenToKernelEntriesOnly(open_.empty());
+}
+
+}  // namespace ptprof::stackdiff
