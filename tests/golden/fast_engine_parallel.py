@@ -10,8 +10,9 @@ small segments must print byte-identical JSONL, blocks and instructions (and tex
 2. libipt's own .ptt tests with three PSBs or more (../shared/testdata/libipt, one segment per PSB);
 3. fuzzed traces: the raw stream of traces/qemu/gzip.ptar with bytes flipped and cut short, decoded
    against the archive's own images.
-It also checks that the parallel path was taken (`--verbose` names the segments), and prints how
-many segments the fast engine decoded itself and how many it handed to libipt.
+Also `--around` and `--interval` windows (their parts scanned, the parts they lie in decoded
+again in order). It also checks that the parallel path was taken (`--verbose` names the segments),
+and prints how many segments the fast engine decoded itself and how many it handed to libipt.
 """
 import json
 import os
@@ -87,7 +88,8 @@ def compare_engines(name, args, segment):
         TALLY.report(label, None)
 
 
-def compare(name, args, segment, jobs=2, insn=False, want_parallel=True, text=False):
+def compare(name, args, segment, jobs=2, insn=False, want_parallel=True, text=False,
+            want_redone=False):
     if not insn and not text:
         compare_engines(name, args, segment)
     rc1, out1, err1 = decode(args, 1, insn=insn, text=text)
@@ -100,6 +102,9 @@ def compare(name, args, segment, jobs=2, insn=False, want_parallel=True, text=Fa
         return
     if want_parallel and segments_of(errn) < 2:
         TALLY.report(name, f"not decoded in segments: {errn.strip()[:200]}")
+        return
+    if want_redone and "of them again in order" not in errn:
+        TALLY.report(name, f"no part decoded again: {errn.strip()[:200]}")
         return
     TALLY.report(name, None)
 
@@ -159,6 +164,15 @@ def main():
         if size > 100000:
             # Segments with PSBs enough for the workers to keep TNT runs as references.
             compare_engines(f"{name} blocks, 64 KiB segments", [path], 65536)
+    # Windows: the parts they lie in are decoded again in order, the others only scanned.
+    lab = os.path.join(ROOT, "traces/lab/syscalls-function-cyc.ptar")
+    for label, window in (("around an offset", ["--around", "0x150000"]),
+                          ("around an offset, 2000 events of context",
+                           ["--around", "0x150000", "--context", "2000"]),
+                          ("one delta interval", ["--interval", "200", "--pair", "superCLI,superSTI"])):
+        for segment in (8192, 65536):
+            compare(f"traces/lab/syscalls-function-cyc.ptar {label}, segments of {segment}",
+                    window + [lab], segment, want_redone=segment > 8192)
     compare("traces/qemu/signals.ptar blocks, 3 jobs",
             [os.path.join(ROOT, "traces/qemu/signals.ptar")], 2048, jobs=3)
     compare("traces/qemu/recursion.ptar insns",
