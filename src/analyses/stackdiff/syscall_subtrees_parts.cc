@@ -9,18 +9,6 @@
 
 namespace ptprof::stackdiff {
 
-namespace {
-
-// The index in `before` of the lowest syscall frame of the real lane when the part's lane began
-// (the one a capture is open on), if any.
-std::optional<size_t> OpenBefore(const PartLaneFold& lane) {
-  for (size_t i = 0; i < lane.before.size(); ++i)
-    if (lane.before[i].kind == FrameKind::kSyscall) return i;
-  return std::nullopt;
-}
-
-}  // namespace
-
 std::unique_ptr<CallStackObserver> SyscallSubtrees::NewPart() const {
   auto part = std::make_unique<SyscallSubtrees>(wanted_);
   part->in_part_ = true;
@@ -39,18 +27,9 @@ void SyscallSubtrees::Hear(const StackLane& lane, LaneHearing::Event::Kind kind,
     ListenToKernelEntriesOnly(open_.empty());
 }
 
-std::string SyscallSubtrees::Refusal(const CallStackObserver& part_observer,
+std::string SyscallSubtrees::Refusal(const CallStackObserver& part,
                                      const PartFold& lanes) const {
-  const auto& part = static_cast<const SyscallSubtrees&>(part_observer);
-  for (const auto& [lane, fold] : lanes) {
-    const std::optional<size_t> open = OpenBefore(fold);
-    if (!open) continue;
-    auto heard = part.hearing_.lanes().find(lane);
-    if (heard == part.hearing_.lanes().end()) continue;  // it began empty: nothing open before it
-    if (!LaneHearing::HeardThrough(heard->second, fold, *open))
-      return "it began inside a syscall whose end it did not hear";
-  }
-  return {};
+  return static_cast<const SyscallSubtrees&>(part).hearing_.UnheardSyscall(lanes);
 }
 
 void SyscallSubtrees::GoOn(int32_t lane, const LaneHearing::Lane& heard, const PartLaneFold& fold) {

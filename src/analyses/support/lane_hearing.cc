@@ -52,6 +52,19 @@ bool LaneHearing::Hear(const StackLane& lane, Event::Kind kind, const StackFrame
   return true;
 }
 
+std::string LaneHearing::UnheardSyscall(const PartFold& lanes) const {
+  for (const auto& [lane, fold] : lanes) {
+    size_t open = 0;
+    while (open < fold.before.size() && fold.before[open].kind != FrameKind::kSyscall) ++open;
+    if (open == fold.before.size()) continue;  // no syscall open there
+    auto heard = lanes_.find(lane);
+    if (heard == lanes_.end()) continue;  // it began empty: nothing open before it
+    if (!HeardThrough(heard->second, fold, open))
+      return "it began inside a syscall whose end it did not hear";
+  }
+  return {};
+}
+
 bool LaneHearing::HeardThrough(const Lane& heard, const PartLaneFold& fold, size_t open_index) {
   if (!heard.complete) return false;
   for (const Event& event : heard.heard) {

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <string>
 #include <vector>
 
 #include "src/analyses/support/call_stack.h"
@@ -47,6 +48,9 @@ class LaneHearing {
   uint64_t heard() const { return heard_; }
   const std::map<int32_t, Lane>& lanes() const { return lanes_; }
 
+  // Why the fold cannot go on, from what was heard, with a syscall the real lanes had open when
+  // the part's lanes began (their lowest syscall frames); empty when it can.
+  std::string UnheardSyscall(const PartFold& lanes) const;
   // Whether what was heard of a lane lets the fold go on with the frame at real stack index
   // `open_index` that was open when the part began: heard until it returned, until a gap, or to
   // the part's end.

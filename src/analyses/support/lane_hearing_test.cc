@@ -95,3 +95,23 @@ TEST_CASE("user code moving the stack, or the return of another syscall, is not 
   CHECK_FALSE(LaneHearing::HeardThrough(nested.hearing.lanes().at(5), FoldOf(2, 1), 0));
   CHECK(LaneHearing::HeardThrough(nested.hearing.lanes().at(5), FoldOf(2, 1), 2));
 }
+
+TEST_CASE("a part whose lane began inside a syscall it did not hear through is refused") {
+  Part user(2);
+  user.lane.block_last_ip = kUserIp;
+  user.Push();  // stops the hearing, incomplete
+  PartFold lanes;
+  lanes[5] = FoldOf(1, 2);
+  lanes[5].before[1].kind = FrameKind::kSyscall;  // the real syscall frame, a stand-in's
+  CHECK(user.hearing.UnheardSyscall(lanes) == "it began inside a syscall whose end it did not hear");
+  lanes[5].before[1].kind = FrameKind::kCall;  // no syscall open there
+  CHECK(user.hearing.UnheardSyscall(lanes).empty());
+  Part through(2);
+  through.Pop();
+  through.Pop();  // the stand-in syscall frame returned
+  lanes[5].before[1].kind = FrameKind::kSyscall;
+  CHECK(through.hearing.UnheardSyscall(lanes).empty());
+  PartFold other;
+  other[6] = lanes[5];  // a lane the part began empty
+  CHECK(user.hearing.UnheardSyscall(other).empty());
+}

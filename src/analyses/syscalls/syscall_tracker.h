@@ -92,9 +92,6 @@ class SyscallTracker : public CallStackObserver {
   // the real tracker has open there).
   void Hear(const StackLane& lane, LaneHearing::Event::Kind kind, const StackFrame* frame,
             uint64_t insns, uint64_t ns);
-  // The index in `before` of the syscall frame the real lane has open when the part's lane
-  // begins (its lowest syscall frame), if any.
-  static std::optional<size_t> OpenBefore(const PartLaneFold& lane);
   // Takes what a part heard of a lane into the syscall open there; the instance it closes (if)
   // goes to `closed` with its order.
   void GoOn(int32_t lane, const LaneHearing::Lane& heard, const PartLaneFold& fold,

@@ -26,24 +26,9 @@ void SyscallTracker::Hear(const StackLane& lane, LaneHearing::Event::Kind kind,
     ListenToKernelEntriesOnly(open_.empty());
 }
 
-std::optional<size_t> SyscallTracker::OpenBefore(const PartLaneFold& lane) {
-  for (size_t i = 0; i < lane.before.size(); ++i)
-    if (lane.before[i].kind == FrameKind::kSyscall) return i;
-  return std::nullopt;
-}
-
-std::string SyscallTracker::Refusal(const CallStackObserver& part_observer,
+std::string SyscallTracker::Refusal(const CallStackObserver& part,
                                     const PartFold& lanes) const {
-  const auto& part = static_cast<const SyscallTracker&>(part_observer);
-  for (const auto& [lane, fold] : lanes) {
-    const std::optional<size_t> open = OpenBefore(fold);
-    if (!open) continue;
-    auto heard = part.hearing_.lanes().find(lane);
-    if (heard == part.hearing_.lanes().end()) continue;  // it began empty: nothing open before it
-    if (!LaneHearing::HeardThrough(heard->second, fold, *open))
-      return "it began inside a syscall whose end it did not hear";
-  }
-  return {};
+  return static_cast<const SyscallTracker&>(part).hearing_.UnheardSyscall(lanes);
 }
 
 void SyscallTracker::GoOn(int32_t lane, const LaneHearing::Lane& heard, const PartLaneFold& fold,
