@@ -47,11 +47,12 @@ CrossValidation CrossValidator::Validate(const std::vector<BranchSample>& sample
   Counts a_counts;
   std::vector<std::string> function_of_edge;
   for (uint32_t id = 0; id < table.size(); ++id) {
-    function_of_edge.push_back(FunctionOf(symbolize_a_(flow_.SourceOf(id))));
-    if (flow_.EdgeCount(id)) a_counts.edges[id] = flow_.EdgeCount(id);
+    const uint64_t count = flow_.EdgeCount(id);
+    function_of_edge.push_back(count ? FunctionOf(symbolize_a_(flow_.SourceOf(id))) : "?");
+    if (count) a_counts.edges[id] = count;
   }
   std::map<RangeKey, std::string> function_of_range;
-  for (const FlowEdges::RangeCount& r : flow_.ranges()) {
+  for (const FlowEdges::RangeCount& r : flow_.Ranges()) {
     a_counts.ranges[r.range] = r.count;
     function_of_range[r.range] = FunctionOf(symbolize_a_(r.source));
   }

@@ -18,7 +18,7 @@ int64_t ThreadKey(int32_t cpu, int32_t tid) { return tid >= 0 ? tid : -1 - stati
 }  // namespace
 
 FlowEdges::FlowEdges(const AddressNormaliser& normaliser)
-    : FlowEdges(normaliser, std::make_shared<Shared>(), false) {}
+    : FlowEdges(normaliser, std::make_shared<Shared>(), false, std::make_unique<Cache>()) {}
 
 FlowEdges::Thread& FlowEdges::ThreadOf(int64_t thread) {
   if (thread == cached_thread_) return *cached_;
@@ -78,7 +78,12 @@ void FlowEdges::EventBreak(Thread& t) {
 }
 
 void FlowEdges::OnEnd() {
-  if (part_) return;
+  if (part_) {  // its end is not the stream's; the next part on this thread takes its cache
+    if (!cache_) return;
+    std::lock_guard lock(shared_->mutex);
+    shared_->idle.push_back(std::move(cache_));
+    return;
+  }
   for (auto& [thread, t] : threads_) {
     t.taken = false;
     Break(t);
@@ -92,7 +97,7 @@ void FlowEdges::AddBranch(int64_t thread, int32_t pid, uint64_t from, uint64_t t
 void FlowEdges::AddBreak(int64_t thread) { Break(ThreadOf(thread)); }
 
 uint32_t FlowEdges::EdgeOf(int32_t pid, uint64_t from, uint64_t to) {
-  auto [it, added] = edge_of_.try_emplace(BranchKey{pid, from, to}, kNoEdge);
+  auto [it, added] = cache_->edge_of.try_emplace(BranchKey{pid, from, to}, kNoEdge);
   if (added) {
     auto f = normaliser_.Normalise(pid, from);
     auto t = normaliser_.Normalise(pid, to);
@@ -109,38 +114,45 @@ void FlowEdges::CountEdge(uint32_t id, uint64_t source, uint64_t n) {
   if (id >= counts_.size()) {
     counts_.resize(id + 1, 0);
     sources_.resize(id + 1, UINT64_MAX);
-    follow_.resize(id + 1);
   }
   counts_[id] += n;
   sources_[id] = std::min(sources_[id], source);
 }
 
-uint32_t FlowEdges::RangeAt(const RangeKey& range) {
-  auto [it, added] = range_at_.try_emplace(range, static_cast<uint32_t>(ranges_.size()));
-  if (added) ranges_.push_back({range});
-  return it->second;
-}
-
 uint32_t FlowEdges::RangeOf(uint32_t last, uint32_t id) {
-  Location begin, end;
-  {
-    std::lock_guard lock(shared_->mutex);
-    begin = shared_->table.Edge(last).second;
-    end = shared_->table.Edge(id).first;
-  }
+  auto [cached, added] = cache_->range_of.try_emplace(uint64_t{last} << 32 | id, kNoRange);
+  if (!added) return cached->second;
+  std::lock_guard lock(shared_->mutex);
+  const Location begin = shared_->table.Edge(last).second, end = shared_->table.Edge(id).first;
   if (begin.image != end.image || end.offset < begin.offset) return kNoRange;
-  return RangeAt({end.image, begin.offset, end.offset});
+  const RangeKey key{end.image, begin.offset, end.offset};
+  auto [it, made] = shared_->range_at.try_emplace(key, static_cast<uint32_t>(shared_->ranges.size()));
+  if (made) shared_->ranges.push_back(key);
+  return cached->second = it->second;
 }
 
 inline void FlowEdges::CountRange(uint32_t range, uint64_t n, uint64_t source) {
-  RangeCount& r = ranges_[range];
-  r.count += n;
-  r.source = std::min(r.source, source);
+  if (range >= range_counts_.size()) {
+    range_counts_.resize(range + 1, 0);
+    range_sources_.resize(range + 1, UINT64_MAX);
+  }
+  range_counts_[range] += n;
+  range_sources_[range] = std::min(range_sources_[range], source);
+}
+
+std::vector<FlowEdges::RangeCount> FlowEdges::Ranges() const {
+  std::lock_guard lock(shared_->mutex);
+  std::vector<RangeCount> ranges;
+  for (uint32_t r = 0; r < range_counts_.size(); ++r)
+    if (range_counts_[r]) ranges.push_back({shared_->ranges[r], range_counts_[r], range_sources_[r]});
+  return ranges;
 }
 
 inline void FlowEdges::Branch(Thread& t, int32_t pid, uint64_t from, uint64_t to) {
   uint32_t id, range = kNoRange;
-  Follow* follow = t.last != kNoEdge ? follow_[t.last].data() : nullptr;
+  std::vector<std::array<Follow, 2>>& follows = cache_->follow;
+  if (t.last != kNoEdge && t.last >= follows.size()) follows.resize(t.last + 1);
+  Follow* follow = t.last != kNoEdge ? follows[t.last].data() : nullptr;
   if (follow && follow[0].from == from && follow[0].to == to && follow[0].pid == pid) {
     id = follow[0].edge;
     range = follow[0].range;
@@ -155,10 +167,8 @@ inline void FlowEdges::Branch(Thread& t, int32_t pid, uint64_t from, uint64_t to
       Break(t);
       return;
     }
-    CountEdge(id, from, 0);
-    if (t.last != kNoEdge) {
+    if (follow) {
       range = RangeOf(t.last, id);
-      follow = follow_[t.last].data();  // (CountEdge may have moved it)
       follow[1] = follow[0];
       follow[0] = {from, to, pid, id, range};
     }
@@ -171,7 +181,8 @@ inline void FlowEdges::Branch(Thread& t, int32_t pid, uint64_t from, uint64_t to
   }
   t.run.push_back(id);
   ++branches_;
-  ++counts_[id];  // (its slot made when it was first seen, below)
+  if (id >= counts_.size()) CountEdge(id, from, 0);  // an edge new to this sink
+  ++counts_[id];
   sources_[id] = std::min(sources_[id], from);
   if (range != kNoRange) CountRange(range, 1, from);
   if (t.last_inherited) {
@@ -231,14 +242,24 @@ std::vector<uint32_t> FlowEdges::Sequence() const {
 }
 
 std::unique_ptr<EventSink> FlowEdges::NewPart() const {
-  return std::unique_ptr<FlowEdges>(new FlowEdges(normaliser_, shared_, true));
+  std::unique_ptr<Cache> cache;
+  {
+    std::lock_guard lock(shared_->mutex);
+    if (!shared_->idle.empty()) {
+      cache = std::move(shared_->idle.back());
+      shared_->idle.pop_back();
+    }
+  }
+  if (!cache) cache = std::make_unique<Cache>();
+  return std::unique_ptr<FlowEdges>(new FlowEdges(normaliser_, shared_, true, std::move(cache)));
 }
 
 void FlowEdges::Fold(std::unique_ptr<EventSink> part_sink) {
   auto& part = static_cast<FlowEdges&>(*part_sink);
   for (uint32_t id = 0; id < part.counts_.size(); ++id)
     if (part.counts_[id]) CountEdge(id, part.sources_[id], part.counts_[id]);
-  for (const RangeCount& r : part.ranges_) CountRange(RangeAt(r.range), r.count, r.source);
+  for (uint32_t r = 0; r < part.range_counts_.size(); ++r)
+    if (part.range_counts_[r]) CountRange(r, part.range_counts_[r], part.range_sources_[r]);
   for (Piece& piece : part.pieces_) pieces_.push_back(std::move(piece));
   branches_ += part.branches_;
   runs_ += part.runs_;

@@ -12,8 +12,9 @@
 // it, so per thread it keeps what the stream decides at the fold: the first block's address (the
 // target of a branch still pending before the part), whether the thread's run goes on into the
 // part, and the source of its first branch (whose range starts at the stream's last target). The
-// parts number edges in one table, shared under a lock (a part takes it only for an edge it has
-// not seen), and hand their runs over as they are, so a fold costs what the part's edges and
+// parts number edges and ranges in one table, shared under a lock (taken only for what no part on
+// that thread met before: the caches of raw branches to numbers pass from one part to the next on
+// a thread), and hand their runs over as they are, so a fold costs what the part's edges and
 // ranges do, not its branches. Nothing of the results depends on how the stream was cut or on the
 // order edges were numbered.
 #include <array>
@@ -74,9 +75,11 @@ class FlowEdges : public PartedSink {
   // How often each of A's edges was taken, by number (edges numbered later: none).
   uint64_t EdgeCount(uint32_t id) const { return id < counts_.size() ? counts_[id] : 0; }
   size_t edges() const { return counts_.size(); }
-  // The lowest source address edge `id` was taken from (its function names it).
-  uint64_t SourceOf(uint32_t id) const { return sources_[id]; }
-  const std::vector<RangeCount>& ranges() const { return ranges_; }
+  // The lowest source address edge `id` was taken from (its function names it); UINT64_MAX for
+  // an edge the flow did not take (numbered by a part that was dropped, or by side B).
+  uint64_t SourceOf(uint32_t id) const { return id < sources_.size() ? sources_[id] : UINT64_MAX; }
+  // The ranges the flow went through.
+  std::vector<RangeCount> Ranges() const;
   uint64_t branches() const { return branches_; }
   uint64_t runs() const { return runs_; }
   uint64_t unmapped() const { return unmapped_; }
@@ -135,22 +138,39 @@ class FlowEdges : public PartedSink {
   // The number of the range from edge `last`'s target to edge `id`'s source, kNoRange when the
   // two do not make one (another file, backwards).
   uint32_t RangeOf(uint32_t last, uint32_t id);
-  uint32_t RangeAt(const RangeKey& range);
   void CountEdge(uint32_t id, uint64_t source, uint64_t n);
   void CountRange(uint32_t range, uint64_t n, uint64_t source);
 
-  // The edge numbers, one table for the stream and all its parts.
+  // Per edge, the last two branches that followed it and what they were, the latest first: in
+  // a loop the next branch is found without a lookup.
+  struct Follow {
+    uint64_t from = 0, to = 0;
+    int32_t pid = -2;  // no process
+    uint32_t edge = kNoEdge, range = 0;
+  };
+  // What a sink learnt of raw branches, by the shared numbers: valid in any part.
+  struct Cache {
+    std::unordered_map<BranchKey, uint32_t, BranchKeyHash> edge_of;
+    std::unordered_map<uint64_t, uint32_t> range_of;  // by (edge before << 32 | edge)
+    std::vector<std::array<Follow, 2>> follow;       // by edge number
+  };
+  // The numbers of edges and ranges, one table for the stream and all its parts, and the caches
+  // no part has just now.
   struct Shared {
     std::mutex mutex;
     EdgeTable table;
+    std::vector<RangeKey> ranges;
+    std::unordered_map<RangeKey, uint32_t, RangeKeyHash> range_at;
+    std::vector<std::unique_ptr<Cache>> idle;
   };
-  FlowEdges(const AddressNormaliser& normaliser, std::shared_ptr<Shared> shared, bool part)
-      : normaliser_(normaliser), part_(part), shared_(std::move(shared)) {}
+  FlowEdges(const AddressNormaliser& normaliser, std::shared_ptr<Shared> shared, bool part,
+            std::unique_ptr<Cache> cache)
+      : normaliser_(normaliser), part_(part), shared_(std::move(shared)), cache_(std::move(cache)) {}
 
   const AddressNormaliser& normaliser_;
   const bool part_;
   std::shared_ptr<Shared> shared_;
-  std::unordered_map<BranchKey, uint32_t, BranchKeyHash> edge_of_;
+  std::unique_ptr<Cache> cache_;  // this sink's own, or a part's, borrowed until its OnEnd
   std::unordered_map<int64_t, Thread> threads_;
   int64_t cached_thread_ = INT64_MIN;
   Thread* cached_ = nullptr;
@@ -160,17 +180,8 @@ class FlowEdges : public PartedSink {
     bool ends_run = false;
   };
   std::vector<Piece> pieces_;
-  std::vector<uint64_t> counts_, sources_;
-  std::vector<RangeCount> ranges_;
-  std::unordered_map<RangeKey, uint32_t, RangeKeyHash> range_at_;
-  // Per edge, the last two branches that followed it and what they were, the latest first: in
-  // a loop the next branch is found without a lookup.
-  struct Follow {
-    uint64_t from = 0, to = 0;
-    int32_t pid = -2;  // no process
-    uint32_t edge = kNoEdge, range = 0;
-  };
-  std::vector<std::array<Follow, 2>> follow_;
+  std::vector<uint64_t> counts_, sources_;              // by edge number
+  std::vector<uint64_t> range_counts_, range_sources_;  // by range number
   uint64_t branches_ = 0, runs_ = 0, unmapped_ = 0;
 };
 

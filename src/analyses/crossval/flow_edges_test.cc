@@ -45,7 +45,7 @@ std::string Dump(FlowEdges& flow) {
   std::map<std::string, std::string> edges, ranges;
   for (uint32_t id = 0; id < flow.edges(); ++id)
     edges[edge(id)] = std::to_string(flow.EdgeCount(id)) + " from " + std::to_string(flow.SourceOf(id));
-  for (const FlowEdges::RangeCount& r : flow.ranges())
+  for (const FlowEdges::RangeCount& r : flow.Ranges())
     ranges[table.ImageName(std::get<0>(r.range)) + ":" + std::to_string(std::get<1>(r.range)) + "-" +
            std::to_string(std::get<2>(r.range))] = std::to_string(r.count) + " from " + std::to_string(r.source);
   std::vector<std::string> runs(1);
