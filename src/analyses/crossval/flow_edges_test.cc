@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "src/analyses/crossval/block_testing.h"
+
 #include <algorithm>
 #include <map>
 #include <random>
@@ -15,16 +17,6 @@ using namespace ptprof::testing;
 
 namespace {
 
-TraceEvent Block(int32_t tid, uint64_t first, uint64_t last, BlockEnd end) {
-  TraceEvent e;
-  e.header.tid = tid;
-  ExecBlock b;
-  b.first_ip = first;
-  b.last_ip = last;
-  b.end = end;
-  e.body = b;
-  return e;
-}
 
 // The user functions 1 to 5 in "prog", 6 in "lib"; the kernel in no file.
 AddressNormaliser Files() {
@@ -69,16 +61,16 @@ TEST_CASE("taken transfers become normalised edges, runs and ranges; breaks end 
   const AddressNormaliser files = Files();
   FlowEdges flow(files);
   const uint64_t f = kUser;  // prog at offset 0x1000
-  flow.OnEvent(Block(1, f + 0x10, f + 0x18, BlockEnd::kCondTaken));
-  flow.OnEvent(Block(2, f + 0x90, f + 0x98, BlockEnd::kCall));          // another thread between
-  flow.OnEvent(Block(1, f + 0x40, f + 0x44, BlockEnd::kFallThrough));   // a split: no branch
-  flow.OnEvent(Block(1, f + 0x46, f + 0x4a, BlockEnd::kCondNotTaken));
-  flow.OnEvent(Block(1, f + 0x4c, f + 0x50, BlockEnd::kReturn));
-  flow.OnEvent(Block(2, 6 * kUser + 4, 6 * kUser + 8, BlockEnd::kJump));
-  flow.OnEvent(Block(1, f + 0x20, f + 0x24, BlockEnd::kSyscall));       // breaks the run
-  flow.OnEvent(Block(1, f + 0x30, f + 0x34, BlockEnd::kJump));
-  flow.OnEvent(Block(1, kKernel, kKernel + 4, BlockEnd::kJump));        // into no file
-  flow.OnEvent(Block(2, f + 0x300, f + 0x304, BlockEnd::kTraceStop));
+  flow.OnEvent(BranchBlock(1, f + 0x10, f + 0x18, BlockEnd::kCondTaken));
+  flow.OnEvent(BranchBlock(2, f + 0x90, f + 0x98, BlockEnd::kCall));          // another thread between
+  flow.OnEvent(BranchBlock(1, f + 0x40, f + 0x44, BlockEnd::kFallThrough));   // a split: no branch
+  flow.OnEvent(BranchBlock(1, f + 0x46, f + 0x4a, BlockEnd::kCondNotTaken));
+  flow.OnEvent(BranchBlock(1, f + 0x4c, f + 0x50, BlockEnd::kReturn));
+  flow.OnEvent(BranchBlock(2, 6 * kUser + 4, 6 * kUser + 8, BlockEnd::kJump));
+  flow.OnEvent(BranchBlock(1, f + 0x20, f + 0x24, BlockEnd::kSyscall));       // breaks the run
+  flow.OnEvent(BranchBlock(1, f + 0x30, f + 0x34, BlockEnd::kJump));
+  flow.OnEvent(BranchBlock(1, kKernel, kKernel + 4, BlockEnd::kJump));        // into no file
+  flow.OnEvent(BranchBlock(2, f + 0x300, f + 0x304, BlockEnd::kTraceStop));
   flow.OnEnd();
   CHECK(flow.branches() == 4);
   CHECK(flow.unmapped() == 1);
