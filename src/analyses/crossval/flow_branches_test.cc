@@ -9,11 +9,6 @@
 using namespace ptprof;
 using ptprof::testing::BranchBlock;
 
-namespace {
-
-
-}  // namespace
-
 TEST_CASE("taken transfers become branches to the next block of the same thread") {
   std::vector<std::pair<uint64_t, uint64_t>> got;
   int breaks = 0;
