@@ -229,15 +229,17 @@ void FlowEdges::Break(Thread& t) {
   t.last = kNoEdge;
 }
 
-std::vector<uint32_t> FlowEdges::Sequence() const {
+std::vector<uint32_t> FlowEdges::TakeSequence() {
   size_t size = 0;
   for (const Piece& piece : pieces_) size += piece.ids.size() + piece.ends_run;
   std::vector<uint32_t> sequence;
   sequence.reserve(size);
-  for (const Piece& piece : pieces_) {
+  for (Piece& piece : pieces_) {
     sequence.insert(sequence.end(), piece.ids.begin(), piece.ids.end());
     if (piece.ends_run) sequence.push_back(kNoEdge);
+    std::vector<uint32_t>().swap(piece.ids);
   }
+  pieces_.clear();
   return sequence;
 }
 

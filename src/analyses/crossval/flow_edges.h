@@ -70,8 +70,9 @@ class FlowEdges : public PartedSink {
 
   // After OnEnd. The table also numbers side B's edges (after A's) when Validate adds them.
   EdgeTable& table() { return shared_->table; }
-  // The closed runs, each followed by kNoEdge.
-  std::vector<uint32_t> Sequence() const;
+  // The closed runs, each followed by kNoEdge, moved out (each piece is freed once copied, so
+  // the runs are not held twice).
+  std::vector<uint32_t> TakeSequence();
   // How often each of A's edges was taken, by number (edges numbered later: none).
   uint64_t EdgeCount(uint32_t id) const { return id < counts_.size() ? counts_[id] : 0; }
   size_t edges() const { return counts_.size(); }

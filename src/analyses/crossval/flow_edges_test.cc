@@ -41,7 +41,7 @@ std::string Dump(FlowEdges& flow) {
     ranges[table.ImageName(std::get<0>(r.range)) + ":" + std::to_string(std::get<1>(r.range)) + "-" +
            std::to_string(std::get<2>(r.range))] = std::to_string(r.count) + " from " + std::to_string(r.source);
   std::vector<std::string> runs(1);
-  for (uint32_t id : flow.Sequence()) {
+  for (uint32_t id : flow.TakeSequence()) {
     if (id == kNoEdge) runs.emplace_back();
     else runs.back() += edge(id) + " ";
   }
