@@ -110,7 +110,7 @@ uint32_t FlowEdges::EdgeOf(int32_t pid, uint64_t from, uint64_t to) {
   return it->second;
 }
 
-void FlowEdges::CountEdge(uint32_t id, uint64_t source, uint64_t n) {
+inline void FlowEdges::CountEdge(uint32_t id, uint64_t source, uint64_t n) {
   if (id >= counts_.size()) {
     counts_.resize(id + 1, 0);
     sources_.resize(id + 1, UINT64_MAX);
@@ -181,9 +181,7 @@ inline void FlowEdges::Branch(Thread& t, int32_t pid, uint64_t from, uint64_t to
   }
   t.run.push_back(id);
   ++branches_;
-  if (id >= counts_.size()) CountEdge(id, from, 0);  // an edge new to this sink
-  ++counts_[id];
-  sources_[id] = std::min(sources_[id], from);
+  CountEdge(id, from, 1);
   if (range != kNoRange) CountRange(range, 1, from);
   if (t.last_inherited) {
     t.last_inherited = false;
