@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <variant>
 
-#include "src/analyses/crossval/flow_branches.h"
 #include "src/model/block_batch.h"
 
 namespace ptprof {
@@ -12,8 +11,6 @@ namespace {
 
 // The edge numbers a piece of a run holds before the next piece begins.
 constexpr size_t kPieceIds = size_t{1} << 16;
-
-int64_t ThreadKey(int32_t cpu, int32_t tid) { return tid >= 0 ? tid : -1 - static_cast<int64_t>(cpu); }
 
 }  // namespace
 
@@ -32,16 +29,14 @@ FlowEdges::Thread& FlowEdges::ThreadOf(int64_t thread) {
 void FlowEdges::OnEvent(const TraceEvent& event) {
   const EventHeader& h = event.header;
   if (const auto* block = std::get_if<ExecBlock>(&event.body)) {
-    Block(ThreadOf(ThreadKey(h.cpu, h.tid)), h.pid, block->first_ip, block->last_ip, block->end);
-  } else if (std::holds_alternative<TraceGap>(event.body) ||
-             std::holds_alternative<TraceToggle>(event.body)) {
-    // Gaps and toggles of a thread break its run; other events do not touch the control flow.
-    EventBreak(ThreadOf(ThreadKey(h.cpu, h.tid)));
+    Block(ThreadOf(FlowThread(h.cpu, h.tid)), h.pid, block->first_ip, block->last_ip, block->end);
+  } else if (BreaksBranchRun(event)) {
+    EventBreak(ThreadOf(FlowThread(h.cpu, h.tid)));
   }
 }
 
 void FlowEdges::OnBlocks(const BlockBatch& batch) {
-  Thread& t = ThreadOf(ThreadKey(batch.cpu, batch.tid));
+  Thread& t = ThreadOf(FlowThread(batch.cpu, batch.tid));
   for (const PackedEvent& b : batch.blocks)
     Block(t, batch.pid, b.first_ip_or_index, b.first_ip_or_index + b.span, static_cast<BlockEnd>(b.end));
 }
@@ -51,21 +46,10 @@ inline void FlowEdges::Block(Thread& t, int32_t pid, uint64_t first_ip, uint64_t
     t.seen = true;
     t.lead_ip = first_ip;
   }
-  if (t.taken) Branch(t, t.pid, t.from, first_ip);
-  switch (RoleOf(end)) {
-    case BlockEndRole::kTaken:
-      t.taken = true;
-      t.pid = pid;
-      t.from = last_ip;
-      break;
-    case BlockEndRole::kContinues:
-      t.taken = false;
-      break;
-    case BlockEndRole::kBreaks:
-      t.taken = false;
-      Break(t);
-      break;
-  }
+  const BlockEndRole role = t.pending.Follow(
+      first_ip, last_ip, end, [&](uint64_t from, uint64_t to) { Branch(t, t.pid, from, to); });
+  if (role == BlockEndRole::kTaken) t.pid = pid;
+  if (role == BlockEndRole::kBreaks) Break(t);
 }
 
 void FlowEdges::EventBreak(Thread& t) {
@@ -73,7 +57,7 @@ void FlowEdges::EventBreak(Thread& t) {
     t.seen = true;
     t.lead_break = true;
   }
-  t.taken = false;
+  t.pending.taken = false;
   Break(t);
 }
 
@@ -85,7 +69,7 @@ void FlowEdges::OnEnd() {
     return;
   }
   for (auto& [thread, t] : threads_) {
-    t.taken = false;
+    t.pending.taken = false;
     Break(t);
   }
 }
@@ -269,10 +253,10 @@ void FlowEdges::Fold(std::unique_ptr<EventSink> part_sink) {
     Thread& t = ThreadOf(thread);
     // What came before the part ends at its first event: a branch into its first block, a break.
     if (p.lead_break) {
-      t.taken = false;
+      t.pending.taken = false;
       Break(t);
-    } else if (t.taken) {
-      Branch(t, t.pid, t.from, p.lead_ip);
+    } else if (t.pending.taken) {
+      Branch(t, t.pid, t.pending.from, p.lead_ip);
     }
     // The part's first branch ends the range that began at the stream's last target.
     if (p.first_edge != kNoEdge && t.last != kNoEdge)
@@ -288,9 +272,8 @@ void FlowEdges::Fold(std::unique_ptr<EventSink> part_sink) {
       t.run = std::move(p.run);
     }
     if (!p.last_inherited) t.last = p.last;
-    t.taken = p.taken;
+    t.pending = p.pending;
     t.pid = p.pid;
-    t.from = p.from;
   }
 }
 

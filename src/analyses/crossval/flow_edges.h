@@ -28,6 +28,7 @@
 
 #include "src/analyses/crossval/address_normaliser.h"
 #include "src/analyses/crossval/branch_edges.h"
+#include "src/analyses/crossval/flow_branches.h"
 #include "src/model/parted_sink.h"
 
 namespace ptprof {
@@ -87,10 +88,9 @@ class FlowEdges : public PartedSink {
 
  private:
   struct Thread {
-    // The event layer: the last block ended in a taken transfer at `from` of process `pid`.
-    bool taken = false;
+    // The event layer: the branch the last block left pending, in process `pid`.
+    PendingBranch pending;
     int32_t pid = -1;
-    uint64_t from = 0;
     // The run layer: the previous branch's edge (its target is where the next range begins;
     // kNoEdge after a break), and the run not yet closed: `earlier` pieces (full ones, and those
     // of folded parts), then `run`, the piece being written.
