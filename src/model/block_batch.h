@@ -86,6 +86,14 @@ struct BlockBatch {
     const uint64_t tsc = blocks[i].tsc;
     return clock && tsc != kUnknownTime ? clock->TimeOf(tsc) : kUnknownTime;
   }
+  // Block i's header, as its TraceEvent's would be.
+  EventHeader HeaderOf(size_t i) const {
+    EventHeader header = Header();
+    header.offset = blocks[i].offset;
+    header.tsc = blocks[i].tsc;
+    header.time_ns = TimeNs(i);
+    return header;
+  }
   // Block i as its TraceEvent.
   void Unpack(size_t i, TraceEvent& out) const {
     UnpackBlock(blocks[i], cpu, pid, tid, out);

@@ -9,15 +9,30 @@
 
 namespace ptprof::delta {
 
+namespace {
+
+uint64_t InsnsOf(const TraceEvent& event) {
+  if (const auto* block = std::get_if<ExecBlock>(&event.body)) return block->insns;
+  return std::holds_alternative<Instruction>(event.body) ? 1 : 0;
+}
+
+}  // namespace
+
+bool FlowWindow::Inside(uint64_t insns) const {
+  const uint64_t first = position_, end = position_ + insns;  // [first, end)
+  return insns ? first <= spec_.last_position && end > spec_.first_position
+               : first > spec_.first_position && first <= spec_.last_position;
+}
+
 void FlowWindow::OnIntervalEvent(const TraceEvent& event) {
   if (DeltaProfiler::LaneId(event.header, spec_.per_thread) != spec_.lane) return;
-  uint64_t insns = 0;
-  if (const auto* block = std::get_if<ExecBlock>(&event.body)) insns = block->insns;
-  else if (std::holds_alternative<Instruction>(event.body)) insns = 1;
-  const uint64_t first = position_, end = position_ + insns;  // [first, end)
-  position_ = end;
-  const bool inside = insns ? first <= spec_.last_position && end > spec_.first_position
-                            : first > spec_.first_position && first <= spec_.last_position;
+  const uint64_t insns = InsnsOf(event);
+  const bool inside = Inside(insns);
+  position_ += insns;
+  if (part_) {
+    ++part_lane_events_;
+    return;
+  }
   if (!inside) return;
   found_ = true;
   next_.OnEvent(event);
@@ -34,54 +49,28 @@ void FlowWindow::Keep(const TraceEvent& event) {
   if (before_.size() > spec_.context) before_.pop_front();
 }
 
-void FlowWindow::ScanInPart(const TraceEvent& event) {
-  if (spec_.kind == WindowSpec::Kind::kInterval) {
-    if (DeltaProfiler::LaneId(event.header, spec_.per_thread) != spec_.lane) return;
-    ++part_lane_events_;
-    if (const auto* block = std::get_if<ExecBlock>(&event.body)) part_insns_ += block->insns;
-    else if (std::holds_alternative<Instruction>(event.body)) part_insns_ += 1;
-    return;
-  }
-  part_at_target_ = part_at_target_ || AtTarget(event.header);
-  Keep(event);
-}
-
 void FlowWindow::OnBlocks(const BlockBatch& batch) {
   const std::span<const PackedEvent> blocks = batch.blocks;
   TraceEvent event;
   if (spec_.kind == WindowSpec::Kind::kInterval) {
     if (DeltaProfiler::LaneId(batch.Header(), spec_.per_thread) != spec_.lane) return;
-    if (part_) {
-      part_lane_events_ += blocks.size();
-      for (const PackedEvent& block : blocks) part_insns_ += block.insns;
-      return;
-    }
-    // Only the blocks inside the interval are unpacked.
+    // Only the blocks inside the interval are unpacked (a part's none).
+    if (part_) part_lane_events_ += blocks.size();
     for (size_t i = 0; i < blocks.size(); ++i) {
-      const uint64_t first = position_, end = position_ + blocks[i].insns;
-      if (blocks[i].insns && first <= spec_.last_position && end > spec_.first_position) {
-        batch.Unpack(i, event);
-        OnIntervalEvent(event);  // (moves position_ on)
-      } else if (!blocks[i].insns && first > spec_.first_position && first <= spec_.last_position) {
-        batch.Unpack(i, event);
-        OnIntervalEvent(event);
-      } else {
-        position_ = end;
+      if (part_ || !Inside(blocks[i].insns)) {
+        position_ += blocks[i].insns;
+        continue;
       }
+      batch.Unpack(i, event);
+      OnIntervalEvent(event);  // (moves position_ on)
     }
     return;
   }
   if (done_) return;
-  if (found_) return EventSink::OnBlocks(batch);  // the context after the target
-  // The first block at or past the target, if the batch has one.
-  size_t target = blocks.size();
-  for (size_t i = 0; i < blocks.size() && target == blocks.size(); ++i) {
-    EventHeader header = batch.Header();
-    header.offset = blocks[i].offset;
-    header.tsc = blocks[i].tsc;
-    header.time_ns = batch.TimeNs(i);
-    if (AtTarget(header)) target = i;
-  }
+  // The first block at or past the target (after it: every block, until the context is done).
+  size_t target = found_ ? 0 : blocks.size();
+  for (size_t i = 0; i < blocks.size() && target == blocks.size(); ++i)
+    if (AtTarget(batch.HeaderOf(i))) target = i;
   if (part_) {
     part_at_target_ = part_at_target_ || target < blocks.size();
     target = blocks.size();  // a part keeps its last events whatever they are
@@ -112,7 +101,7 @@ std::string FlowWindow::Refusal(const EventSink& part_sink) const {
   if (spec_.kind == WindowSpec::Kind::kInterval) {
     // The lane's positions in the part run from position_ to position_ + its instructions.
     if (part.part_lane_events_ && position_ <= spec_.last_position &&
-        position_ + part.part_insns_ >= spec_.first_position)
+        position_ + part.position_ >= spec_.first_position)
       return "the window's interval lies in it";
     return {};
   }
@@ -125,7 +114,7 @@ std::string FlowWindow::Refusal(const EventSink& part_sink) const {
 void FlowWindow::Fold(std::unique_ptr<EventSink> part_sink) {
   auto& part = static_cast<FlowWindow&>(*part_sink);
   if (spec_.kind == WindowSpec::Kind::kInterval) {
-    position_ += part.part_insns_;
+    position_ += part.position_;
     return;
   }
   if (found_) return;  // (done: a part after the window)
@@ -133,9 +122,13 @@ void FlowWindow::Fold(std::unique_ptr<EventSink> part_sink) {
 }
 
 void FlowWindow::OnEvent(const TraceEvent& event) {
-  if (part_) return ScanInPart(event);
   if (spec_.kind == WindowSpec::Kind::kInterval) {
     OnIntervalEvent(event);
+    return;
+  }
+  if (part_) {
+    part_at_target_ = part_at_target_ || AtTarget(event.header);
+    Keep(event);
     return;
   }
   if (done_) return;

@@ -54,9 +54,9 @@ class FlowWindow : public PartedSink {
 
  private:
   void OnIntervalEvent(const TraceEvent& event);
+  // Whether an event of the lane with `insns` instructions, at position_, shows in the interval.
+  bool Inside(uint64_t insns) const;
   bool AtTarget(const EventHeader& header) const;
-  // A part's: what it needs of an event.
-  void ScanInPart(const TraceEvent& event);
   void Keep(const TraceEvent& event);
 
   WindowSpec spec_;
@@ -66,10 +66,11 @@ class FlowWindow : public PartedSink {
   std::deque<TraceEvent> before_;    // kOffset/kTime: the last `context` events
   size_t after_ = 0;                 // events still to pass after the target
   bool done_ = false;
-  // A part's: its lane's instructions and events (an interval); whether it holds an event at or
-  // past the target (an offset, a time); its last `context` events are in before_.
+  // A part's: its lane's instructions are position_ and its events counted (an interval);
+  // whether it holds an event at or past the target (an offset, a time); its last `context`
+  // events are in before_.
   bool part_ = false;
-  uint64_t part_insns_ = 0, part_lane_events_ = 0;
+  uint64_t part_lane_events_ = 0;
   bool part_at_target_ = false;
 };
 
