@@ -17,40 +17,53 @@ std::string SyscallOfHandler(const std::string& function) {
   return "";
 }
 
-bool SyscallSubtrees::Enter(Capture& capture, size_t index, const std::string& function) {
-  if (index <= capture.base) return false;
-  capture.nodes.resize(index - capture.base);
-  CallTreeNode& node = capture.nodes.back()->Child(function);
-  ++node.entries;
-  capture.nodes.push_back(&node);
-  return true;
-}
-
-void SyscallSubtrees::AddCost(Capture& capture, size_t top, uint64_t insns, uint64_t ns) {
-  if (top < capture.base || top - capture.base >= capture.nodes.size()) return;
-  CallTreeNode* node = capture.nodes[top - capture.base];
-  node->self_insns += insns;
-  node->self_ns += ns;
-}
-
-SyscallSubtrees::Left SyscallSubtrees::Leave(Capture& capture, size_t index) {
-  if (index > capture.base) {
-    capture.nodes.resize(index - capture.base);
-    return Left::kAbove;
+bool SyscallSubtrees::Apply(std::map<int32_t, Capture>::iterator it, LaneHearing::Event::Kind kind,
+                            size_t index, std::string_view function, uint64_t insns, uint64_t ns,
+                            uint64_t order) {
+  Capture& capture = it->second;
+  switch (kind) {
+    case LaneHearing::Event::Kind::kPush: {
+      if (index <= capture.base) {
+        ++incomplete_;
+        break;
+      }
+      capture.nodes.resize(index - capture.base);
+      CallTreeNode& node = capture.nodes.back()->Child(function);
+      ++node.entries;
+      capture.nodes.push_back(&node);
+      return true;
+    }
+    case LaneHearing::Event::Kind::kCost:
+      if (index >= capture.base && index - capture.base < capture.nodes.size()) {
+        CallTreeNode* node = capture.nodes[index - capture.base];
+        node->self_insns += insns;
+        node->self_ns += ns;
+      }
+      return true;
+    case LaneHearing::Event::Kind::kPop:
+      if (index > capture.base) {
+        capture.nodes.resize(index - capture.base);
+        return true;
+      }
+      if (index == capture.base) Finish(capture, order);
+      else ++incomplete_;
+      break;
+    case LaneHearing::Event::Kind::kReset:
+      ++incomplete_;
+      break;
   }
-  return index == capture.base ? Left::kDone : Left::kLost;
+  open_.erase(it);
+  ListenToKernelEntriesOnly(open_.empty() && !hearing_.listening());
+  return false;
 }
 
 void SyscallSubtrees::OnPush(const StackLane& lane, const StackFrame& frame) {
   if (in_part_) Hear(lane, LaneHearing::Event::Kind::kPush, &frame, 0, 0);
   const size_t index = lane.stack.size() - 1;
   auto it = open_.find(lane.lane);
-  if (it != open_.end()) {
-    if (Enter(it->second, index, frame.node->name)) return;
-    ++incomplete_;  // the stack was rebuilt below the syscall: the instance is lost
-    open_.erase(it);
-    ListenToKernelEntriesOnly(open_.empty() && !hearing_.listening());
-  }
+  if (it != open_.end() &&
+      Apply(it, LaneHearing::Event::Kind::kPush, index, frame.node->name, 0, 0, 0))
+    return;
   if (frame.kind != FrameKind::kSyscall) return;
   Capture& capture = open_[lane.lane];
   capture.base = index;
@@ -63,25 +76,21 @@ void SyscallSubtrees::OnPush(const StackLane& lane, const StackFrame& frame) {
 void SyscallSubtrees::OnPop(const StackLane& lane, const StackFrame& frame) {
   if (in_part_) Hear(lane, LaneHearing::Event::Kind::kPop, &frame, 0, 0);
   auto it = open_.find(lane.lane);
-  if (it == open_.end()) return;
-  const Left left = Leave(it->second, lane.stack.size() - 1);
-  if (left == Left::kAbove) return;
-  if (left == Left::kDone) Finish(it->second, hearing_.heard());
-  else ++incomplete_;
-  open_.erase(it);
-  ListenToKernelEntriesOnly(open_.empty() && !hearing_.listening());
+  if (it != open_.end())
+    Apply(it, LaneHearing::Event::Kind::kPop, lane.stack.size() - 1, {}, 0, 0, hearing_.heard());
 }
 
 void SyscallSubtrees::OnCost(const StackLane& lane, uint64_t insns, uint64_t ns) {
   if (in_part_) Hear(lane, LaneHearing::Event::Kind::kCost, nullptr, insns, ns);
   auto it = open_.find(lane.lane);
-  if (it != open_.end()) AddCost(it->second, lane.stack.size() - 1, insns, ns);
+  if (it != open_.end())
+    Apply(it, LaneHearing::Event::Kind::kCost, lane.stack.size() - 1, {}, insns, ns, 0);
 }
 
 void SyscallSubtrees::OnReset(const StackLane& lane) {
   if (in_part_) Hear(lane, LaneHearing::Event::Kind::kReset, nullptr, 0, 0);
-  if (open_.erase(lane.lane)) ++incomplete_;
-  ListenToKernelEntriesOnly(open_.empty() && !hearing_.listening());
+  auto it = open_.find(lane.lane);
+  if (it != open_.end()) Apply(it, LaneHearing::Event::Kind::kReset, 0, {}, 0, 0, 0);
 }
 
 void SyscallSubtrees::Finish(Capture& capture, uint64_t order) {

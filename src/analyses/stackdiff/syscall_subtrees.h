@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "src/analyses/support/call_stack.h"
@@ -56,15 +57,14 @@ class SyscallSubtrees : public CallStackObserver {
     std::vector<CallTreeNode*> nodes;    // the capture's node for stack[base], stack[base+1], ...
   };
 
-  // What a frame of a lane with an open capture does to it, by its stack index: one entered
-  // above the syscall frame joins the capture's tree (false: the stack was rebuilt below the
-  // syscall, the instance is lost); the top's cost there goes to it; one left above it leaves
-  // the tree, the syscall frame left completes the instance (Leave says kDone), one below it
-  // loses it.
-  enum class Left { kAbove, kDone, kLost };
-  static bool Enter(Capture& capture, size_t index, const std::string& function);
-  static void AddCost(Capture& capture, size_t top, uint64_t insns, uint64_t ns);
-  static Left Leave(Capture& capture, size_t index);
+  // What an event of a lane with an open capture does to it, by stack index: a frame entered
+  // above the syscall frame joins the capture's tree (one entered at or below it: the stack was
+  // rebuilt, the instance is lost); the top's cost there goes to it; a frame left above it
+  // leaves the tree, the syscall frame left completes the instance (`order` orders it among
+  // those kept aside), one left below it or a gap loses it. False when the capture ended (it is
+  // then erased).
+  bool Apply(std::map<int32_t, Capture>::iterator it, LaneHearing::Event::Kind kind, size_t index,
+             std::string_view function, uint64_t insns, uint64_t ns, uint64_t order);
   // Names a complete instance and merges its tree if it is the wanted syscall; in a part, or
   // while a fold goes on with what a part heard, keeps it aside with `order` instead.
   void Finish(Capture& capture, uint64_t order);

@@ -36,32 +36,11 @@ void SyscallSubtrees::GoOn(int32_t lane, const LaneHearing::Lane& heard, const P
   auto it = open_.find(lane);
   if (it == open_.end()) return;
   ++gone_on_;
-  Capture& capture = it->second;
-  for (const LaneHearing::Event& event : heard.heard) {
-    const size_t index = LaneHearing::RealIndex(event, fold);
-    switch (event.kind) {
-      case LaneHearing::Event::Kind::kPush:
-        if (Enter(capture, index, event.node->name)) break;
-        ++incomplete_;
-        open_.erase(it);
-        return;
-      case LaneHearing::Event::Kind::kCost:
-        AddCost(capture, index, event.insns, event.ns);
-        break;
-      case LaneHearing::Event::Kind::kPop: {
-        const Left left = Leave(capture, index);
-        if (left == Left::kAbove) break;
-        if (left == Left::kDone) Finish(capture, event.order);
-        else ++incomplete_;
-        open_.erase(it);
-        return;
-      }
-      case LaneHearing::Event::Kind::kReset:
-        ++incomplete_;
-        open_.erase(it);
-        return;
-    }
-  }
+  for (const LaneHearing::Event& event : heard.heard)
+    if (!Apply(it, event.kind, LaneHearing::RealIndex(event, fold),
+               event.node ? std::string_view(event.node->name) : std::string_view(), event.insns,
+               event.ns, event.order))
+      return;
 }
 
 void SyscallSubtrees::Fold(CallStackObserver& part_observer, const PartFold& lanes) {
