@@ -58,7 +58,7 @@ bool SyscallSubtrees::Apply(std::map<int32_t, Capture>::iterator it, LaneHearing
 }
 
 void SyscallSubtrees::OnPush(const StackLane& lane, const StackFrame& frame) {
-  if (in_part_) Hear(lane, LaneHearing::Event::Kind::kPush, &frame, 0, 0);
+  Hear(lane, LaneHearing::Event::Kind::kPush, &frame, 0, 0, open_.empty());
   const size_t index = lane.stack.size() - 1;
   auto it = open_.find(lane.lane);
   if (it != open_.end() &&
@@ -74,21 +74,21 @@ void SyscallSubtrees::OnPush(const StackLane& lane, const StackFrame& frame) {
 }
 
 void SyscallSubtrees::OnPop(const StackLane& lane, const StackFrame& frame) {
-  if (in_part_) Hear(lane, LaneHearing::Event::Kind::kPop, &frame, 0, 0);
+  Hear(lane, LaneHearing::Event::Kind::kPop, &frame, 0, 0, open_.empty());
   auto it = open_.find(lane.lane);
   if (it != open_.end())
     Apply(it, LaneHearing::Event::Kind::kPop, lane.stack.size() - 1, {}, 0, 0, hearing_.heard());
 }
 
 void SyscallSubtrees::OnCost(const StackLane& lane, uint64_t insns, uint64_t ns) {
-  if (in_part_) Hear(lane, LaneHearing::Event::Kind::kCost, nullptr, insns, ns);
+  Hear(lane, LaneHearing::Event::Kind::kCost, nullptr, insns, ns, open_.empty());
   auto it = open_.find(lane.lane);
   if (it != open_.end())
     Apply(it, LaneHearing::Event::Kind::kCost, lane.stack.size() - 1, {}, insns, ns, 0);
 }
 
 void SyscallSubtrees::OnReset(const StackLane& lane) {
-  if (in_part_) Hear(lane, LaneHearing::Event::Kind::kReset, nullptr, 0, 0);
+  Hear(lane, LaneHearing::Event::Kind::kReset, nullptr, 0, 0, open_.empty());
   auto it = open_.find(lane.lane);
   if (it != open_.end()) Apply(it, LaneHearing::Event::Kind::kReset, 0, {}, 0, 0, 0);
 }

@@ -25,7 +25,7 @@ namespace ptprof::stackdiff {
 // The syscall a handler function implements ("getpid" for "__x64_sys_getpid"), or "".
 std::string SyscallOfHandler(const std::string& function);
 
-class SyscallSubtrees : public CallStackObserver {
+class SyscallSubtrees : public HearingObserver {
  public:
   explicit SyscallSubtrees(std::string wanted) : wanted_(std::move(wanted)) {
     ListenToKernelEntriesOnly(true);  // until a syscall is open
@@ -35,7 +35,6 @@ class SyscallSubtrees : public CallStackObserver {
   void OnPop(const StackLane& lane, const StackFrame& frame) override;
   void OnCost(const StackLane& lane, uint64_t insns, uint64_t ns) override;
   void OnReset(const StackLane& lane) override;
-  void OnPartLaneBegin(const StackLane& lane) override;
 
   std::unique_ptr<CallStackObserver> NewPart() const override;
   std::string Refusal(const CallStackObserver& part, const PartFold& lanes) const override;
@@ -68,9 +67,6 @@ class SyscallSubtrees : public CallStackObserver {
   // Names a complete instance and merges its tree if it is the wanted syscall; in a part, or
   // while a fold goes on with what a part heard, keeps it aside with `order` instead.
   void Finish(Capture& capture, uint64_t order);
-  // A part's: what its lane did, heard.
-  void Hear(const StackLane& lane, LaneHearing::Event::Kind kind, const StackFrame* frame,
-            uint64_t insns, uint64_t ns);
   // The fold: goes on with the capture open on `lane` from what the part heard of it.
   void GoOn(int32_t lane, const LaneHearing::Lane& heard, const PartLaneFold& fold);
 
@@ -79,8 +75,6 @@ class SyscallSubtrees : public CallStackObserver {
   CallTree merged_;
   uint64_t instances_ = 0, incomplete_ = 0;
   std::map<std::string, uint64_t> seen_;
-  bool in_part_ = false;
-  LaneHearing hearing_;  // a part's
   uint64_t gone_on_ = 0;
   // Complete instances of the wanted syscall kept aside (a part's, or a fold's), with their order.
   bool keep_aside_ = false;

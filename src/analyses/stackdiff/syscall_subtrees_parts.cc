@@ -16,17 +16,6 @@ std::unique_ptr<CallStackObserver> SyscallSubtrees::NewPart() const {
   return part;
 }
 
-void SyscallSubtrees::OnPartLaneBegin(const StackLane& lane) {
-  hearing_.Begin(lane);
-  ListenToKernelEntriesOnly(false);
-}
-
-void SyscallSubtrees::Hear(const StackLane& lane, LaneHearing::Event::Kind kind,
-                           const StackFrame* frame, uint64_t insns, uint64_t ns) {
-  if (hearing_.Hear(lane, kind, frame, insns, ns) && !hearing_.listening())
-    ListenToKernelEntriesOnly(open_.empty());
-}
-
 std::string SyscallSubtrees::Refusal(const CallStackObserver& part,
                                      const PartFold& lanes) const {
   return static_cast<const SyscallSubtrees&>(part).hearing_.UnheardSyscall(lanes);

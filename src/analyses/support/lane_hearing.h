@@ -66,4 +66,26 @@ class LaneHearing {
   bool listening_ = false;
 };
 
+// A call-stack observer that, in a part's builder, hears its lanes (the syscall observers: they go
+// on at the fold with a syscall open before the part).
+class HearingObserver : public CallStackObserver {
+ public:
+  void OnPartLaneBegin(const StackLane& lane) override {
+    hearing_.Begin(lane);
+    ListenToKernelEntriesOnly(false);
+  }
+
+ protected:
+  // In a part's observer: what the lane did, heard. Once no lane is heard any more, the observer
+  // hears only of kernel entries if `nothing_open` (it has nothing open on any lane).
+  void Hear(const StackLane& lane, LaneHearing::Event::Kind kind, const StackFrame* frame,
+            uint64_t insns, uint64_t ns, bool nothing_open) {
+    if (in_part_ && hearing_.Hear(lane, kind, frame, insns, ns) && !hearing_.listening())
+      ListenToKernelEntriesOnly(nothing_open);
+  }
+
+  bool in_part_ = false;  // made by NewPart
+  LaneHearing hearing_;   // a part's
+};
+
 }  // namespace ptprof

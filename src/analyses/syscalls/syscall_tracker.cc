@@ -34,7 +34,7 @@ SyscallTracker::SyscallTracker(SyscallArch arch, UserNumberFinder user_number)
 }
 
 void SyscallTracker::OnPush(const StackLane& lane, const StackFrame& frame) {
-  if (in_part_) Hear(lane, LaneHearing::Event::Kind::kPush, &frame, 0, 0);
+  Hear(lane, LaneHearing::Event::Kind::kPush, &frame, 0, 0, open_.empty());
   // Most pushes are user calls with no syscall open anywhere.
   auto it = open_.empty() ? open_.end() : open_.find(lane.lane);
   if (it != open_.end()) {
@@ -117,7 +117,7 @@ bool SyscallTracker::Leave(Open& open, size_t index, uint64_t insns, uint64_t ns
 }
 
 void SyscallTracker::OnPop(const StackLane& lane, const StackFrame& frame) {
-  if (in_part_) Hear(lane, LaneHearing::Event::Kind::kPop, &frame, 0, 0);
+  Hear(lane, LaneHearing::Event::Kind::kPop, &frame, 0, 0, open_.empty());
   if (open_.empty()) return;
   auto it = open_.find(lane.lane);
   if (it == open_.end()) return;
@@ -135,14 +135,14 @@ void SyscallTracker::OnPop(const StackLane& lane, const StackFrame& frame) {
 }
 
 void SyscallTracker::OnCost(const StackLane& lane, uint64_t insns, uint64_t ns) {
-  if (in_part_) Hear(lane, LaneHearing::Event::Kind::kCost, nullptr, insns, ns);
+  Hear(lane, LaneHearing::Event::Kind::kCost, nullptr, insns, ns, open_.empty());
   if (open_.empty()) return;
   auto it = open_.find(lane.lane);
   if (it != open_.end()) AddCost(it->second, lane.stack.size() - 1, insns, ns);
 }
 
 void SyscallTracker::OnReset(const StackLane& lane) {
-  if (in_part_) Hear(lane, LaneHearing::Event::Kind::kReset, nullptr, 0, 0);
+  Hear(lane, LaneHearing::Event::Kind::kReset, nullptr, 0, 0, open_.empty());
   if (open_.erase(lane.lane)) ++counts_.cut_by_gap;
   ListenToKernelEntriesOnly(open_.empty() && !hearing_.listening());
 }

@@ -54,7 +54,7 @@ struct SyscallCounts {
   uint64_t open_at_end = 0;      // not returned when the trace ended: dropped
 };
 
-class SyscallTracker : public CallStackObserver {
+class SyscallTracker : public HearingObserver {
  public:
   SyscallTracker(SyscallArch arch, UserNumberFinder user_number);
 
@@ -62,7 +62,6 @@ class SyscallTracker : public CallStackObserver {
   void OnPop(const StackLane& lane, const StackFrame& frame) override;
   void OnCost(const StackLane& lane, uint64_t insns, uint64_t ns) override;
   void OnReset(const StackLane& lane) override;
-  void OnPartLaneBegin(const StackLane& lane) override;
   // Counts the syscalls still open (call after the builder's OnEnd).
   void Finish();
 
@@ -88,10 +87,6 @@ class SyscallTracker : public CallStackObserver {
     uint64_t end_ns = 0;
     uint64_t order = 0;  // what the part had heard when it ended: instances fold in this order
   };
-  // In a part's tracker: what the lane did (LaneHearing, for the fold to go on with a syscall
-  // the real tracker has open there).
-  void Hear(const StackLane& lane, LaneHearing::Event::Kind kind, const StackFrame* frame,
-            uint64_t insns, uint64_t ns);
   // Takes what a part heard of a lane into the syscall open there; the instance it closes (if)
   // goes to `closed` with its order.
   void GoOn(int32_t lane, const LaneHearing::Lane& heard, const PartLaneFold& fold,
@@ -120,8 +115,6 @@ class SyscallTracker : public CallStackObserver {
   std::map<int32_t, Open> open_;
   std::vector<SyscallInstance> instances_;
   std::vector<std::pair<int32_t, PartFix>> fixes_;  // a part's: per instance, its lane and fix
-  bool in_part_ = false;
-  LaneHearing hearing_;  // a part's
   uint64_t gone_on_ = 0;
   SyscallCounts counts_;
 };

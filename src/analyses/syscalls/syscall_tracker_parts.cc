@@ -15,17 +15,6 @@ std::unique_ptr<CallStackObserver> SyscallTracker::NewPart() const {
   return part;
 }
 
-void SyscallTracker::OnPartLaneBegin(const StackLane& lane) {
-  hearing_.Begin(lane);
-  ListenToKernelEntriesOnly(false);
-}
-
-void SyscallTracker::Hear(const StackLane& lane, LaneHearing::Event::Kind kind,
-                          const StackFrame* frame, uint64_t insns, uint64_t ns) {
-  if (hearing_.Hear(lane, kind, frame, insns, ns) && !hearing_.listening())
-    ListenToKernelEntriesOnly(open_.empty());
-}
-
 std::string SyscallTracker::Refusal(const CallStackObserver& part,
                                     const PartFold& lanes) const {
   return static_cast<const SyscallTracker&>(part).hearing_.UnheardSyscall(lanes);
