@@ -77,9 +77,7 @@ TEST_CASE("a call stack built in parts is the one built from the whole stream", 
     for (const SymbolTable* table : {&symbols, static_cast<const SymbolTable*>(nullptr)})
       for (bool batched : {false, true}) {
         const Outcome whole = Whole(table, events, batched);
-        std::mt19937 random(seed);
-        for (size_t parts : {2, 7, 40}) {
-          const std::vector<size_t> cuts = testing::RandomCuts(events.size(), parts, random);
+        for (const std::vector<size_t>& cuts : testing::SomeRandomCuts(events.size(), seed)) {
           INFO("seed " << seed << (table ? "" : ", no symbols") << (batched ? ", batched" : "")
                        << ", " << cuts.size() - 1 << " parts");
           const Outcome got = InParts(table, events, cuts, batched);

@@ -247,4 +247,13 @@ inline std::vector<size_t> RandomCuts(size_t size, size_t parts, std::mt19937& r
   return cuts;
 }
 
+// The cuts the tests of parted consumers try on a stream of `size` events: about 2, 7 and 40
+// parts, drawn from `seed`.
+inline std::vector<std::vector<size_t>> SomeRandomCuts(size_t size, uint32_t seed) {
+  std::mt19937 random(seed);
+  std::vector<std::vector<size_t>> cuts;
+  for (size_t parts : {2, 7, 40}) cuts.push_back(RandomCuts(size, parts, random));
+  return cuts;
+}
+
 }  // namespace ptprof::testing
