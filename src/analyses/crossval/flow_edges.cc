@@ -94,15 +94,6 @@ uint32_t FlowEdges::EdgeOf(int32_t pid, uint64_t from, uint64_t to) {
   return it->second;
 }
 
-inline void FlowEdges::CountEdge(uint32_t id, uint64_t source, uint64_t n) {
-  if (id >= counts_.size()) {
-    counts_.resize(id + 1, 0);
-    sources_.resize(id + 1, UINT64_MAX);
-  }
-  counts_[id] += n;
-  sources_[id] = std::min(sources_[id], source);
-}
-
 uint32_t FlowEdges::RangeOf(uint32_t last, uint32_t id) {
   auto [cached, added] = cache_->range_of.try_emplace(uint64_t{last} << 32 | id, kNoRange);
   if (!added) return cached->second;
@@ -115,20 +106,12 @@ uint32_t FlowEdges::RangeOf(uint32_t last, uint32_t id) {
   return cached->second = it->second;
 }
 
-inline void FlowEdges::CountRange(uint32_t range, uint64_t n, uint64_t source) {
-  if (range >= range_counts_.size()) {
-    range_counts_.resize(range + 1, 0);
-    range_sources_.resize(range + 1, UINT64_MAX);
-  }
-  range_counts_[range] += n;
-  range_sources_[range] = std::min(range_sources_[range], source);
-}
-
 std::vector<FlowEdges::RangeCount> FlowEdges::Ranges() const {
   std::lock_guard lock(shared_->mutex);
   std::vector<RangeCount> ranges;
-  for (uint32_t r = 0; r < range_counts_.size(); ++r)
-    if (range_counts_[r]) ranges.push_back({shared_->ranges[r], range_counts_[r], range_sources_[r]});
+  const SourcedCounts& counted = range_counts_;
+  for (uint32_t r = 0; r < counted.counts.size(); ++r)
+    if (counted.counts[r]) ranges.push_back({shared_->ranges[r], counted.counts[r], counted.sources[r]});
   return ranges;
 }
 
@@ -165,8 +148,8 @@ inline void FlowEdges::Branch(Thread& t, int32_t pid, uint64_t from, uint64_t to
   }
   t.run.push_back(id);
   ++branches_;
-  CountEdge(id, from, 1);
-  if (range != kNoRange) CountRange(range, 1, from);
+  edge_counts_.Add(id, from, 1);
+  if (range != kNoRange) range_counts_.Add(range, from, 1);
   if (t.last_inherited) {
     t.last_inherited = false;
     t.first_edge = id;
@@ -240,10 +223,8 @@ std::unique_ptr<EventSink> FlowEdges::NewPart() const {
 
 void FlowEdges::Fold(std::unique_ptr<EventSink> part_sink) {
   auto& part = static_cast<FlowEdges&>(*part_sink);
-  for (uint32_t id = 0; id < part.counts_.size(); ++id)
-    if (part.counts_[id]) CountEdge(id, part.sources_[id], part.counts_[id]);
-  for (uint32_t r = 0; r < part.range_counts_.size(); ++r)
-    if (part.range_counts_[r]) CountRange(r, part.range_counts_[r], part.range_sources_[r]);
+  edge_counts_.Add(part.edge_counts_);
+  range_counts_.Add(part.range_counts_);
   for (Piece& piece : part.pieces_) pieces_.push_back(std::move(piece));
   branches_ += part.branches_;
   runs_ += part.runs_;
@@ -261,7 +242,7 @@ void FlowEdges::Fold(std::unique_ptr<EventSink> part_sink) {
     // The part's first branch ends the range that began at the stream's last target.
     if (p.first_edge != kNoEdge && t.last != kNoEdge)
       if (const uint32_t range = RangeOf(t.last, p.first_edge); range != kNoRange)
-        CountRange(range, 1, p.first_source);
+        range_counts_.Add(range, p.first_source, 1);
     // The stream's run goes on with the part's first run; the part's last run stays open.
     if (p.run_inherited) {
       Continue(t, std::move(p.earlier), std::move(p.run));

@@ -17,6 +17,7 @@
 // a thread), and hand their runs over as they are, so a fold costs what the part's edges and
 // ranges do, not its branches. Nothing of the results depends on how the stream was cut or on the
 // order edges were numbered.
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -75,11 +76,11 @@ class FlowEdges : public PartedSink {
   // the runs are not held twice).
   std::vector<uint32_t> TakeSequence();
   // How often each of A's edges was taken, by number (edges numbered later: none).
-  uint64_t EdgeCount(uint32_t id) const { return id < counts_.size() ? counts_[id] : 0; }
-  size_t edges() const { return counts_.size(); }
+  uint64_t EdgeCount(uint32_t id) const { return edge_counts_.CountOf(id); }
+  size_t edges() const { return edge_counts_.counts.size(); }
   // The lowest source address edge `id` was taken from (its function names it); UINT64_MAX for
   // an edge the flow did not take (numbered by a part that was dropped, or by side B).
-  uint64_t SourceOf(uint32_t id) const { return id < sources_.size() ? sources_[id] : UINT64_MAX; }
+  uint64_t SourceOf(uint32_t id) const { return edge_counts_.SourceOf(id); }
   // The ranges the flow went through.
   std::vector<RangeCount> Ranges() const;
   uint64_t branches() const { return branches_; }
@@ -139,8 +140,6 @@ class FlowEdges : public PartedSink {
   // The number of the range from edge `last`'s target to edge `id`'s source, kNoRange when the
   // two do not make one (another file, backwards).
   uint32_t RangeOf(uint32_t last, uint32_t id);
-  void CountEdge(uint32_t id, uint64_t source, uint64_t n);
-  void CountRange(uint32_t range, uint64_t n, uint64_t source);
 
   // Per edge, the last two branches that followed it and what they were, the latest first: in
   // a loop the next branch is found without a lookup.
@@ -181,8 +180,25 @@ class FlowEdges : public PartedSink {
     bool ends_run = false;
   };
   std::vector<Piece> pieces_;
-  std::vector<uint64_t> counts_, sources_;              // by edge number
-  std::vector<uint64_t> range_counts_, range_sources_;  // by range number
+  // Counts by number, each with the lowest source address of the branches counted.
+  struct SourcedCounts {
+    std::vector<uint64_t> counts, sources;
+    void Add(uint32_t id, uint64_t source, uint64_t n) {
+      if (id >= counts.size()) {
+        counts.resize(id + 1, 0);
+        sources.resize(id + 1, UINT64_MAX);
+      }
+      counts[id] += n;
+      sources[id] = std::min(sources[id], source);
+    }
+    void Add(const SourcedCounts& other) {
+      for (uint32_t id = 0; id < other.counts.size(); ++id)
+        if (other.counts[id]) Add(id, other.sources[id], other.counts[id]);
+    }
+    uint64_t CountOf(uint32_t id) const { return id < counts.size() ? counts[id] : 0; }
+    uint64_t SourceOf(uint32_t id) const { return id < sources.size() ? sources[id] : UINT64_MAX; }
+  };
+  SourcedCounts edge_counts_, range_counts_;  // by edge number, by range number
   uint64_t branches_ = 0, runs_ = 0, unmapped_ = 0;
 };
 
