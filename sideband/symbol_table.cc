@@ -21,11 +21,43 @@ void SymbolTable::Sort() const {
     if ((a.size != 0) != (b.size != 0)) return a.size != 0;
     return a.name < b.name;
   });
+  // Walk's answer changes only where an address crosses a symbol's start, its end or a label's
+  // limit: index it once at each of those, keeping only the changes.
+  std::vector<uint64_t> bounds;
+  bounds.reserve(symbols_.size() * 2);
+  for (const Symbol& s : symbols_) {
+    bounds.push_back(s.address);
+    if (s.size && s.address + s.size > s.address) bounds.push_back(s.address + s.size);
+    if (!s.size && s.limit > s.address) bounds.push_back(s.limit);
+  }
+  std::sort(bounds.begin(), bounds.end());
+  bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
+  starts_.clear();
+  found_.clear();
+  for (const uint64_t bound : bounds) {
+    const Symbol* s = Walk(bound);
+    const uint32_t found = s ? static_cast<uint32_t>(s - symbols_.data()) : kNone;
+    if (!found_.empty() && found_.back() == found) continue;
+    starts_.push_back(bound);
+    found_.push_back(found);
+  }
   sorted_.store(true, std::memory_order_release);
 }
 
 const Symbol* SymbolTable::Find(uint64_t address) const {
   Sort();
+  const auto it = std::upper_bound(starts_.begin(), starts_.end(), address);
+  if (it == starts_.begin()) return nullptr;
+  const uint32_t found = found_[static_cast<size_t>(it - starts_.begin()) - 1];
+  return found == kNone ? nullptr : &symbols_[found];
+}
+
+const Symbol* SymbolTable::FindByWalk(uint64_t address) const {
+  Sort();
+  return Walk(address);
+}
+
+const Symbol* SymbolTable::Walk(uint64_t address) const {
   auto it = std::upper_bound(symbols_.begin(), symbols_.end(), address,
                              [](uint64_t a, const Symbol& s) { return a < s.address; });
   // Walk back over symbols that start at or before `address`: the closest one that covers it wins.
@@ -65,9 +97,19 @@ std::string SymbolTable::Describe(uint64_t address) const {
   const Symbol* s = Find(address);
   if (!s) return {};
   if (address == s->address) return s->name;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "+0x%llx", static_cast<unsigned long long>(address - s->address));
-  return s->name + buf;
+  // name+0x13, hex digits written backwards: this runs for every address a text output names.
+  char buf[24];
+  char* end = buf + sizeof buf;
+  char* p = end;
+  for (uint64_t offset = address - s->address; offset; offset >>= 4) *--p = "0123456789abcdef"[offset & 0xf];
+  *--p = 'x';
+  *--p = '0';
+  *--p = '+';
+  std::string text;
+  text.reserve(s->name.size() + static_cast<size_t>(end - p));
+  text += s->name;
+  text.append(p, static_cast<size_t>(end - p));
+  return text;
 }
 
 }  // namespace ptprof

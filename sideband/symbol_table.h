@@ -20,9 +20,12 @@ struct Symbol {
 class SymbolTable {
  public:
   SymbolTable() = default;
-  SymbolTable(const SymbolTable& other) : symbols_(other.symbols_), sorted_(other.sorted_.load()) {}
+  SymbolTable(const SymbolTable& other) { *this = other; }
   SymbolTable& operator=(const SymbolTable& other) {
+    std::lock_guard<std::mutex> lock(other.sort_mutex_);
     symbols_ = other.symbols_;
+    starts_ = other.starts_;
+    found_ = other.found_;
     sorted_ = other.sorted_.load();
     return *this;
   }
@@ -30,8 +33,11 @@ class SymbolTable {
   void Add(Symbol symbol);
 
   // The symbol covering `address`, or nullptr. Once symbols are no longer added, any number of
-  // threads may ask at once (the first sorts the table, under a lock).
+  // threads may ask at once (the first sorts the table and indexes it, under a lock).
   const Symbol* Find(uint64_t address) const;
+  // The same answer worked out from the symbols around `address` (the rule Find's index is
+  // built with, kept for the tests): the closest symbol at or below it that covers it.
+  const Symbol* FindByWalk(uint64_t address) const;
 
   // The first symbol called `name` in address order, or nullptr (a scan of every symbol).
   const Symbol* FindNamed(std::string_view name) const;
@@ -43,8 +49,15 @@ class SymbolTable {
 
  private:
   void Sort() const;
+  const Symbol* Walk(uint64_t address) const;
 
   mutable std::vector<Symbol> symbols_;
+  // Find's index: FindByWalk is the same from starts_[i] up to the next start (each a symbol's
+  // start, its end, or the limit of a label), and gives found_[i] (an index into symbols_, or
+  // kNone) there.
+  static constexpr uint32_t kNone = UINT32_MAX;
+  mutable std::vector<uint64_t> starts_;
+  mutable std::vector<uint32_t> found_;
   mutable std::atomic<bool> sorted_{true};
   mutable std::mutex sort_mutex_;
 };

@@ -2,6 +2,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <random>
+#include <string>
+#include <vector>
+
 using namespace ptprof;
 
 TEST_CASE("symbols cover their size, labels reach to the end of their segment") {
@@ -35,4 +39,32 @@ TEST_CASE("FindNamed finds the first symbol of a name in address order") {
   CHECK(t.FindNamed("twice")->address == 0x2000);
   CHECK(t.FindNamed("main")->address == 0x1000);
   CHECK(t.FindNamed("none") == nullptr);
+}
+
+TEST_CASE("Find's index gives the walk's answer at every address") {
+  std::mt19937_64 random(5);
+  auto pick = [&](uint64_t n) { return std::uniform_int_distribution<uint64_t>(0, n - 1)(random); };
+  for (int table = 0; table < 40; ++table) {
+    SymbolTable t;
+    std::vector<uint64_t> probes = {0, UINT64_MAX};
+    const size_t count = 1 + pick(table < 20 ? 12 : 400);
+    for (size_t i = 0; i < count; ++i) {
+      // Dense, nested and overlapping symbols, labels, shared starts, and some at the top.
+      const uint64_t address = pick(10) == 0 ? UINT64_MAX - pick(0x40) : 0x1000 + pick(0x800);
+      const uint64_t size = pick(3) == 0 ? 0 : 1 + pick(0x100);
+      const uint64_t limit = pick(4) == 0 ? 0 : address + pick(0x400);
+      t.Add(Symbol{"s" + std::to_string(i), address, size, limit});
+      for (const uint64_t at : {address, address + size, limit})
+        for (const uint64_t near : {at - 1, at, at + 1}) probes.push_back(near);
+    }
+    for (int i = 0; i < 2000; ++i) probes.push_back(0xf00 + pick(0xc00));
+    const SymbolTable copy = t;
+    for (const uint64_t address : probes) {
+      INFO("table " << table << " address " << address);
+      CHECK(t.Find(address) == t.FindByWalk(address));
+      const Symbol* in_copy = copy.Find(address);
+      const Symbol* walked = t.FindByWalk(address);
+      CHECK((in_copy ? in_copy->name : "-") == (walked ? walked->name : "-"));
+    }
+  }
 }
