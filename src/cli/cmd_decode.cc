@@ -60,7 +60,7 @@ int RunDecode(const DecodeOptions& options) {
     auto raw = options.in.ToRawInput();
     if (!raw) return UsageError(raw.error().message);
     return RunDecodeBranches({trace_file, *raw, options.in.AnyGiven(), options.in.streams,
-                              options.format, options.lbr_depth});
+                              options.format, options.lbr_depth, options.verbose});
   }
   if (auto kind = ClassifyPath(trace_file); kind && *kind == InputKind::kPtar) {
     auto etm = RestoreEtmArchive(trace_file);  // a .ptar of a CoreSight input: etm_archive.cc

@@ -18,6 +18,7 @@ struct DecodeBranchesOptions {
   std::vector<std::string> streams;
   std::string format = "text";
   uint32_t lbr_depth = 16;
+  bool verbose = false;  // say how each PT stream was decoded (segments, parts, or why not)
 };
 
 int RunDecodeBranches(const DecodeBranchesOptions& options);

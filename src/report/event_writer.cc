@@ -42,30 +42,13 @@ class JsonLine {
   }
   void Address(const char* key, uint64_t value) {
     Key(key);
-    // Hex digits written backwards into a small buffer: this runs once per block or instruction.
-    char buf[20];
-    char* end = buf + sizeof buf;
-    char* p = end;
-    *--p = '"';
-    do {
-      *--p = "0123456789abcdef"[value & 0xf];
-      value >>= 4;
-    } while (value);
-    *--p = 'x';
-    *--p = '0';
-    *--p = '"';
-    out_.append(p, static_cast<size_t>(end - p));
+    out_ += '"';
+    AppendHexAddress(out_, value);
+    out_ += '"';
   }
   void Number(const char* key, uint64_t value) {
     Key(key);
-    char buf[20];
-    char* end = buf + sizeof buf;
-    char* p = end;
-    do {
-      *--p = static_cast<char>('0' + value % 10);
-      value /= 10;
-    } while (value);
-    out_.append(p, static_cast<size_t>(end - p));
+    AppendDecimal(out_, value);
   }
   void SignedNumber(const char* key, int64_t value) {
     Key(key);

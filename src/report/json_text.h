@@ -8,6 +8,12 @@ namespace ptprof {
 
 // "0x401000": the spelling of every address in JSON output.
 std::string HexAddress(uint64_t value);
+// The same appended to `out`, and a number in decimal: for writers that run once per block.
+void AppendHexAddress(std::string& out, uint64_t value);
+void AppendDecimal(std::string& out, uint64_t value);
+// The address written at `out`, which has room for kMaxHexAddress bytes; returns the bytes written.
+inline constexpr size_t kMaxHexAddress = 18;
+size_t PutHexAddress(char* out, uint64_t value);
 
 // `text` as a quoted JSON string.
 std::string JsonString(std::string_view text);

@@ -109,6 +109,27 @@ def compare(name, args, segment, jobs=2, insn=False, want_parallel=True, text=Fa
     TALLY.report(name, None)
 
 
+def compare_branches(name, path, segment, want_parallel):
+    """`decode --branches` (the flow's taken branches in pseudo-samples, formatted in parts) on two
+    threads against one: text with 16 records a sample, JSONL with 3, and one per unbroken run."""
+    for extra in ([], ["--format", "jsonl", "--lbr-depth", "3"], ["--lbr-depth", "0"]):
+        label = f"{name} --branches {' '.join(extra)}".rstrip()
+        base = [PTPROF, "decode", "--branches", "--verbose"] + extra
+        one = subprocess.run(base + ["--jobs", "1", path], capture_output=True)
+        two = subprocess.run(base + ["--jobs", "2", "--psb-segment", str(segment), path], capture_output=True)
+        err = two.stderr.decode(errors="replace")
+        if one.returncode != 0 or two.returncode != 0:
+            TALLY.report(label, f"exit {one.returncode} and {two.returncode}: {err.strip()[:200]}")
+        elif one.stdout != two.stdout:
+            TALLY.report(label, first_difference(one.stdout, two.stdout))
+        elif not one.stdout:
+            TALLY.report(label, "no branches listed")
+        elif want_parallel and "consumed in parts" not in err:
+            TALLY.report(label, f"not consumed in parts: {err.strip()[:200]}")
+        else:
+            TALLY.report(label, None)
+
+
 def ptar_members(path):
     """The manifest and the members of a .ptar, by name (see docs/formats/ptar.md)."""
     data = subprocess.run(["zstd", "-dcq", path], capture_output=True, check=True).stdout
@@ -161,6 +182,7 @@ def main():
         # streams have too few PSBs) and must say so.
         compare(f"{name} blocks", [path], 8192, want_parallel=size > 100000)
         compare(f"{name} text and summary", [path], 8192, want_parallel=size > 100000, text=True)
+        compare_branches(name, path, 8192, want_parallel=size > 100000)
         if size > 100000:
             # Segments with PSBs enough for the workers to keep TNT runs as references.
             compare_engines(f"{name} blocks, 64 KiB segments", [path], 65536)

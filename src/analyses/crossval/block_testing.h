@@ -1,6 +1,6 @@
 #pragma once
-// A block event for the tests of the sinks that read taken branches from blocks (FlowBranches,
-// FlowEdges): thread `tid`, from `first` to `last`, ending in `end`.
+// A block event for the tests of the sinks that read taken branches from blocks (FlowEdges):
+// thread `tid`, from `first` to `last`, ending in `end`.
 #include "src/model/trace_event.h"
 
 namespace ptprof::testing {

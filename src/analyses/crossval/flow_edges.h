@@ -1,7 +1,7 @@
 #pragma once
 // FlowEdges answers "which normalised branches did the decoded flow (side A of `ptprof validate`)
 // take, how often, in which unbroken runs, and over which AutoFDO ranges?". It takes the decoded
-// blocks (the taken branches FlowBranches would report: {a block's last ip -> the next block of
+// blocks (the taken branches of src/model/taken_branches.h: {a block's last ip -> the next block of
 // the same thread}, runs broken at syscalls, interrupts, gaps, trace stops), normalises every
 // branch to (file, offset) through A's sideband, and keeps:
 //   - the edges, numbered in an EdgeTable, with their counts;
@@ -29,8 +29,8 @@
 
 #include "src/analyses/crossval/address_normaliser.h"
 #include "src/analyses/crossval/branch_edges.h"
-#include "src/analyses/crossval/flow_branches.h"
 #include "src/model/parted_sink.h"
+#include "src/model/taken_branches.h"
 
 namespace ptprof {
 

@@ -1,17 +1,16 @@
 #pragma once
-// FlowBranches answers "which taken branches did this decoded flow execute, thread by thread?":
-// an EventSink over ExecBlocks that reports, for every block that ended in a taken near transfer
-// (jump, taken conditional, call, return), the branch {block's last ip -> next block's first ip}
-// of the same thread. Blocks split without a transfer (fall-through, not-taken conditional)
-// continue the run; anything else (syscall, interrupt, far transfer, trace stop, a gap, tracing
-// disabled) breaks it: the records before and after a break are not consecutive.
+// The taken branches of a decoded flow, thread by thread: a block that ended in a taken near
+// transfer (jump, taken conditional, call, return) gives the branch {its last ip -> the first ip
+// of the next block of the same thread}. Blocks split without a transfer (fall-through, a
+// not-taken conditional) go on with the thread's run of branches; anything else (syscall,
+// interrupt, far transfer, trace stop) and the events that are no blocks but touch the control
+// flow (a gap, tracing disabled or enabled) break it: the branches before and after a break are
+// not consecutive. `decode --branches` (src/report/branch_sample_writer.h) and `validate`'s side A
+// (src/analyses/crossval/flow_edges.h) both follow this rule.
 #include <cstdint>
-#include <functional>
-#include <unordered_map>
 #include <variant>
 
-#include "decoders/lbr/branch_record.h"
-#include "src/model/event_sink.h"
+#include "src/model/trace_event.h"
 
 namespace ptprof {
 
@@ -60,39 +59,6 @@ struct PendingBranch {
     if (taken) from = last_ip;
     return role;
   }
-};
-
-// Where a flow's branches come from: the thread (tid, else the cpu) and the block that ended.
-struct FlowBranchSite {
-  int64_t thread = 0;  // tid when known, else -1 - cpu
-  int32_t pid = -1;
-  int32_t cpu = -1;
-  uint64_t time_ns = 0;
-  uint64_t offset = 0;  // trace offset of the block that ended in the branch
-};
-
-class FlowBranches : public EventSink {
- public:
-  using OnBranch = std::function<void(const FlowBranchSite&, const BranchRecord&)>;
-  using OnBreak = std::function<void(int64_t thread)>;
-  FlowBranches(OnBranch on_branch, OnBreak on_break)
-      : on_branch_(std::move(on_branch)), on_break_(std::move(on_break)) {}
-
-  void OnEvent(const TraceEvent& event) override;
-  void OnEnd() override;
-
-  uint64_t branches() const { return branches_; }
-  uint64_t breaks() const { return breaks_; }
-
- private:
-  struct Pending {
-    PendingBranch branch;
-    FlowBranchSite site;  // of the block the pending branch leaves
-  };
-  OnBranch on_branch_;
-  OnBreak on_break_;
-  std::unordered_map<int64_t, Pending> pending_;
-  uint64_t branches_ = 0, breaks_ = 0;
 };
 
 }  // namespace ptprof
