@@ -128,7 +128,7 @@ void BranchSampleWriter::OnEvent(const TraceEvent& event) { BranchWalk::Event(*t
 void BranchSampleWriter::OnBlocks(const BlockBatch& batch) { BranchWalk::Batch(*this, batch); }
 
 void BranchSampleWriter::AppendLine(LineCache& cache, Lines& lines, uint64_t from, uint64_t to) const {
-  lines.bytes += cache.Line(from, to, [&](std::string& line) {
+  lines.bytes += cache.Line({from, to, 0}, [&](std::string& line) {
     BranchRecord record;
     record.from = from;
     record.to = to;

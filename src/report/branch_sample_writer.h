@@ -24,6 +24,7 @@
 
 #include "src/model/parted_sink.h"
 #include "src/model/taken_branches.h"
+#include "src/report/line_cache.h"
 
 namespace ptprof {
 
@@ -71,35 +72,9 @@ class BranchSampleWriter : public PartedSink {
     }
   };
 
-  // The lines of the branches formatted last, by (from, to): a loop's branches are formatted
-  // (and their symbols looked up) once, not at every turn.
-  class LineCache {
-   public:
-    // The line of {from -> to}, made by `format` into an empty string when not cached.
-    template <class Format>
-    const std::string& Line(uint64_t from, uint64_t to, Format&& format) {
-      Slot& slot = slots_[((from * 0x9e3779b97f4a7c15ULL) ^ (to * 0xbf58476d1ce4e5b9ULL)) >> 52];
-      if (!slot.used || slot.from != from || slot.to != to) {
-        slot.used = true;
-        slot.from = from;
-        slot.to = to;
-        slot.line.clear();
-        format(slot.line);
-      }
-      return slot.line;
-    }
-
-   private:
-    struct Slot {
-      bool used = false;
-      uint64_t from = 0, to = 0;
-      std::string line;
-    };
-    std::vector<Slot> slots_ = std::vector<Slot>(4096);
-  };
   // A part's records of one thread: their lines and the site each was taken at. Kept for the
   // next parts once folded, so that a part's lines grow into memory already in use and its
-  // cache of lines is warm.
+  // cache of lines (by from and to: a line is a function of the branch) is warm.
   struct PartRecords {
     Lines lines;
     std::vector<Site> sites;

@@ -1,6 +1,8 @@
 #include "src/report/event_writer.h"
 
+#include <charconv>
 #include <cinttypes>
+#include <cstring>
 #include <cstdlib>
 #include <optional>
 #include <vector>
@@ -58,22 +60,59 @@ class JsonLine {
     Key(key);
     out_ += "true";
   }
+  // Fields already spelled, with their leading comma.
+  void Raw(const char* text, size_t size) { out_.append(text, size); }
 
  private:
   std::string& out_;
 };
 
-// The header fields every record shares: cpu (when known), time, tsc, pid/tid.
+// The header fields every record shares: cpu (when known), time, tsc, pid/tid, after the
+// record's first field. Built in a buffer and appended at once: this runs for every block.
 void AppendHeader(JsonLine& j, const EventHeader& h) {
-  if (h.cpu != kUnknownId) j.SignedNumber("cpu", h.cpu);
-  if (h.time_ns != kUnknownTime) j.Number("time", h.time_ns);
-  if (h.tsc != kUnknownTime) j.Number("tsc", h.tsc);
-  if (h.pid != kUnknownId) j.SignedNumber("pid", h.pid);
-  if (h.tid != kUnknownId) j.SignedNumber("tid", h.tid);
+  char buf[160];
+  char* p = buf;
+  auto field = [&]<size_t N>(const char (&key)[N], auto value, bool known) {
+    if (!known) return;
+    std::memcpy(p, key, N - 1);  // ,"name":
+    p = std::to_chars(p + N - 1, buf + sizeof buf, value).ptr;
+  };
+  field(",\"cpu\":", h.cpu, h.cpu != kUnknownId);
+  field(",\"time\":", h.time_ns, h.time_ns != kUnknownTime);
+  field(",\"tsc\":", h.tsc, h.tsc != kUnknownTime);
+  field(",\"pid\":", h.pid, h.pid != kUnknownId);
+  field(",\"tid\":", h.tid, h.tid != kUnknownId);
+  j.Raw(buf, static_cast<size_t>(p - buf));
 }
 
 bool IsArmMode(ExecMode mode) {
   return mode == ExecMode::kA32 || mode == ExecMode::kT32 || mode == ExecMode::kA64;
+}
+
+// A block's record is its head, which depends on the block alone (a writer keeps the heads of
+// the blocks met last), then its tail: the header fields and the end time.
+void AppendBlockHead(JsonLine& j, const ExecBlock& b) {
+  j.Address("first_ip", b.first_ip);
+  j.Address("last_ip", b.last_ip);
+  j.Number("insns", b.insns);
+  j.String("exit", BlockEndName(b.end));
+  if (IsArmMode(b.mode)) {  // Arm blocks say their ISA; x86 records stay as they were
+    j.String("isa", ExecModeName(b.mode));
+    j.Number("last_size", b.last_insn_size);
+  }
+  if (b.speculative) j.True("speculative");
+}
+void AppendBlockTail(JsonLine& j, const EventHeader& h, const ExecBlock& b) {
+  AppendHeader(j, h);
+  if (b.end_time_ns != kUnknownTime) j.Number("end_time", b.end_time_ns);
+}
+
+// What a block's head is made from.
+LineCache::Key BlockKey(const ExecBlock& b) {
+  return {b.first_ip, b.last_ip,
+          uint64_t{b.insns} << 32 | uint64_t{static_cast<uint8_t>(b.end)} << 24 |
+              uint64_t{static_cast<uint8_t>(b.mode)} << 16 | uint64_t{b.last_insn_size} << 8 |
+              uint64_t{b.speculative}};
 }
 
 // The Arm markers whose value is a count or number rather than an address.
@@ -110,17 +149,8 @@ void AppendEventJson(std::string& out, const TraceEvent& event) {
   std::visit(
       Overloaded{
           [&](const ExecBlock& b) {
-            j.Address("first_ip", b.first_ip);
-            j.Address("last_ip", b.last_ip);
-            j.Number("insns", b.insns);
-            j.String("exit", BlockEndName(b.end));
-            if (IsArmMode(b.mode)) {  // Arm blocks say their ISA; x86 records stay as they were
-              j.String("isa", ExecModeName(b.mode));
-              j.Number("last_size", b.last_insn_size);
-            }
-            if (b.speculative) j.True("speculative");
-            AppendHeader(j, event.header);
-            if (b.end_time_ns != kUnknownTime) j.Number("end_time", b.end_time_ns);
+            AppendBlockHead(j, b);
+            AppendBlockTail(j, event.header, b);
           },
           [&](const Instruction& i) {
             j.Address("ip", i.ip);
@@ -216,7 +246,18 @@ void EventWriter::OnEvent(const TraceEvent& event) {
 }
 
 void EventWriter::WriteJsonl(const TraceEvent& event) {
-  AppendEventJson(buffer_, event);
+  if (const auto* b = std::get_if<ExecBlock>(&event.body)) {
+    buffer_ += block_lines_.Line(BlockKey(*b), [&](std::string& head) {
+      JsonLine j(head);
+      j.Open();
+      AppendBlockHead(j, *b);
+    });
+    JsonLine j(buffer_);
+    AppendBlockTail(j, event.header, *b);
+    j.Close();
+  } else {
+    AppendEventJson(buffer_, event);
+  }
   if (buffer_.size() >= kFlushBytes) Flush();
 }
 
@@ -244,9 +285,16 @@ void EventWriter::WriteText(const TraceEvent& event) {
   std::visit(
       Overloaded{
           [&](const ExecBlock& b) {
-            std::fprintf(out_, "%s%016" PRIx64 "..%016" PRIx64 "  %6u insns  %-14s %s\n",
-                         prefix.c_str(), b.first_ip, b.last_ip, b.insns, BlockEndName(b.end),
-                         Symbol(b.first_ip).c_str());
+            const std::string& line = block_lines_.Line(BlockKey(b), [&](std::string& text) {
+              char buf[96];
+              const int size = std::snprintf(buf, sizeof buf, "%016" PRIx64 "..%016" PRIx64 "  %6u insns  %-14s ",
+                                             b.first_ip, b.last_ip, b.insns, BlockEndName(b.end));
+              text.assign(buf, static_cast<size_t>(size));
+              text += Symbol(b.first_ip);
+              text += '\n';
+            });
+            if (!prefix.empty()) std::fwrite(prefix.data(), 1, prefix.size(), out_);
+            std::fwrite(line.data(), 1, line.size(), out_);
           },
           [&](const Instruction& i) {
             std::string dis = options_.disassemble ? options_.disassemble(i) : std::string();

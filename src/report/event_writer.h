@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "src/model/parted_sink.h"
+#include "src/report/line_cache.h"
 
 namespace ptprof {
 
@@ -51,6 +52,8 @@ class EventWriter : public PartedSink {
   std::FILE* out_;
   EventWriterOptions options_;
   std::string buffer_;  // JSONL waiting to be written
+  // A block's text line without its cpu and time, or its JSON record's head.
+  LineCache block_lines_;
   // A part's writer: where full JSONL buffers go as they are (moved, not copied into out_).
   std::vector<std::string>* spill_ = nullptr;
   friend class WriterPart;

@@ -220,3 +220,42 @@ TEST_CASE("a writer in parts writes the bytes of one writer") {
     }
   }
 }
+
+TEST_CASE("a block met again gets its kept line with its own cpu, time and ids") {
+  std::vector<TraceEvent> events;
+  for (int i = 0; i < 3; ++i) {
+    TraceEvent block{EventHeader{}, ExecBlock{0x401000, 0x401019, 5, 2, BlockEnd::kCall,
+                                              ExecMode::k64Bit, i == 2, false, kUnknownTime}};
+    block.header.cpu = i;
+    block.header.time_ns = i ? 100u * i : kUnknownTime;
+    block.header.tsc = 7;
+    block.header.pid = -1 + i;
+    block.header.tid = 40 + i;
+    events.push_back(block);
+  }
+  auto write = [&](EventFormat format) {
+    char* buf = nullptr;
+    size_t len = 0;
+    std::FILE* mem = open_memstream(&buf, &len);
+    {
+      EventWriterOptions options;
+      options.format = format;
+      options.show_cpu = true;
+      options.symbolize = [](uint64_t ip) { return ip == 0x401000 ? std::string("f") : std::string(); };
+      EventWriter w(mem, options);
+      for (const TraceEvent& e : events) w.OnEvent(e);
+      w.OnEnd();
+    }
+    std::fclose(mem);
+    std::string out(buf, len);
+    free(buf);
+    return out;
+  };
+  CHECK(write(EventFormat::kJsonl) ==
+        R"({"first_ip":"0x401000","last_ip":"0x401019","insns":5,"exit":"call","cpu":0,"tsc":7,"tid":40})" "\n"
+        R"({"first_ip":"0x401000","last_ip":"0x401019","insns":5,"exit":"call","cpu":1,"time":100,"tsc":7,"pid":0,"tid":41})" "\n"
+        R"({"first_ip":"0x401000","last_ip":"0x401019","insns":5,"exit":"call","speculative":true,"cpu":2,"time":200,"tsc":7,"pid":1,"tid":42})" "\n");
+  const std::string line = "0000000000401000..0000000000401019       5 insns  call           <f>\n";
+  CHECK(write(EventFormat::kText) == "cpu0  " + line + "cpu1             100  " + line +
+                                          "cpu2             200  " + line);
+}
