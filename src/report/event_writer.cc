@@ -107,6 +107,15 @@ void AppendBlockTail(JsonLine& j, const EventHeader& h, const ExecBlock& b) {
   if (b.end_time_ns != kUnknownTime) j.Number("end_time", b.end_time_ns);
 }
 
+// What an instruction's text line (without its cpu and time) is made from: its address, bytes,
+// size and mode.
+LineCache::Key InstructionKey(const Instruction& i) {
+  uint64_t low = 0, high = 0;
+  std::memcpy(&low, i.bytes, 8);
+  std::memcpy(&high, i.bytes + 8, 7);
+  return {i.ip, low, high | uint64_t{i.size} << 56 | uint64_t{static_cast<uint8_t>(i.mode)} << 60};
+}
+
 // What a block's head is made from.
 LineCache::Key BlockKey(const ExecBlock& b) {
   return {b.first_ip, b.last_ip,
@@ -297,9 +306,18 @@ void EventWriter::WriteText(const TraceEvent& event) {
             std::fwrite(line.data(), 1, line.size(), out_);
           },
           [&](const Instruction& i) {
-            std::string dis = options_.disassemble ? options_.disassemble(i) : std::string();
-            std::fprintf(out_, "%s%016" PRIx64 "  %-40s %s\n", prefix.c_str(), i.ip, dis.c_str(),
-                         Symbol(i.ip).c_str());
+            const std::string& line = block_lines_.Line(InstructionKey(i), [&](std::string& text) {
+              const std::string dis = options_.disassemble ? options_.disassemble(i) : std::string();
+              char buf[24];
+              text.assign(buf, static_cast<size_t>(std::snprintf(buf, sizeof buf, "%016" PRIx64 "  ", i.ip)));
+              text += dis;  // padded to 40 columns
+              if (dis.size() < 40) text.append(40 - dis.size(), ' ');
+              text += ' ';
+              text += Symbol(i.ip);
+              text += '\n';
+            });
+            if (!prefix.empty()) std::fwrite(prefix.data(), 1, prefix.size(), out_);
+            std::fwrite(line.data(), 1, line.size(), out_);
           },
           [&](const TraceGap& g) {
             std::fprintf(out_, "%s[gap: %s at offset 0x%" PRIx64, prefix.c_str(),

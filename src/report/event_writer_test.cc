@@ -259,3 +259,36 @@ TEST_CASE("a block met again gets its kept line with its own cpu, time and ids")
   CHECK(write(EventFormat::kText) == "cpu0  " + line + "cpu1             100  " + line +
                                           "cpu2             200  " + line);
 }
+
+TEST_CASE("an instruction met again at its address is disassembled again when its bytes differ") {
+  std::vector<TraceEvent> events;
+  for (const uint8_t opcode : {0x90, 0xc3, 0x90}) {  // code rewritten at the same address
+    Instruction insn;
+    insn.ip = 0x1000;
+    insn.size = 1;
+    insn.bytes[0] = opcode;
+    insn.mode = ExecMode::k64Bit;
+    events.push_back(TraceEvent{EventHeader{}, insn});
+  }
+  char* buf = nullptr;
+  size_t len = 0;
+  std::FILE* mem = open_memstream(&buf, &len);
+  int disassembled = 0;
+  {
+    EventWriterOptions options;
+    options.disassemble = [&](const Instruction& i) {
+      ++disassembled;
+      return std::string(i.bytes[0] == 0x90 ? "nop" : "ret");
+    };
+    EventWriter w(mem, options);
+    for (const TraceEvent& e : events) w.OnEvent(e);
+    w.OnEnd();
+  }
+  std::fclose(mem);
+  std::string out(buf, len);
+  free(buf);
+  const std::string pad(37, ' ');
+  CHECK(out == "0000000000001000  nop" + pad + " \n0000000000001000  ret" + pad + " \n" +
+                   "0000000000001000  nop" + pad + " \n");
+  CHECK(disassembled == 2);  // the first line was kept
+}
