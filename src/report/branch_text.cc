@@ -7,24 +7,18 @@
 namespace ptprof {
 
 void AppendSampleHeader(std::string& out, const BranchSampleHead& head) {
-  out += "sample ";
-  AppendDecimal(out, head.sample);
-  out += ": pid ";
-  AppendDecimal(out, head.pid);
-  out += " tid ";
-  AppendDecimal(out, head.tid);
-  if (head.cpu >= 0) {
-    out += " cpu ";
-    AppendDecimal(out, static_cast<uint64_t>(head.cpu));
-  }
-  if (head.time_ns) {
-    out += " time ";
-    AppendDecimal(out, head.time_ns);
-  }
+  auto number = [&](const char* label, uint64_t value) {
+    out += label;
+    AppendDecimal(out, value);
+  };
+  number("sample ", head.sample);
+  number(": pid ", head.pid);
+  number(" tid ", head.tid);
+  if (head.cpu >= 0) number(" cpu ", static_cast<uint64_t>(head.cpu));
+  if (head.time_ns) number(" time ", head.time_ns);
   out += " offset ";
   AppendHexAddress(out, head.trace_offset);
-  out += ", ";
-  AppendDecimal(out, head.records);
+  number(", ", head.records);
   out += " records\n";
 }
 

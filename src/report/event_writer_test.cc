@@ -14,19 +14,23 @@
 using namespace ptprof;
 
 namespace {
-std::string Capture(const EventWriterOptions& options, const TraceEvent& ev) {
+// What a writer with `options` writes for `events`.
+std::string CaptureAll(const EventWriterOptions& options, const std::vector<TraceEvent>& events) {
   char* buf = nullptr;
   size_t len = 0;
   std::FILE* mem = open_memstream(&buf, &len);
   {
     EventWriter w(mem, options);
-    w.OnEvent(ev);
+    for (const TraceEvent& e : events) w.OnEvent(e);
     w.OnEnd();
   }
   std::fclose(mem);
   std::string out(buf, len);
   free(buf);
   return out;
+}
+std::string Capture(const EventWriterOptions& options, const TraceEvent& ev) {
+  return CaptureAll(options, {ev});
 }
 }  // namespace
 
@@ -234,22 +238,11 @@ TEST_CASE("a block met again gets its kept line with its own cpu, time and ids")
     events.push_back(block);
   }
   auto write = [&](EventFormat format) {
-    char* buf = nullptr;
-    size_t len = 0;
-    std::FILE* mem = open_memstream(&buf, &len);
-    {
-      EventWriterOptions options;
-      options.format = format;
-      options.show_cpu = true;
-      options.symbolize = [](uint64_t ip) { return ip == 0x401000 ? std::string("f") : std::string(); };
-      EventWriter w(mem, options);
-      for (const TraceEvent& e : events) w.OnEvent(e);
-      w.OnEnd();
-    }
-    std::fclose(mem);
-    std::string out(buf, len);
-    free(buf);
-    return out;
+    EventWriterOptions options;
+    options.format = format;
+    options.show_cpu = true;
+    options.symbolize = [](uint64_t ip) { return ip == 0x401000 ? std::string("f") : std::string(); };
+    return CaptureAll(options, events);
   };
   CHECK(write(EventFormat::kJsonl) ==
         R"({"first_ip":"0x401000","last_ip":"0x401019","insns":5,"exit":"call","cpu":0,"tsc":7,"tid":40})" "\n"
@@ -270,23 +263,13 @@ TEST_CASE("an instruction met again at its address is disassembled again when it
     insn.mode = ExecMode::k64Bit;
     events.push_back(TraceEvent{EventHeader{}, insn});
   }
-  char* buf = nullptr;
-  size_t len = 0;
-  std::FILE* mem = open_memstream(&buf, &len);
   int disassembled = 0;
-  {
-    EventWriterOptions options;
-    options.disassemble = [&](const Instruction& i) {
-      ++disassembled;
-      return std::string(i.bytes[0] == 0x90 ? "nop" : "ret");
-    };
-    EventWriter w(mem, options);
-    for (const TraceEvent& e : events) w.OnEvent(e);
-    w.OnEnd();
-  }
-  std::fclose(mem);
-  std::string out(buf, len);
-  free(buf);
+  EventWriterOptions options;
+  options.disassemble = [&](const Instruction& i) {
+    ++disassembled;
+    return std::string(i.bytes[0] == 0x90 ? "nop" : "ret");
+  };
+  const std::string out = CaptureAll(options, events);
   const std::string pad(37, ' ');
   CHECK(out == "0000000000001000  nop" + pad + " \n0000000000001000  ret" + pad + " \n" +
                    "0000000000001000  nop" + pad + " \n");
