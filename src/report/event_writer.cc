@@ -2,9 +2,10 @@
 
 #include <charconv>
 #include <cinttypes>
-#include <cstring>
+#include <cstdarg>
 #include <cstdlib>
-#include <optional>
+#include <cstring>
+#include <mutex>
 #include <vector>
 
 #include "src/report/json_text.h"
@@ -83,6 +84,26 @@ void AppendHeader(JsonLine& j, const EventHeader& h) {
   field(",\"pid\":", h.pid, h.pid != kUnknownId);
   field(",\"tid\":", h.tid, h.tid != kUnknownId);
   j.Raw(buf, static_cast<size_t>(p - buf));
+}
+
+// printf's format appended to `out` (text lines that are not kept whole).
+[[gnu::format(printf, 2, 3)]] void AppendFormat(std::string& out, const char* format, ...) {
+  char buf[256];
+  va_list args;
+  va_start(args, format);
+  const int size = std::vsnprintf(buf, sizeof buf, format, args);
+  va_end(args);
+  if (size < 0) return;
+  if (static_cast<size_t>(size) < sizeof buf) {
+    out.append(buf, static_cast<size_t>(size));
+    return;
+  }
+  const size_t at = out.size();
+  out.resize(at + static_cast<size_t>(size) + 1);
+  va_start(args, format);
+  std::vsnprintf(&out[at], static_cast<size_t>(size) + 1, format, args);
+  va_end(args);
+  out.resize(at + static_cast<size_t>(size));
 }
 
 bool IsArmMode(ExecMode mode) {
@@ -237,8 +258,37 @@ std::string EventToJson(const TraceEvent& event) {
   return s;
 }
 
+struct EventWriter::Spares {
+  std::mutex mutex;
+  std::vector<std::unique_ptr<LineCache>> caches;
+  std::vector<std::string> buffers;  // emptied, their capacity kept
+
+  std::unique_ptr<LineCache> TakeCache() {
+    std::lock_guard lock(mutex);
+    if (caches.empty()) return std::make_unique<LineCache>();
+    std::unique_ptr<LineCache> cache = std::move(caches.back());
+    caches.pop_back();
+    return cache;
+  }
+  std::string TakeBuffer() {
+    {
+      std::lock_guard lock(mutex);
+      if (!buffers.empty()) {
+        std::string buffer = std::move(buffers.back());
+        buffers.pop_back();
+        return buffer;
+      }
+    }
+    std::string buffer;
+    buffer.reserve(kFlushBytes + 1024);
+    return buffer;
+  }
+};
+
 EventWriter::EventWriter(std::FILE* out, EventWriterOptions options)
-    : out_(out), options_(std::move(options)) {}
+    : out_(out), options_(std::move(options)), spares_(std::make_shared<Spares>()) {}
+
+EventWriter::~EventWriter() { Flush(); }
 
 std::string EventWriter::Symbol(uint64_t ip) const {
   if (!options_.symbolize) return {};
@@ -252,11 +302,12 @@ void EventWriter::OnEvent(const TraceEvent& event) {
   } else {
     WriteText(event);
   }
+  if (buffer_.size() >= kFlushBytes) Flush();
 }
 
 void EventWriter::WriteJsonl(const TraceEvent& event) {
   if (const auto* b = std::get_if<ExecBlock>(&event.body)) {
-    buffer_ += block_lines_.Line(BlockKey(*b), [&](std::string& head) {
+    buffer_ += lines_->Line(BlockKey(*b), [&](std::string& head) {
       JsonLine j(head);
       j.Open();
       AppendBlockHead(j, *b);
@@ -267,15 +318,13 @@ void EventWriter::WriteJsonl(const TraceEvent& event) {
   } else {
     AppendEventJson(buffer_, event);
   }
-  if (buffer_.size() >= kFlushBytes) Flush();
 }
 
 void EventWriter::Flush() {
   if (buffer_.empty()) return;
   if (spill_) {
     spill_->push_back(std::move(buffer_));
-    buffer_ = std::string();
-    buffer_.reserve(kFlushBytes + 1024);
+    buffer_ = spares_->TakeBuffer();
     return;
   }
   std::fwrite(buffer_.data(), 1, buffer_.size(), out_);
@@ -283,54 +332,48 @@ void EventWriter::Flush() {
 }
 
 void EventWriter::WriteText(const TraceEvent& event) {
-  std::string prefix;
-  if (options_.show_cpu && event.header.cpu != kUnknownId)
-    prefix += "cpu" + std::to_string(event.header.cpu) + "  ";
-  if (event.header.time_ns != kUnknownTime) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%14" PRIu64 "  ", event.header.time_ns);
-    prefix += buf;
+  if (options_.show_cpu && event.header.cpu != kUnknownId) {
+    char buf[24] = "cpu";
+    char* end = std::to_chars(buf + 3, buf + sizeof buf - 2, event.header.cpu).ptr;
+    *end++ = ' ';
+    *end++ = ' ';
+    buffer_.append(buf, static_cast<size_t>(end - buf));
   }
+  if (event.header.time_ns != kUnknownTime) AppendFormat(buffer_, "%14" PRIu64 "  ", event.header.time_ns);
   std::visit(
       Overloaded{
           [&](const ExecBlock& b) {
-            const std::string& line = block_lines_.Line(BlockKey(b), [&](std::string& text) {
-              char buf[96];
-              const int size = std::snprintf(buf, sizeof buf, "%016" PRIx64 "..%016" PRIx64 "  %6u insns  %-14s ",
-                                             b.first_ip, b.last_ip, b.insns, BlockEndName(b.end));
-              text.assign(buf, static_cast<size_t>(size));
+            buffer_ += lines_->Line(BlockKey(b), [&](std::string& text) {
+              AppendFormat(text, "%016" PRIx64 "..%016" PRIx64 "  %6u insns  %-14s ", b.first_ip,
+                           b.last_ip, b.insns, BlockEndName(b.end));
               text += Symbol(b.first_ip);
               text += '\n';
             });
-            if (!prefix.empty()) std::fwrite(prefix.data(), 1, prefix.size(), out_);
-            std::fwrite(line.data(), 1, line.size(), out_);
           },
           [&](const Instruction& i) {
-            const std::string& line = block_lines_.Line(InstructionKey(i), [&](std::string& text) {
+            buffer_ += lines_->Line(InstructionKey(i), [&](std::string& text) {
               const std::string dis = options_.disassemble ? options_.disassemble(i) : std::string();
-              char buf[24];
-              text.assign(buf, static_cast<size_t>(std::snprintf(buf, sizeof buf, "%016" PRIx64 "  ", i.ip)));
-              text += dis;  // padded to 40 columns
-              if (dis.size() < 40) text.append(40 - dis.size(), ' ');
-              text += ' ';
+              AppendFormat(text, "%016" PRIx64 "  %-40s ", i.ip, dis.c_str());
               text += Symbol(i.ip);
               text += '\n';
             });
-            if (!prefix.empty()) std::fwrite(prefix.data(), 1, prefix.size(), out_);
-            std::fwrite(line.data(), 1, line.size(), out_);
           },
           [&](const TraceGap& g) {
-            std::fprintf(out_, "%s[gap: %s at offset 0x%" PRIx64, prefix.c_str(),
-                         GapReasonName(g.reason), event.header.offset);
+            AppendFormat(buffer_, "[gap: %s at offset 0x%" PRIx64, GapReasonName(g.reason), event.header.offset);
             if (g.has_ip) {
-              std::string sym = Symbol(g.ip);
-              std::fprintf(out_, ", ip 0x%" PRIx64 "%s%s", g.ip, sym.empty() ? "" : " ", sym.c_str());
+              const std::string sym = Symbol(g.ip);
+              AppendFormat(buffer_, ", ip 0x%" PRIx64 "%s%s", g.ip, sym.empty() ? "" : " ", sym.c_str());
             }
-            if (!g.detail.empty()) std::fprintf(out_, ": %s", g.detail.c_str());
-            std::fprintf(out_, "]\n");
+            if (!g.detail.empty()) {
+              buffer_ += ": ";
+              buffer_ += g.detail;
+            }
+            buffer_ += "]\n";
           },
           [&](const auto&) {
-            std::fprintf(out_, "%s[%s]\n", prefix.c_str(), EventText(event).c_str());
+            buffer_ += '[';
+            buffer_ += EventText(event);
+            buffer_ += "]\n";
           },
       },
       event.body);
@@ -424,48 +467,35 @@ std::string EventWriter::EventText(const TraceEvent& event) const {
 
 void EventWriter::OnEnd() {
   Flush();
-  std::fflush(out_);
+  if (out_) std::fflush(out_);
 }
 
-// A part of a writer in parts: the same writer over a stream into memory, kept in chunks of
-// what each write brought (no copy as it grows, as a single growing buffer would make); JSONL
-// goes there as the writer's own full buffers.
+// A part of a writer in parts: the same writer, whose full buffers are kept in order (moved,
+// not copied) until the fold writes them out. Its cache of lines comes from the parts before.
 class WriterPart : public EventSink {
  public:
-  explicit WriterPart(const EventWriterOptions& options) {
-    cookie_io_functions_t io{};
-    io.write = [](void* cookie, const char* data, size_t size) -> ssize_t {
-      static_cast<WriterPart*>(cookie)->chunks_.emplace_back(data, size);
-      return static_cast<ssize_t>(size);
-    };
-    memory_ = fopencookie(this, "w", io);
-    if (!memory_) {
-      std::perror("ptprof: a part of the output in memory");
-      std::exit(1);
-    }
-    // Whole lines go out in large pieces.
-    std::setvbuf(memory_, nullptr, _IOFBF, 1 << 16);
-    writer_.emplace(memory_, options);
-    writer_->spill_ = &chunks_;
+  explicit WriterPart(const EventWriter& whole) : writer_(nullptr, whole.options_) {
+    writer_.spares_ = whole.spares_;
+    writer_.spill_ = &chunks_;
+    writer_.lines_ = whole.spares_->TakeCache();
   }
   ~WriterPart() override {
-    writer_.reset();
-    std::fclose(memory_);
+    std::lock_guard lock(writer_.spares_->mutex);
+    writer_.spares_->caches.push_back(std::move(writer_.lines_));
   }
-  void OnEvent(const TraceEvent& event) override { writer_->OnEvent(event); }
-  void OnBlocks(const BlockBatch& batch) override { writer_->OnBlocks(batch); }
-  void OnEnd() override { writer_->OnEnd(); }
+  void OnEvent(const TraceEvent& event) override { writer_.OnEvent(event); }
+  void OnBlocks(const BlockBatch& batch) override { writer_.OnBlocks(batch); }
+  void OnEnd() override { writer_.OnEnd(); }
   // Its text, once OnEnd has flushed it.
-  const std::vector<std::string>& chunks() const { return chunks_; }
+  std::vector<std::string>& chunks() { return chunks_; }
 
  private:
   std::vector<std::string> chunks_;
-  std::FILE* memory_ = nullptr;
-  std::optional<EventWriter> writer_;
+  EventWriter writer_;
 };
 
 std::unique_ptr<EventSink> EventWriter::NewPart() const {
-  return std::make_unique<WriterPart>(options_);
+  return std::make_unique<WriterPart>(*this);
 }
 
 void EventWriter::Fold(std::unique_ptr<EventSink> part) {
@@ -473,6 +503,13 @@ void EventWriter::Fold(std::unique_ptr<EventSink> part) {
   written.OnEnd();  // flushed already when the decode ended it; harmless again
   Flush();
   for (const std::string& chunk : written.chunks()) std::fwrite(chunk.data(), 1, chunk.size(), out_);
+  // The buffers go back for the next parts (a few dozen kept: what the parts waiting hold).
+  std::lock_guard lock(spares_->mutex);
+  for (std::string& chunk : written.chunks()) {
+    if (spares_->buffers.size() >= 64) break;
+    chunk.clear();
+    spares_->buffers.push_back(std::move(chunk));
+  }
 }
 
 }  // namespace ptprof

@@ -4,6 +4,7 @@
 // It knows nothing about where the events came from: symbolisation and disassembly are injected.
 #include <cstdio>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -24,12 +25,12 @@ struct EventWriterOptions {
 };
 
 // In parts (src/model/parted_sink.h), each part writes into memory on its own thread and Fold
-// copies its text out in order: the same bytes as one writer, the formatting shared between the
+// writes its text out in order: the same bytes as one writer, the formatting shared between the
 // threads. `symbolize` and `disassemble` are then called on several threads at once.
 class EventWriter : public PartedSink {
  public:
   EventWriter(std::FILE* out, EventWriterOptions options);
-  ~EventWriter() override { Flush(); }
+  ~EventWriter() override;
   void OnEvent(const TraceEvent& event) override;
   void OnEnd() override;
 
@@ -49,13 +50,19 @@ class EventWriter : public PartedSink {
 
   static constexpr size_t kFlushBytes = 1 << 16;
 
-  std::FILE* out_;
+  // What the parts of a writer pass on to each other: the caches of lines (warm from one part
+  // to the next on a thread) and the buffers of text the fold has written out.
+  struct Spares;
+
+  std::FILE* out_;  // null for a part's writer
   EventWriterOptions options_;
-  std::string buffer_;  // JSONL waiting to be written
-  // A block's text line without its cpu and time, or its JSON record's head.
-  LineCache block_lines_;
-  // A part's writer: where full JSONL buffers go as they are (moved, not copied into out_).
+  std::string buffer_;  // text waiting to be written
+  // A block's text line without its cpu and time, or its JSON record's head; an instruction's
+  // text line.
+  std::unique_ptr<LineCache> lines_ = std::make_unique<LineCache>();
+  // A part's writer: where full buffers go as they are (moved, not copied into out_).
   std::vector<std::string>* spill_ = nullptr;
+  std::shared_ptr<Spares> spares_;
   friend class WriterPart;
 };
 
