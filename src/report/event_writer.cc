@@ -137,6 +137,14 @@ LineCache::Key InstructionKey(const Instruction& i) {
   return {i.ip, low, high | uint64_t{i.size} << 56 | uint64_t{static_cast<uint8_t>(i.mode)} << 60};
 }
 
+// An instruction's record up to its header fields, which depends on the instruction alone.
+void AppendInstructionHead(JsonLine& j, const Instruction& i) {
+  j.Address("ip", i.ip);
+  j.Number("size", i.size);
+  j.String("iclass", InsnClassName(i.iclass));
+  if (i.speculative) j.True("speculative");
+}
+
 // What a block's head is made from.
 LineCache::Key BlockKey(const ExecBlock& b) {
   return {b.first_ip, b.last_ip,
@@ -183,10 +191,7 @@ void AppendEventJson(std::string& out, const TraceEvent& event) {
             AppendBlockTail(j, event.header, b);
           },
           [&](const Instruction& i) {
-            j.Address("ip", i.ip);
-            j.Number("size", i.size);
-            j.String("iclass", InsnClassName(i.iclass));
-            if (i.speculative) j.True("speculative");
+            AppendInstructionHead(j, i);
             AppendHeader(j, event.header);
           },
           [&](const TraceGap& g) {
@@ -260,13 +265,13 @@ std::string EventToJson(const TraceEvent& event) {
 
 struct EventWriter::Spares {
   std::mutex mutex;
-  std::vector<std::unique_ptr<LineCache>> caches;
+  std::vector<std::unique_ptr<KeptLines>> caches;
   std::vector<std::string> buffers;  // emptied, their capacity kept
 
-  std::unique_ptr<LineCache> TakeCache() {
+  std::unique_ptr<KeptLines> TakeCache() {
     std::lock_guard lock(mutex);
-    if (caches.empty()) return std::make_unique<LineCache>();
-    std::unique_ptr<LineCache> cache = std::move(caches.back());
+    if (caches.empty()) return std::make_unique<KeptLines>();
+    std::unique_ptr<KeptLines> cache = std::move(caches.back());
     caches.pop_back();
     return cache;
   }
@@ -307,13 +312,23 @@ void EventWriter::OnEvent(const TraceEvent& event) {
 
 void EventWriter::WriteJsonl(const TraceEvent& event) {
   if (const auto* b = std::get_if<ExecBlock>(&event.body)) {
-    buffer_ += lines_->Line(BlockKey(*b), [&](std::string& head) {
+    buffer_ += lines_->blocks.Line(BlockKey(*b), [&](std::string& head) {
       JsonLine j(head);
       j.Open();
       AppendBlockHead(j, *b);
     });
     JsonLine j(buffer_);
     AppendBlockTail(j, event.header, *b);
+    j.Close();
+  } else if (const auto* i = std::get_if<Instruction>(&event.body)) {
+    const LineCache::Key key{i->ip, i->size, uint64_t{static_cast<uint8_t>(i->iclass)} << 8 | i->speculative};
+    buffer_ += lines_->instructions.Line(key, [&](std::string& head) {
+      JsonLine j(head);
+      j.Open();
+      AppendInstructionHead(j, *i);
+    });
+    JsonLine j(buffer_);
+    AppendHeader(j, event.header);
     j.Close();
   } else {
     AppendEventJson(buffer_, event);
@@ -343,7 +358,7 @@ void EventWriter::WriteText(const TraceEvent& event) {
   std::visit(
       Overloaded{
           [&](const ExecBlock& b) {
-            buffer_ += lines_->Line(BlockKey(b), [&](std::string& text) {
+            buffer_ += lines_->blocks.Line(BlockKey(b), [&](std::string& text) {
               AppendFormat(text, "%016" PRIx64 "..%016" PRIx64 "  %6u insns  %-14s ", b.first_ip,
                            b.last_ip, b.insns, BlockEndName(b.end));
               text += Symbol(b.first_ip);
@@ -351,7 +366,7 @@ void EventWriter::WriteText(const TraceEvent& event) {
             });
           },
           [&](const Instruction& i) {
-            buffer_ += lines_->Line(InstructionKey(i), [&](std::string& text) {
+            buffer_ += lines_->instructions.Line(InstructionKey(i), [&](std::string& text) {
               const std::string dis = options_.disassemble ? options_.disassemble(i) : std::string();
               AppendFormat(text, "%016" PRIx64 "  %-40s ", i.ip, dis.c_str());
               text += Symbol(i.ip);

@@ -57,9 +57,12 @@ class EventWriter : public PartedSink {
   std::FILE* out_;  // null for a part's writer
   EventWriterOptions options_;
   std::string buffer_;  // text waiting to be written
-  // A block's text line without its cpu and time, or its JSON record's head; an instruction's
-  // text line.
-  std::unique_ptr<LineCache> lines_ = std::make_unique<LineCache>();
+  // The lines kept: a block's or an instruction's text line without its cpu and time, or its
+  // JSON record's head.
+  struct KeptLines {
+    LineCache blocks, instructions;
+  };
+  std::unique_ptr<KeptLines> lines_ = std::make_unique<KeptLines>();
   // A part's writer: where full buffers go as they are (moved, not copied into out_).
   std::vector<std::string>* spill_ = nullptr;
   std::shared_ptr<Spares> spares_;
