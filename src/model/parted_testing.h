@@ -27,9 +27,8 @@ inline void FeedEvents(EventSink& sink, const std::vector<TraceEvent>& events, s
   for (size_t i = from; i < to; ++i) {
     const TraceEvent& event = events[i];
     const EventHeader& h = event.header;
-    // A batch's blocks carry a TSC, not a time: only blocks with no time go in batches.
-    const bool packable = batched && std::holds_alternative<ExecBlock>(event.body) &&
-                          h.time_ns == kUnknownTime;
+    // A batch's blocks carry a TSC, not a time: only blocks that pack (no time yet) go in batches.
+    const bool packable = batched && Packable(event);
     if (!packable || h.tid != batch.tid || h.pid != batch.pid || h.cpu != batch.cpu) flush();
     if (!packable) {
       sink.OnEvent(event);

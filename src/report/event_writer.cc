@@ -310,16 +310,61 @@ void EventWriter::OnEvent(const TraceEvent& event) {
   if (buffer_.size() >= kFlushBytes) Flush();
 }
 
+void EventWriter::OnBlocks(const BlockBatch& batch) {
+  ExecBlock b;
+  for (size_t i = 0; i < batch.blocks.size(); ++i) {
+    const PackedEvent& p = batch.blocks[i];
+    b.first_ip = p.first_ip_or_index;
+    b.last_ip = p.first_ip_or_index + p.span;
+    b.insns = p.insns;
+    b.last_insn_size = p.last_insn_size;
+    b.end = static_cast<BlockEnd>(p.end);
+    b.mode = static_cast<ExecMode>(p.mode);
+    b.speculative = (p.flags & kPackedSpeculative) != 0;
+    b.truncated = (p.flags & kPackedTruncated) != 0;
+    WriteBlock(batch.HeaderOf(i), b);
+    if (buffer_.size() >= kFlushBytes) Flush();
+  }
+}
+
+void EventWriter::WriteBlock(const EventHeader& h, const ExecBlock& b) {
+  if (options_.format == EventFormat::kText) {
+    WriteTextPrefix(h);
+    buffer_ += lines_->blocks.Line(BlockKey(b), [&](std::string& text) {
+      AppendFormat(text, "%016" PRIx64 "..%016" PRIx64 "  %6u insns  %-14s ", b.first_ip,
+                   b.last_ip, b.insns, BlockEndName(b.end));
+      text += Symbol(b.first_ip);
+      text += '\n';
+    });
+    return;
+  }
+  buffer_ += lines_->blocks.Line(BlockKey(b), [&](std::string& head) {
+    JsonLine j(head);
+    j.Open();
+    AppendBlockHead(j, b);
+  });
+  // Blocks in a row mostly share their header (the same tsc, pid and tid): its spelling is kept.
+  if (b.end_time_ns == kUnknownTime) {
+    if (!(h.cpu == tail_.cpu && h.time_ns == tail_.time_ns && h.tsc == tail_.tsc && h.pid == tail_.pid &&
+          h.tid == tail_.tid) ||
+        tail_text_.empty()) {
+      tail_ = h;
+      tail_text_.clear();
+      JsonLine j(tail_text_);
+      AppendHeader(j, h);
+      j.Close();
+    }
+    buffer_ += tail_text_;
+    return;
+  }
+  JsonLine j(buffer_);
+  AppendBlockTail(j, h, b);
+  j.Close();
+}
+
 void EventWriter::WriteJsonl(const TraceEvent& event) {
   if (const auto* b = std::get_if<ExecBlock>(&event.body)) {
-    buffer_ += lines_->blocks.Line(BlockKey(*b), [&](std::string& head) {
-      JsonLine j(head);
-      j.Open();
-      AppendBlockHead(j, *b);
-    });
-    JsonLine j(buffer_);
-    AppendBlockTail(j, event.header, *b);
-    j.Close();
+    WriteBlock(event.header, *b);
   } else if (const auto* i = std::get_if<Instruction>(&event.body)) {
     const LineCache::Key key{i->ip, i->size, uint64_t{static_cast<uint8_t>(i->iclass)} << 8 | i->speculative};
     buffer_ += lines_->instructions.Line(key, [&](std::string& head) {
@@ -346,25 +391,26 @@ void EventWriter::Flush() {
   buffer_.clear();
 }
 
-void EventWriter::WriteText(const TraceEvent& event) {
-  if (options_.show_cpu && event.header.cpu != kUnknownId) {
+void EventWriter::WriteTextPrefix(const EventHeader& h) {
+  if (options_.show_cpu && h.cpu != kUnknownId) {
     char buf[24] = "cpu";
-    char* end = std::to_chars(buf + 3, buf + sizeof buf - 2, event.header.cpu).ptr;
+    char* end = std::to_chars(buf + 3, buf + sizeof buf - 2, h.cpu).ptr;
     *end++ = ' ';
     *end++ = ' ';
     buffer_.append(buf, static_cast<size_t>(end - buf));
   }
-  if (event.header.time_ns != kUnknownTime) AppendFormat(buffer_, "%14" PRIu64 "  ", event.header.time_ns);
+  if (h.time_ns != kUnknownTime) AppendFormat(buffer_, "%14" PRIu64 "  ", h.time_ns);
+}
+
+void EventWriter::WriteText(const TraceEvent& event) {
+  if (const auto* b = std::get_if<ExecBlock>(&event.body)) {
+    WriteBlock(event.header, *b);
+    return;
+  }
+  WriteTextPrefix(event.header);
   std::visit(
       Overloaded{
-          [&](const ExecBlock& b) {
-            buffer_ += lines_->blocks.Line(BlockKey(b), [&](std::string& text) {
-              AppendFormat(text, "%016" PRIx64 "..%016" PRIx64 "  %6u insns  %-14s ", b.first_ip,
-                           b.last_ip, b.insns, BlockEndName(b.end));
-              text += Symbol(b.first_ip);
-              text += '\n';
-            });
-          },
+          [&](const ExecBlock&) {},  // WriteBlock's
           [&](const Instruction& i) {
             buffer_ += lines_->instructions.Line(InstructionKey(i), [&](std::string& text) {
               const std::string dis = options_.disassemble ? options_.disassemble(i) : std::string();

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "src/model/block_batch.h"
 #include "src/model/parted_sink.h"
 #include "src/report/line_cache.h"
 
@@ -32,6 +33,7 @@ class EventWriter : public PartedSink {
   EventWriter(std::FILE* out, EventWriterOptions options);
   ~EventWriter() override;
   void OnEvent(const TraceEvent& event) override;
+  void OnBlocks(const BlockBatch& batch) override;
   void OnEnd() override;
 
   std::unique_ptr<EventSink> NewPart() const override;
@@ -46,6 +48,9 @@ class EventWriter : public PartedSink {
   std::string EventText(const TraceEvent& event) const;
   void WriteText(const TraceEvent& event);
   void WriteJsonl(const TraceEvent& event);
+  // A block, in either format; a text line's cpu and time.
+  void WriteBlock(const EventHeader& h, const ExecBlock& b);
+  void WriteTextPrefix(const EventHeader& h);
   void Flush();
 
   static constexpr size_t kFlushBytes = 1 << 16;
@@ -63,6 +68,9 @@ class EventWriter : public PartedSink {
     LineCache blocks, instructions;
   };
   std::unique_ptr<KeptLines> lines_ = std::make_unique<KeptLines>();
+  // JSONL: the header fields of the last block (and its end), as spelled for it.
+  EventHeader tail_;
+  std::string tail_text_;
   // A part's writer: where full buffers go as they are (moved, not copied into out_).
   std::vector<std::string>* spill_ = nullptr;
   std::shared_ptr<Spares> spares_;

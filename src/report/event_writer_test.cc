@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <catch2/catch.hpp>
 
+#include "src/model/parted_testing.h"
 #include "src/report/json_text.h"
 
 using namespace ptprof;
@@ -274,4 +276,49 @@ TEST_CASE("an instruction met again at its address is disassembled again when it
   CHECK(out == "0000000000001000  nop" + pad + " \n0000000000001000  ret" + pad + " \n" +
                    "0000000000001000  nop" + pad + " \n");
   CHECK(disassembled == 2);  // the first line was kept
+}
+
+TEST_CASE("blocks written from batches are the blocks written one by one") {
+  std::mt19937 random(3);
+  auto pick = [&](uint32_t n) { return std::uniform_int_distribution<uint32_t>(0, n - 1)(random); };
+  std::vector<TraceEvent> events;
+  for (int i = 0; i < 3000; ++i) {
+    const uint64_t first = 0x401000 + 4 * pick(64);
+    ExecBlock block{first, first + 4 * pick(4), 1 + pick(5), 2, static_cast<BlockEnd>(pick(13)),
+                    ExecMode::k64Bit, pick(10) == 0, false, kUnknownTime};
+    if (pick(20) == 0) block.end_time_ns = 5000 + i;
+    TraceEvent e{EventHeader{}, block};
+    e.header.cpu = static_cast<int32_t>(pick(2));
+    e.header.tsc = 100 + i / 7;  // runs of blocks with one tsc
+    e.header.pid = pick(3) ? 9 : 10;
+    e.header.tid = e.header.pid + 1;
+    e.header.offset = i;
+    if (pick(10) == 0) e.header.time_ns = 1000 + i;  // not packed: written one by one
+    if (pick(50) == 0) e.body = TraceGap{};
+    events.push_back(e);
+  }
+  for (const EventFormat format : {EventFormat::kText, EventFormat::kJsonl}) {
+    EventWriterOptions options;
+    options.format = format;
+    options.show_cpu = true;
+    options.symbolize = [](uint64_t ip) { return ip % 8 ? std::string() : "f+" + std::to_string(ip); };
+    auto write = [&](bool batched) {
+      char* buf = nullptr;
+      size_t len = 0;
+      std::FILE* mem = open_memstream(&buf, &len);
+      {
+        EventWriter w(mem, options);
+        testing::FeedEvents(w, events, 0, events.size(), batched);
+        w.OnEnd();
+      }
+      std::fclose(mem);
+      std::string out(buf, len);
+      free(buf);
+      return out;
+    };
+    const std::string one_by_one = write(false);
+    CHECK(one_by_one.size() > 100000);
+    const std::string batched = write(true);
+    CHECK(batched == one_by_one);
+  }
 }
