@@ -1,5 +1,7 @@
 #include "decoders/pt/packet_listing.h"
 
+#include <charconv>
+
 #include <fmt/format.h>
 
 #include "decoders/pt/packet_last_ip.h"
@@ -94,17 +96,43 @@ class Tracking {
 }  // namespace
 
 std::string PacketJson(const ListedPacket& listed) {
-  std::string out = fmt::format("{{\"offset\":{},\"size\":{},\"packet\":{},\"payload\":{}",
-                                listed.offset, listed.packet.size,
-                                Quoted(PacketName(listed.packet)),
-                                Quoted(PacketPayloadText(listed.packet)));
-  if (listed.has_ip) out += fmt::format(",\"ip\":\"{:#x}\"", listed.ip);
-  if (listed.packet.kind == PacketKind::kPip)
-    out += fmt::format(",\"cr3\":\"{:#x}\"", listed.packet.cr3);
-  if (listed.packet.kind == PacketKind::kVmcs)
-    out += fmt::format(",\"vmcs\":\"{:#x}\"", listed.packet.vmcs_base);
-  if (listed.has_tsc) out += fmt::format(",\"tsc\":{}", listed.tsc);
-  return out + "}";
+  std::string out;
+  AppendPacketJson(out, listed);
+  return out;
+}
+
+void AppendPacketJson(std::string& out, const ListedPacket& listed) {
+  // Spelled by hand: this runs for every packet of the trace.
+  auto number = [&out](uint64_t value) {
+    char digits[20];
+    out.append(digits, static_cast<size_t>(std::to_chars(digits, digits + sizeof digits, value).ptr - digits));
+  };
+  auto address = [&out](const char* key, uint64_t value) {
+    out += key;
+    char digits[16];
+    char* end = digits + sizeof digits;
+    char* p = end;
+    do *--p = "0123456789abcdef"[value & 0xf]; while (value >>= 4);
+    out += "0x";
+    out.append(p, static_cast<size_t>(end - p));
+    out += '"';
+  };
+  out += "{\"offset\":";
+  number(listed.offset);
+  out += ",\"size\":";
+  number(listed.packet.size);
+  out += ",\"packet\":";
+  out += Quoted(PacketName(listed.packet));
+  out += ",\"payload\":";
+  out += Quoted(PacketPayloadText(listed.packet));
+  if (listed.has_ip) address(",\"ip\":\"", listed.ip);
+  if (listed.packet.kind == PacketKind::kPip) address(",\"cr3\":\"", listed.packet.cr3);
+  if (listed.packet.kind == PacketKind::kVmcs) address(",\"vmcs\":\"", listed.packet.vmcs_base);
+  if (listed.has_tsc) {
+    out += ",\"tsc\":";
+    number(listed.tsc);
+  }
+  out += '}';
 }
 
 std::string GapJson(uint64_t offset, std::string_view reason, std::string_view detail) {
@@ -113,13 +141,46 @@ std::string GapJson(uint64_t offset, std::string_view reason, std::string_view d
 }
 
 std::string PacketTextLine(const ListedPacket& listed) {
-  const std::string payload = PacketPayloadText(listed.packet);
-  std::string line = fmt::format("{:016x}  {:<9}", listed.offset, PacketName(listed.packet));
-  if (!payload.empty() || listed.has_ip || listed.has_tsc) line += fmt::format("  {:<24}", payload);
-  if (listed.has_ip) line += fmt::format("  ip  {:016x}", listed.ip);
-  if (listed.has_tsc) line += fmt::format("  tsc {:016x}", listed.tsc);
-  while (!line.empty() && line.back() == ' ') line.pop_back();
+  std::string line;
+  AppendPacketTextLine(line, listed);
   return line;
+}
+
+namespace {
+
+// `value` as 16 hex digits, and `text` padded with spaces to `width`.
+void AppendHex16(std::string& out, uint64_t value) {
+  char digits[16];
+  for (int i = 15; i >= 0; --i, value >>= 4) digits[i] = "0123456789abcdef"[value & 0xf];
+  out.append(digits, sizeof digits);
+}
+void AppendPadded(std::string& out, std::string_view text, size_t width) {
+  out += text;
+  if (text.size() < width) out.append(width - text.size(), ' ');
+}
+
+}  // namespace
+
+void AppendPacketTextLine(std::string& out, const ListedPacket& listed) {
+  // Spelled by hand: this runs for every packet of the trace.
+  const size_t start = out.size();
+  AppendHex16(out, listed.offset);
+  out += "  ";
+  AppendPadded(out, PacketName(listed.packet), 9);
+  const std::string payload = PacketPayloadText(listed.packet);
+  if (!payload.empty() || listed.has_ip || listed.has_tsc) {
+    out += "  ";
+    AppendPadded(out, payload, 24);
+  }
+  if (listed.has_ip) {
+    out += "  ip  ";
+    AppendHex16(out, listed.ip);
+  }
+  if (listed.has_tsc) {
+    out += "  tsc ";
+    AppendHex16(out, listed.tsc);
+  }
+  while (out.size() > start && out.back() == ' ') out.pop_back();
 }
 
 std::string GapTextLine(uint64_t offset, std::string_view reason, std::string_view detail) {
@@ -141,6 +202,7 @@ Result<ListingSummary> PacketListing::List(std::span<const uint8_t> trace) {
   summary.skipped_bytes = reader->Offset();
 
   Tracking tracking(params_);
+  std::string line;  // each packet's, its storage kept from one to the next
   auto gap = [&](uint64_t offset, std::string_view reason, std::string_view detail) {
     ++summary.gaps;
     const std::string line = format_ == ListingFormat::kJsonl
@@ -182,9 +244,13 @@ Result<ListingSummary> PacketListing::List(std::span<const uint8_t> trace) {
     }
     ++summary.packets;
     tracking.Annotate(listed);
-    const std::string line = format_ == ListingFormat::kJsonl ? PacketJson(listed)
-                                                              : PacketTextLine(listed);
-    emit_(line + "\n");
+    line.clear();
+    if (format_ == ListingFormat::kJsonl)
+      AppendPacketJson(line, listed);
+    else
+      AppendPacketTextLine(line, listed);
+    line += '\n';
+    emit_(line);
   }
   return summary;
 }

@@ -41,10 +41,14 @@ struct ListedPacket {
 
 // The JSONL record of a packet or of a gap, without the newline.
 std::string PacketJson(const ListedPacket& listed);
+// The same appended to `out`.
+void AppendPacketJson(std::string& out, const ListedPacket& listed);
 std::string GapJson(uint64_t offset, std::string_view reason, std::string_view detail);
 
 // The text line of a packet or of a gap, without the newline.
 std::string PacketTextLine(const ListedPacket& listed);
+// The same appended to `out`.
+void AppendPacketTextLine(std::string& out, const ListedPacket& listed);
 std::string GapTextLine(uint64_t offset, std::string_view reason, std::string_view detail);
 
 class PacketListing {

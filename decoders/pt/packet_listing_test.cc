@@ -110,6 +110,27 @@ TEST_CASE("PIP and VMCS records carry their value as a field") {
         R"({"offset":38,"size":8,"packet":"pip","payload":"3fd434000","cr3":"0x3fd434000"})");
 }
 
+TEST_CASE("a packet's line appended after other text leaves that text alone") {
+  ListedPacket listed;
+  listed.offset = 0x40;
+  listed.packet.kind = PacketKind::kPsbEnd;
+  listed.packet.size = 2;
+  std::string out = "before ";  // ends in a space the line's trimming must not take
+  AppendPacketTextLine(out, listed);
+  CHECK(out == "before 0000000000000040  psbend");
+  listed.packet.kind = PacketKind::kVmcs;
+  listed.packet.size = 7;
+  listed.packet.vmcs_base = 0xab000;
+  listed.has_tsc = true;
+  listed.tsc = 12345;
+  out = "x";
+  AppendPacketJson(out, listed);
+  CHECK(out == R"(x{"offset":64,"size":7,"packet":"vmcs","payload":"ab000","vmcs":"0xab000","tsc":12345})");
+  out.clear();
+  AppendPacketTextLine(out, listed);
+  CHECK(out == "0000000000000040  vmcs       ab000                     tsc 0000000000003039");
+}
+
 TEST_CASE("a trace without PSB is an error naming the offset") {
   PacketListing listing(PtParams{}, ListingFormat::kText, [](std::string_view) {});
   const std::vector<uint8_t> zeros(32, 0);
