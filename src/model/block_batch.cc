@@ -16,18 +16,22 @@ void PackBlock(const TraceEvent& event, PackedEvent& out) {
   out.context = 0;
 }
 
+void UnpackExecBlock(const PackedEvent& p, ExecBlock& block) {
+  block.first_ip = p.first_ip_or_index;
+  block.last_ip = p.first_ip_or_index + p.span;
+  block.insns = p.insns;
+  block.last_insn_size = p.last_insn_size;
+  block.end = static_cast<BlockEnd>(p.end);
+  block.mode = static_cast<ExecMode>(p.mode);
+  block.speculative = (p.flags & kPackedSpeculative) != 0;
+  block.truncated = (p.flags & kPackedTruncated) != 0;
+  block.end_time_ns = kUnknownTime;
+}
+
 void UnpackBlock(const PackedEvent& p, int32_t cpu, int32_t pid, int32_t tid, TraceEvent& out) {
   auto* block = std::get_if<ExecBlock>(&out.body);
   if (!block) block = &out.body.emplace<ExecBlock>();
-  block->first_ip = p.first_ip_or_index;
-  block->last_ip = p.first_ip_or_index + p.span;
-  block->insns = p.insns;
-  block->last_insn_size = p.last_insn_size;
-  block->end = static_cast<BlockEnd>(p.end);
-  block->mode = static_cast<ExecMode>(p.mode);
-  block->speculative = (p.flags & kPackedSpeculative) != 0;
-  block->truncated = (p.flags & kPackedTruncated) != 0;
-  block->end_time_ns = kUnknownTime;
+  UnpackExecBlock(p, *block);
   EventHeader& h = out.header;
   h.time_ns = kUnknownTime;
   h.tsc = p.tsc;

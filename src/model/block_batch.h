@@ -44,6 +44,9 @@ inline bool Packable(const TraceEvent& event) {
 // Packs a Packable event's block (context left 0).
 void PackBlock(const TraceEvent& event, PackedEvent& out);
 
+// The block `packed` stands for (its end time unknown).
+void UnpackExecBlock(const PackedEvent& packed, ExecBlock& out);
+
 // The block event `packed` stands for, in `out` (whose body becomes an ExecBlock).
 void UnpackBlock(const PackedEvent& packed, int32_t cpu, int32_t pid, int32_t tid,
                  TraceEvent& out);

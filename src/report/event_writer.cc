@@ -313,15 +313,7 @@ void EventWriter::OnEvent(const TraceEvent& event) {
 void EventWriter::OnBlocks(const BlockBatch& batch) {
   ExecBlock b;
   for (size_t i = 0; i < batch.blocks.size(); ++i) {
-    const PackedEvent& p = batch.blocks[i];
-    b.first_ip = p.first_ip_or_index;
-    b.last_ip = p.first_ip_or_index + p.span;
-    b.insns = p.insns;
-    b.last_insn_size = p.last_insn_size;
-    b.end = static_cast<BlockEnd>(p.end);
-    b.mode = static_cast<ExecMode>(p.mode);
-    b.speculative = (p.flags & kPackedSpeculative) != 0;
-    b.truncated = (p.flags & kPackedTruncated) != 0;
+    UnpackExecBlock(batch.blocks[i], b);
     WriteBlock(batch.HeaderOf(i), b);
     if (buffer_.size() >= kFlushBytes) Flush();
   }
