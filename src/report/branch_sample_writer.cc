@@ -85,7 +85,8 @@ class BranchSamplePart : public EventSink {
       threads_.push_back(std::make_unique<Thread>());
       threads_.back()->key = key;
       threads_.back()->index = it->second;
-      threads_.back()->records = writer_.SpareRecords();
+      threads_.back()->records =
+          writer_.spare_.Take([] { return std::make_unique<BranchSampleWriter::PartRecords>(); });
     }
     return *(last_ = threads_[it->second].get());
   }
@@ -210,14 +211,6 @@ std::unique_ptr<EventSink> BranchSampleWriter::NewPart() const {
   return std::make_unique<BranchSamplePart>(*this);
 }
 
-std::unique_ptr<BranchSampleWriter::PartRecords> BranchSampleWriter::SpareRecords() const {
-  std::lock_guard lock(spare_mutex_);
-  if (spare_.empty()) return std::make_unique<PartRecords>();
-  std::unique_ptr<PartRecords> records = std::move(spare_.back());
-  spare_.pop_back();
-  return records;
-}
-
 void BranchSampleWriter::Fold(std::unique_ptr<EventSink> part_sink) {
   auto& part = static_cast<BranchSamplePart&>(*part_sink);
   struct Cursor {
@@ -265,8 +258,7 @@ void BranchSampleWriter::Fold(std::unique_ptr<EventSink> part_sink) {
     real.site = t->site;
     t->records->lines.clear();
     t->records->sites.clear();
-    std::lock_guard lock(spare_mutex_);
-    spare_.push_back(std::move(t->records));
+    spare_.Give(std::move(t->records));
   }
 }
 

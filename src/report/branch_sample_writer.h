@@ -17,7 +17,6 @@
 #include <cstdio>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -25,6 +24,7 @@
 #include "src/model/parted_sink.h"
 #include "src/model/taken_branches.h"
 #include "src/report/line_cache.h"
+#include "src/report/spare_pool.h"
 
 namespace ptprof {
 
@@ -106,7 +106,6 @@ class BranchSampleWriter : public PartedSink {
   // The record's line (text) or its JSON head, closed in `lines`.
   void AppendLine(LineCache& cache, Lines& lines, uint64_t from, uint64_t to) const;
   void Flush();
-  std::unique_ptr<PartRecords> SpareRecords() const;
 
   std::FILE* out_;
   Options options_;
@@ -115,8 +114,8 @@ class BranchSampleWriter : public PartedSink {
   std::unordered_map<int64_t, Thread> threads_;
   Thread* last_ = nullptr;
   uint64_t samples_ = 0, records_ = 0;
-  mutable std::mutex spare_mutex_;  // parts take their records' storage on their threads
-  mutable std::vector<std::unique_ptr<PartRecords>> spare_;
+  // Parts take their records' storage on their threads.
+  mutable SparePool<std::unique_ptr<PartRecords>> spare_;
 };
 
 }  // namespace ptprof

@@ -5,7 +5,6 @@
 #include <cstdarg>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 #include <vector>
 
 #include "src/report/json_text.h"
@@ -264,30 +263,8 @@ std::string EventToJson(const TraceEvent& event) {
 }
 
 struct EventWriter::Spares {
-  std::mutex mutex;
-  std::vector<std::unique_ptr<KeptLines>> caches;
-  std::vector<std::string> buffers;  // emptied, their capacity kept
-
-  std::unique_ptr<KeptLines> TakeCache() {
-    std::lock_guard lock(mutex);
-    if (caches.empty()) return std::make_unique<KeptLines>();
-    std::unique_ptr<KeptLines> cache = std::move(caches.back());
-    caches.pop_back();
-    return cache;
-  }
-  std::string TakeBuffer() {
-    {
-      std::lock_guard lock(mutex);
-      if (!buffers.empty()) {
-        std::string buffer = std::move(buffers.back());
-        buffers.pop_back();
-        return buffer;
-      }
-    }
-    std::string buffer;
-    buffer.reserve(kFlushBytes + 1024);
-    return buffer;
-  }
+  SparePool<std::unique_ptr<KeptLines>> caches;
+  SparePool<std::string> buffers;  // emptied, their capacity kept
 };
 
 EventWriter::EventWriter(std::FILE* out, EventWriterOptions options)
@@ -376,7 +353,11 @@ void EventWriter::Flush() {
   if (buffer_.empty()) return;
   if (spill_) {
     spill_->push_back(std::move(buffer_));
-    buffer_ = spares_->TakeBuffer();
+    buffer_ = spares_->buffers.Take([] {
+      std::string buffer;
+      buffer.reserve(kFlushBytes + 1024);
+      return buffer;
+    });
     return;
   }
   std::fwrite(buffer_.data(), 1, buffer_.size(), out_);
@@ -530,12 +511,9 @@ class WriterPart : public EventSink {
   explicit WriterPart(const EventWriter& whole) : writer_(nullptr, whole.options_) {
     writer_.spares_ = whole.spares_;
     writer_.spill_ = &chunks_;
-    writer_.lines_ = whole.spares_->TakeCache();
+    writer_.lines_ = whole.spares_->caches.Take([] { return std::make_unique<EventWriter::KeptLines>(); });
   }
-  ~WriterPart() override {
-    std::lock_guard lock(writer_.spares_->mutex);
-    writer_.spares_->caches.push_back(std::move(writer_.lines_));
-  }
+  ~WriterPart() override { writer_.spares_->caches.Give(std::move(writer_.lines_)); }
   void OnEvent(const TraceEvent& event) override { writer_.OnEvent(event); }
   void OnBlocks(const BlockBatch& batch) override { writer_.OnBlocks(batch); }
   void OnEnd() override { writer_.OnEnd(); }
@@ -557,11 +535,9 @@ void EventWriter::Fold(std::unique_ptr<EventSink> part) {
   Flush();
   for (const std::string& chunk : written.chunks()) std::fwrite(chunk.data(), 1, chunk.size(), out_);
   // The buffers go back for the next parts (a few dozen kept: what the parts waiting hold).
-  std::lock_guard lock(spares_->mutex);
   for (std::string& chunk : written.chunks()) {
-    if (spares_->buffers.size() >= 64) break;
     chunk.clear();
-    spares_->buffers.push_back(std::move(chunk));
+    spares_->buffers.Give(std::move(chunk), 64);
   }
 }
 

@@ -11,6 +11,7 @@
 #include "src/model/block_batch.h"
 #include "src/model/parted_sink.h"
 #include "src/report/line_cache.h"
+#include "src/report/spare_pool.h"
 
 namespace ptprof {
 
