@@ -141,12 +141,16 @@ void BranchSampleWriter::AppendLine(LineCache& cache, Lines& lines, uint64_t fro
   lines.Close();
 }
 
-void BranchSampleWriter::Record(Thread& t, uint64_t from, uint64_t to) {
-  if (!t.count) t.head = t.site;
-  AppendLine(cache_, t.carried, from, to);
+bool BranchSampleWriter::Counted(Thread& t, const Site& site) {
+  if (!t.count) t.head = site;
   ++t.count;
   ++records_;
-  if (t.count == options_.depth) Write(t);
+  return t.count == options_.depth;
+}
+
+void BranchSampleWriter::Record(Thread& t, uint64_t from, uint64_t to) {
+  AppendLine(cache_, t.carried, from, to);
+  if (Counted(t, t.site)) Write(t);
 }
 
 void BranchSampleWriter::Write(Thread& t, const Lines* more, size_t begin, size_t end) {
@@ -202,7 +206,6 @@ void BranchSampleWriter::OnEnd() {
     if (t.count) open.push_back(&t);
   std::sort(open.begin(), open.end(), [](const Thread* a, const Thread* b) { return a->key < b->key; });
   for (Thread* t : open) Write(*t);
-  for (auto& [key, t] : threads_) t.branch.taken = false;
   Flush();
   std::fflush(out_);
 }
@@ -231,11 +234,7 @@ void BranchSampleWriter::Fold(std::unique_ptr<EventSink> part_sink) {
         if (real.branch.taken) Record(real, real.branch.from, t.first_ip);
         break;
       case BranchSamplePart::kRecord:
-        if (!real.count) real.head = records.sites[c.next];
-        ++c.next;
-        ++real.count;
-        ++records_;
-        if (real.count == options_.depth) {
+        if (Counted(real, records.sites[c.next++])) {
           Write(real, &records.lines, c.begin, c.next);
           c.begin = c.next;
         }

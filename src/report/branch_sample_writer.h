@@ -96,6 +96,8 @@ class BranchSampleWriter : public PartedSink {
 
   Thread& ThreadOf(int64_t key);
   void First(Thread&, uint64_t) {}  // never: this writer's threads know what came before
+  // A record taken at `site` joins t's open sample; whether the sample is full.
+  bool Counted(Thread& t, const Site& site);
   // Directly: the record {from -> to}, taken at t.site, joins t's open sample.
   void Record(Thread& t, uint64_t from, uint64_t to);
   // t's open sample is written: the lines it carried, then `more`'s lines [begin, end).
