@@ -1,6 +1,7 @@
 #include "sideband/symbol_table.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 
 namespace ptprof {
@@ -97,18 +98,13 @@ std::string SymbolTable::Describe(uint64_t address) const {
   const Symbol* s = Find(address);
   if (!s) return {};
   if (address == s->address) return s->name;
-  // name+0x13, hex digits written backwards: this runs for every address a text output names.
-  char buf[24];
-  char* end = buf + sizeof buf;
-  char* p = end;
-  for (uint64_t offset = address - s->address; offset; offset >>= 4) *--p = "0123456789abcdef"[offset & 0xf];
-  *--p = 'x';
-  *--p = '0';
-  *--p = '+';
+  // name+0x13, without printf: this runs for every address a text output names.
+  char buf[24] = "+0x";
+  const char* end = std::to_chars(buf + 3, buf + sizeof buf, address - s->address, 16).ptr;
   std::string text;
-  text.reserve(s->name.size() + static_cast<size_t>(end - p));
+  text.reserve(s->name.size() + static_cast<size_t>(end - buf));
   text += s->name;
-  text.append(p, static_cast<size_t>(end - p));
+  text.append(buf, static_cast<size_t>(end - buf));
   return text;
 }
 

@@ -109,12 +109,9 @@ void AppendPacketJson(std::string& out, const ListedPacket& listed) {
   };
   auto address = [&out](const char* key, uint64_t value) {
     out += key;
-    char digits[16];
-    char* end = digits + sizeof digits;
-    char* p = end;
-    do *--p = "0123456789abcdef"[value & 0xf]; while (value >>= 4);
     out += "0x";
-    out.append(p, static_cast<size_t>(end - p));
+    char digits[16];
+    out.append(digits, static_cast<size_t>(std::to_chars(digits, digits + sizeof digits, value, 16).ptr - digits));
     out += '"';
   };
   out += "{\"offset\":";
@@ -138,12 +135,6 @@ void AppendPacketJson(std::string& out, const ListedPacket& listed) {
 std::string GapJson(uint64_t offset, std::string_view reason, std::string_view detail) {
   return fmt::format("{{\"offset\":{},\"event\":\"gap\",\"reason\":{},\"detail\":{}}}", offset,
                      Quoted(reason), Quoted(detail));
-}
-
-std::string PacketTextLine(const ListedPacket& listed) {
-  std::string line;
-  AppendPacketTextLine(line, listed);
-  return line;
 }
 
 namespace {

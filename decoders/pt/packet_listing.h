@@ -45,9 +45,7 @@ std::string PacketJson(const ListedPacket& listed);
 void AppendPacketJson(std::string& out, const ListedPacket& listed);
 std::string GapJson(uint64_t offset, std::string_view reason, std::string_view detail);
 
-// The text line of a packet or of a gap, without the newline.
-std::string PacketTextLine(const ListedPacket& listed);
-// The same appended to `out`.
+// The text line of a packet, appended to `out`, and of a gap; without the newline.
 void AppendPacketTextLine(std::string& out, const ListedPacket& listed);
 std::string GapTextLine(uint64_t offset, std::string_view reason, std::string_view detail);
 

@@ -1,21 +1,19 @@
 #include "src/report/json_text.h"
 
+#include <charconv>
 #include <cstdio>
 
 namespace ptprof {
 
 std::string HexAddress(uint64_t value) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(value));
-  return buf;
+  char buf[kMaxHexAddress];
+  return std::string(buf, PutHexAddress(buf, value));
 }
 
 size_t PutHexAddress(char* out, uint64_t value) {
-  const int digits = value ? (67 - __builtin_clzll(value)) / 4 : 1;
   out[0] = '0';
   out[1] = 'x';
-  for (int i = digits + 1; i >= 2; --i, value >>= 4) out[i] = "0123456789abcdef"[value & 0xf];
-  return static_cast<size_t>(digits) + 2;
+  return static_cast<size_t>(std::to_chars(out + 2, out + kMaxHexAddress, value, 16).ptr - out);
 }
 
 void AppendHexAddress(std::string& out, uint64_t value) {
@@ -25,13 +23,7 @@ void AppendHexAddress(std::string& out, uint64_t value) {
 
 void AppendDecimal(std::string& out, uint64_t value) {
   char buf[20];
-  char* end = buf + sizeof buf;
-  char* p = end;
-  do {
-    *--p = static_cast<char>('0' + value % 10);
-    value /= 10;
-  } while (value);
-  out.append(p, static_cast<size_t>(end - p));
+  out.append(buf, static_cast<size_t>(std::to_chars(buf, buf + sizeof buf, value).ptr - buf));
 }
 
 std::string JsonString(std::string_view text) {
