@@ -89,11 +89,11 @@ def compare_engines(name, args, segment):
 
 
 def compare(name, args, segment, jobs=2, insn=False, want_parallel=True, text=False,
-            want_redone=False):
+            want_redone=False, engine="libipt"):
     if not insn and not text:
         compare_engines(name, args, segment)
     rc1, out1, err1 = decode(args, 1, insn=insn, text=text)
-    rcn, outn, errn = decode(args, jobs, segment, insn=insn, text=text)
+    rcn, outn, errn = decode(args, jobs, segment, insn=insn, text=text, engine=engine)
     if rc1 != rcn:
         TALLY.report(name, f"exit {rc1} sequential, {rcn} parallel: {errn.strip()[:200]}")
         return
@@ -197,8 +197,11 @@ def main():
                     window + [lab], segment, want_redone=segment > 8192)
     compare("traces/qemu/signals.ptar blocks, 3 jobs",
             [os.path.join(ROOT, "traces/qemu/signals.ptar")], 2048, jobs=3)
-    compare("traces/qemu/recursion.ptar insns",
-            [os.path.join(ROOT, "traces/qemu/recursion.ptar")], 8192, insn=True)
+    for archive in ("traces/qemu/recursion.ptar", "traces/qemu/signals.ptar"):
+        # Instructions come from libipt whichever engine is asked for, in every segment.
+        for engine in ("libipt", "fast"):
+            compare(f"{archive} insns, {engine} engine asked for", [os.path.join(ROOT, archive)],
+                    8192, insn=True, engine=engine)
 
     manifest = os.path.join(SHARED, "libipt", "generated", "MANIFEST.tsv")
     if not os.path.exists(manifest):
