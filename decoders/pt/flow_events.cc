@@ -260,17 +260,21 @@ void FlowToModel::Resolve(Next next, uint64_t ip) {
   held_after_.clear();
 }
 
-FlowToModel::CacheEntry* FlowToModel::Lookup(int isid, uint64_t ip, ExecMode mode) {
-  auto it = insn_cache_.find(ip);
-  if (it == insn_cache_.end() || it->second.isid != isid || it->second.mode != mode) return nullptr;
-  return &it->second;
-}
-
 const X86Insn* FlowToModel::CachedInsn(int isid, uint64_t ip, const uint8_t* raw, size_t size,
                                        ExecMode mode) {
   CacheEntry* entry = Lookup(isid, ip, mode);
   if (!entry) {
-    entry = &insn_cache_[ip];
+    // Kept in the address's slot, in place of what it held for another section or mode.
+    if (!insn_cache_[InsnSlot(ip)].used && 2 * (insn_cache_used_ + 1) > insn_cache_.size()) {
+      std::vector<CacheEntry> kept(2 * insn_cache_.size());
+      kept.swap(insn_cache_);
+      for (const CacheEntry& e : kept)
+        if (e.used) insn_cache_[InsnSlot(e.ip)] = e;
+    }
+    entry = &insn_cache_[InsnSlot(ip)];
+    if (!entry->used) ++insn_cache_used_;
+    entry->used = true;
+    entry->ip = ip;
     auto decoded = x86_.Decode(raw, size, mode);
     entry->isid = isid;
     entry->mode = mode;

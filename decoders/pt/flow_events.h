@@ -260,13 +260,26 @@ class FlowToModel : public FlowObserver {
   const X86Insn* CachedInsn(int isid, uint64_t ip, const uint8_t* raw, size_t size, ExecMode mode);
 
   struct CacheEntry {
+    uint64_t ip = 0;
     int isid = 0;
     ExecMode mode = ExecMode::kUnknown;
+    bool used = false;   // the slot holds an address
     bool valid = false;  // the bytes decoded
     X86Insn insn;
   };
   // The cache entry for `ip`, or nullptr when it holds nothing for this section and mode.
-  CacheEntry* Lookup(int isid, uint64_t ip, ExecMode mode);
+  CacheEntry* Lookup(int isid, uint64_t ip, ExecMode mode) {
+    CacheEntry& entry = insn_cache_[InsnSlot(ip)];
+    return entry.used && entry.isid == isid && entry.mode == mode ? &entry : nullptr;
+  }
+  // The slot of insn_cache_ holding `ip`, or the free one where it goes (open addressing, linear
+  // probing: one address per slot, its section and mode those it was decoded in last).
+  size_t InsnSlot(uint64_t ip) const {
+    const size_t mask = insn_cache_.size() - 1;
+    size_t i = static_cast<size_t>((ip * 0x9e3779b97f4a7c15ull) >> 32) & mask;
+    while (insn_cache_[i].used && insn_cache_[i].ip != ip) i = (i + 1) & mask;
+    return i;
+  }
 
   EventSink& sink_;
   const PtImageCache& images_;
@@ -281,7 +294,11 @@ class FlowToModel : public FlowObserver {
   std::vector<TraceEvent> held_after_;
   X86Kind held_kind_ = X86Kind::kOther;
   static const BlockEnd kEndOfKind[];
-  std::unordered_map<uint64_t, CacheEntry> insn_cache_;
+  // Instructions decoded, by address: a power of two slots, at most half of them used (an
+  // instruction is looked up for every one a trace executes, so one slot read rather than a
+  // bucket and a node).
+  std::vector<CacheEntry> insn_cache_ = std::vector<CacheEntry>(1 << 12);
+  size_t insn_cache_used_ = 0;
   // Resolved blocks not passed on yet, all of one cpu/pid/tid (batch_), and the held one after
   // them.
   static constexpr size_t kBatchBlocks = 512;

@@ -26,3 +26,22 @@ TEST_CASE("a line is made once for its key, and again after another took its slo
   for (uint64_t i = 0; i < 20000; ++i) CHECK(line(i, i * 7, 0) == std::to_string(i) + "/" + std::to_string(i * 7) + "/0");
   for (uint64_t i = 0; i < 20000; i += 13) CHECK(line(i, i * 7, 0) == std::to_string(i) + "/" + std::to_string(i * 7) + "/0");
 }
+
+TEST_CASE("a cache that makes many of its lines grows, and one that does not stays small") {
+  LineCache busy, quiet;
+  auto fill = [](LineCache& cache, uint64_t keys, uint64_t lookups) {
+    for (uint64_t i = 0; i < lookups; ++i) {
+      const uint64_t k = (i * 7919) % keys;
+      const std::string& line = cache.Line({k, 0, 0}, [&](std::string& text) { text = std::to_string(k); });
+      if (line != std::to_string(k)) return false;
+    }
+    return true;
+  };
+  CHECK(busy.capacity() == 4096);
+  // 20000 keys in turn: most miss in 4096 slots, few in 65536.
+  CHECK(fill(busy, 20000, 1 << 20));
+  CHECK(busy.capacity() == 65536);
+  // 16 keys in turn, none sharing a slot: each made once.
+  CHECK(fill(quiet, 16, 1 << 20));
+  CHECK(quiet.capacity() == 4096);
+}
