@@ -26,6 +26,7 @@
 #include "src/cli/command.h"
 #include "src/record/swbt/proc_maps.h"
 #include "src/record/swbt/snapshot_windows.h"
+#include "src/record/triggers/breakpoint_probe.h"
 #include "src/record/triggers/traced_launch.h"
 
 namespace ptprof::cli {
@@ -366,8 +367,13 @@ int RunRecordSwbt(const RecordSwbtRequest& request) {
   std::filesystem::remove_all(dir, ec);
   if (!run) return ReportBadInput("record: " + run.error().message);
   if (!written) return ReportBadInput("record: " + written.error().message);
+  const nlohmann::ordered_json total = summary.counters.value("total", nlohmann::ordered_json::object());
+  // Some virtual machines accept breakpoints and never report a hit: the bursts then end where
+  // their first one should have fired, and the user should know it is the machine.
+  if (std::string why; summary.bursts > 0 && total.value("breakpoint_hits", uint64_t{0}) == 0 &&
+                       !record::triggers::ExecuteBreakpointsFire(&why))
+    std::fprintf(stderr, "ptprof: warning: record: no breakpoint was hit: %s\n", why.c_str());
   if (!request.quiet) {
-    const nlohmann::ordered_json total = summary.counters.value("total", nlohmann::ordered_json::object());
     std::string ended;
     if (total.contains("ended"))
       for (const auto& [reason, n] : total["ended"].items())

@@ -11,7 +11,8 @@ Programs: recursion (indirect calls, jump table, qsort callback), threads (tools
 program that creates threads in waves while traced, signals (tools/workloads: its own handlers,
 a timer interrupting a busy loop, SIGSEGV + siglongjmp), a program that calls exit() from a
 hot loop (bursts in flight at exit), one that forks and execs, and one that crashes.
-SKIPs (77) when perf_event_open of a hardware breakpoint is not allowed here.
+SKIPs (77) when perf_event_open of a hardware breakpoint is not allowed here, or its breakpoints
+do not fire.
 """
 import json
 import os
@@ -115,28 +116,45 @@ def run(args, env=None):
         return None, "", "timeout"
 
 
-def breakpoints_allowed(tmp):
-    """A probe: can this process open an execute breakpoint? (perf_event_paranoid, seccomp)"""
+def breakpoints_usable(tmp):
+    """A probe: can this process open an execute breakpoint (perf_event_paranoid, seccomp), and
+    does it fire (some virtual machines accept breakpoints and never report a hit)? None when
+    both hold, else why not."""
     src = os.path.join(tmp, "probe.c")
     with open(src, "w") as f:
         f.write(r"""
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+__attribute__((noinline)) void probed(volatile int *calls) { *calls = *calls + 1; }
 int main(void) {
   struct perf_event_attr a; memset(&a, 0, sizeof a);
   a.size = sizeof a; a.type = PERF_TYPE_BREAKPOINT; a.bp_type = HW_BREAKPOINT_X;
-  a.bp_addr = (unsigned long)&main; a.bp_len = sizeof(long); a.sample_period = 1;
+  a.bp_addr = (unsigned long)&probed; a.bp_len = sizeof(long);
   a.disabled = 1; a.exclude_kernel = 1; a.exclude_hv = 1;
-  return syscall(SYS_perf_event_open, &a, 0, -1, -1, 0) < 0;
+  int fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+  if (fd < 0) return 1;
+  ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+  volatile int calls = 0;
+  for (int i = 0; i < 3; i++) probed(&calls);
+  ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+  unsigned long long hits = 0;
+  if (read(fd, &hits, sizeof hits) != sizeof hits) return 2;
+  return hits == 3 ? 0 : 2;
 }
 """)
     exe = os.path.join(tmp, "probe")
-    if subprocess.run(["cc", "-o", exe, src]).returncode != 0:
-        return False
-    return subprocess.run([exe]).returncode == 0
+    if subprocess.run(["cc", "-O1", "-o", exe, src]).returncode != 0:
+        return "the breakpoint probe does not compile"
+    rc = subprocess.run([exe]).returncode
+    if rc == 1:
+        return "perf_event_open of an execute breakpoint is not allowed here"
+    if rc != 0:
+        return "hardware execute breakpoints do not fire on this machine"
+    return None
 
 
 def record_and_check(tmp, name, argv, period="0.2ms", expect_bursts=True, depth=16):
@@ -177,8 +195,9 @@ def record_and_check(tmp, name, argv, period="0.2ms", expect_bursts=True, depth=
 
 def main():
     with tempfile.TemporaryDirectory() as tmp:
-        if not breakpoints_allowed(tmp):
-            print("SKIP: perf_event_open of an execute breakpoint is not allowed here")
+        why = breakpoints_usable(tmp)
+        if why:
+            print("SKIP: " + why)
             return 77
         exes = {}
         for name, source in SOURCES.items():
