@@ -211,6 +211,9 @@ Status ArchiveReader::ReadMember(const MemberInfo& member,
 
 Result<std::vector<uint8_t>> ArchiveReader::Read(const MemberInfo& member) const {
   std::vector<uint8_t> bytes;
+  // The size the manifest states, so the bytes are not copied as the vector grows (at most
+  // 1 GiB up front: a damaged manifest may state anything; the decompression checks the size).
+  bytes.reserve(static_cast<size_t>(std::min<uint64_t>(member.size, uint64_t{1} << 30)));
   auto status = ReadMember(member, [&](std::span<const uint8_t> piece) -> Status {
     bytes.insert(bytes.end(), piece.begin(), piece.end());
     return {};
