@@ -264,15 +264,20 @@ const X86Insn* FlowToModel::CachedInsn(int isid, uint64_t ip, const uint8_t* raw
                                        ExecMode mode) {
   CacheEntry* entry = Lookup(isid, ip, mode);
   if (!entry) {
-    // Kept in the address's slot, in place of what it held for another section or mode.
-    if (!insn_cache_[InsnSlot(ip)].used && 2 * (insn_cache_used_ + 1) > insn_cache_.size()) {
-      std::vector<CacheEntry> kept(2 * insn_cache_.size());
-      kept.swap(insn_cache_);
-      for (const CacheEntry& e : kept)
-        if (e.used) insn_cache_[InsnSlot(e.ip)] = e;
+    // Kept in the address's slot, in place of what it held for another section or mode; a new
+    // address may first double the table.
+    size_t slot = InsnSlot(ip);
+    if (!insn_cache_[slot].used) {
+      if (2 * (insn_cache_used_ + 1) > insn_cache_.size()) {
+        std::vector<CacheEntry> kept(2 * insn_cache_.size());
+        kept.swap(insn_cache_);
+        for (const CacheEntry& e : kept)
+          if (e.used) insn_cache_[InsnSlot(e.ip)] = e;
+        slot = InsnSlot(ip);
+      }
+      ++insn_cache_used_;
     }
-    entry = &insn_cache_[InsnSlot(ip)];
-    if (!entry->used) ++insn_cache_used_;
+    entry = &insn_cache_[slot];
     entry->used = true;
     entry->ip = ip;
     auto decoded = x86_.Decode(raw, size, mode);

@@ -22,7 +22,7 @@ std::vector<std::pair<std::string, uint64_t>> TopEntries(const std::map<std::str
 
 FlowStats::FlowStats(std::function<std::string(uint64_t)> function_of)
     : function_of_(std::move(function_of)) {
-  if (function_of_) kept_.resize(4096);
+  if (function_of_) kept_.resize(size_t{1} << kKeptBits);
 }
 
 void FlowStats::CountTsc(uint64_t tsc) {
@@ -79,7 +79,7 @@ void FlowStats::OnEvent(const TraceEvent& event) {
 // What OnEvent does with each block's event, read from the packed blocks as they are.
 void FlowStats::OnBlocks(const BlockBatch& batch) {
   blocks_ += batch.blocks.size();
-  const bool functions = !kept_.empty();
+  const bool functions = static_cast<bool>(function_of_);
   for (size_t i = 0; i < batch.blocks.size(); ++i) {
     const PackedEvent& block = batch.blocks[i];
     instructions_ += block.insns;

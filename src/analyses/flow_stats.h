@@ -46,6 +46,7 @@ class FlowStats : public PartedSink {
  private:
   // The function of one of the last 4096 addresses met, kept by a hash of the address
   // (kNoFunction: none kept).
+  static constexpr int kKeptBits = 12;
   static constexpr uint32_t kNoFunction = UINT32_MAX;
   struct KeptAddress {
     uint64_t ip = 0;
@@ -57,7 +58,7 @@ class FlowStats : public PartedSink {
   void CountNs(uint64_t ns);
   // Adds `insns` to the function at `ip` (when functions are counted).
   void CountFunction(uint64_t ip, uint64_t insns) {
-    KeptAddress& kept = kept_[(ip * 0x9e3779b97f4a7c15ull) >> 52];
+    KeptAddress& kept = kept_[(ip * 0x9e3779b97f4a7c15ull) >> (64 - kKeptBits)];
     if (kept.function == kNoFunction || kept.ip != ip) [[unlikely]]
       Keep(kept, ip);
     function_insns_[kept.function] += insns;
