@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -40,6 +41,16 @@ struct RunRefWindow {
   }
 };
 
+// The decoder's time before instruction number `insn` (counted from 0 over the blocks taken, as
+// FlowCounts::insns counts them) and those after it up to the last of its block, where the time
+// may have moved since the instruction before: noted after events (some of which the model does
+// not carry, and which may have moved the time past their own) and at the start. A block carries
+// only the time after it, which is its last instruction's (InsnExpander).
+struct InsnTimeNote {
+  uint64_t insn = 0;
+  uint64_t tsc = kUnknownTime;
+};
+
 struct FlowModelOptions {
   int32_t cpu = kUnknownId;  // written into every event header
   int32_t pid = kUnknownId;  // written into every event header until SwitchTask changes them
@@ -47,6 +58,8 @@ struct FlowModelOptions {
   // Added to every event's offset: where the decoded bytes begin in the whole trace.
   uint64_t offset_base = 0;
   RunRefWindow run_refs;
+  // Where to note the time after events (NoteTimeBefore); null: nowhere.
+  std::deque<InsnTimeNote>* time_notes = nullptr;
 };
 
 struct FlowCounts {
@@ -71,6 +84,18 @@ class FlowToModel : public FlowObserver {
   // Another task runs from here on (known from sideband): a ContextSwitch{kSideband} event at
   // `offset` (with `tsc` when known), and later events carry the new pid/tid.
   void SwitchTask(int32_t pid, int32_t tid, uint64_t offset, std::optional<uint64_t> tsc);
+
+  // The fast engine, after events (or at the start): the decoder's time now, before the next
+  // instruction taken. Noted when FlowModelOptions::time_notes is set.
+  void NoteTimeBefore(uint64_t tsc) {
+    if (!options_.time_notes) return;
+    std::deque<InsnTimeNote>& notes = *options_.time_notes;
+    if (!notes.empty() && notes.back().insn == counts_.insns) {
+      notes.back().tsc = tsc;  // no instruction since the last note
+    } else {
+      notes.push_back(InsnTimeNote{counts_.insns, tsc});
+    }
+  }
 
   // Passes on the blocks resolved so far, which wait to go on in batches (BlockBatch). Call it
   // where the sink must have everything decoded so far (before_finish of DecodeFlowRange).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -13,6 +14,7 @@
 #include "decoders/pt/flow_events.h"
 #include "decoders/pt/fast/fast_flow.h"
 #include "decoders/pt/image_cache.h"
+#include "decoders/pt/insn_expander.h"
 
 namespace ptprof::pt {
 
@@ -101,9 +103,12 @@ class TaskFollower {
 }  // namespace
 
 bool FastEngineApplies(const FlowRequest& request, std::string* why) {
-  const char* reason = request.insns   ? "instructions are asked for (--insn)"
-                       : request.ticks ? "tick events are asked for"
-                                       : nullptr;
+  const char* reason = nullptr;
+  if (request.ticks) {
+    reason = "tick events are asked for";
+  } else if (request.insns && request.tasks) {
+    reason = "instructions are asked for (--insn) with tasks followed from sideband";
+  }
   if (reason && why) *why = reason;
   return reason == nullptr;
 }
@@ -135,9 +140,16 @@ Result<FastRangeResult> DecodeFlowRangeFast(std::span<const uint8_t> trace,
   // Runs are referred to only from the lent graph, which outlives this decode (not from the code
   // graphs of the tasks' images, made here).
   if (!graphs || request.tasks) run_refs = {};
-  FlowToModel model(sink, graph->images,
+  // Instructions: each block the engine walks is expanded where it leaves the model.
+  std::deque<InsnTimeNote> time_notes;
+  std::optional<InsnExpander> expander;
+  if (request.insns) {
+    expander.emplace(sink, graph->images, time_notes);
+    run_refs = {};
+  }
+  FlowToModel model(expander ? static_cast<EventSink&>(*expander) : sink, graph->images,
                     FlowModelOptions{request.cpu, request.pid, request.tid, offset_base,
-                                     run_refs});
+                                     run_refs, expander ? &time_notes : nullptr});
   fast::FastFlowDecoder decoder(config, trace, graph->code);
   // Following the tasks: one image and code graph per address space.
   std::optional<TaskFollower> follower;
@@ -154,20 +166,28 @@ Result<FastRangeResult> DecodeFlowRangeFast(std::span<const uint8_t> trace,
         });
   }
   const fast::FastFlowOutcome outcome = decoder.Run(model, trust_end);
-  pool.Return(std::move(graph));
   if (!outcome.handled) {
+    pool.Return(std::move(graph));
     result.handled = false;
     char at[32];
     std::snprintf(at, sizeof at, "%#llx", static_cast<unsigned long long>(offset_base + outcome.why_offset));
     result.why = outcome.why + " at offset " + at;
-    result.passed = model.counts().passed;
+    result.passed = expander ? expander->passed() : model.counts().passed;
     return result;
   }
   model.FlushBlocks();
   if (before_finish) before_finish();
   model.Finish();
-  result.range.summary.blocks = model.counts().blocks;
-  result.range.summary.insns = model.counts().insns;
+  // The expander reads the graph's images until the last block has gone on.
+  pool.Return(std::move(graph));
+  if (expander && !expander->failure().empty()) {
+    result.handled = false;
+    result.why = "cannot list the instructions of " + expander->failure();
+    result.passed = expander->passed();
+    return result;
+  }
+  result.range.summary.blocks = expander ? 0 : model.counts().blocks;
+  result.range.summary.insns = expander ? expander->insns() : model.counts().insns;
   result.range.summary.gaps = model.counts().gaps;
   result.range.summary.has_psb = outcome.synced;
   result.range.synced = outcome.synced;

@@ -52,7 +52,9 @@ class CodeGraphPool;
 struct FlowRequest {
   PtParams params;
   FlowEngine engine = DefaultFlowEngine();
-  bool insns = false;        // instructions (libipt's instruction decoder) instead of blocks
+  // Instructions instead of blocks: libipt's instruction decoder's, or the fast engine's blocks
+  // expanded into the same (insn_expander.h).
+  bool insns = false;
   bool ticks = false;        // a tick event at each timing packet
   int32_t cpu = kUnknownId;  // the CPU the trace was recorded on, for event headers
   int32_t pid = kUnknownId;  // the task that was traced, for event headers (per-thread traces)
@@ -92,8 +94,8 @@ struct FlowSummary {
   std::string fallback_because;
 };
 
-// Whether the fast engine can take this request at all (blocks only, no tick events, no tasks
-// from sideband); when it cannot, `why` says so.
+// Whether the fast engine can take this request at all (no tick events; instructions, which it
+// expands from its blocks, only without tasks from sideband); when it cannot, `why` says so.
 bool FastEngineApplies(const FlowRequest& request, std::string* why = nullptr);
 
 // Decodes `trace` (one PT buffer) against `images` (or the images `request.tasks` names). Fails only when the decode cannot start (an

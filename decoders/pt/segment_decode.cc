@@ -53,7 +53,7 @@ SegmentRun RunSegment(std::span<const uint8_t> trace, const ImageSet& images,
                       const std::function<void()>& handed_over, RunRefWindow run_refs) {
   SegmentRun run;
   const std::span<const uint8_t> bytes = trace.subspan(range.begin, range.end - range.begin);
-  // What the fast engine does not produce (instructions, ticks) comes from libipt.
+  // What the fast engine does not produce (ticks) comes from libipt.
   if (request.engine == FlowEngine::kFast && FastEngineApplies(request)) {
     const uint64_t trust_end = range.last() ? UINT64_MAX : range.trust_end - range.begin;
     auto fast = DecodeFlowRangeFast(bytes, images, request, sink, before_finish, trust_end, &graphs,

@@ -10,7 +10,8 @@ small segments must print byte-identical JSONL, blocks and instructions (and tex
 2. libipt's own .ptt tests with three PSBs or more (../shared/testdata/libipt, one segment per PSB);
 3. fuzzed traces: the raw stream of traces/qemu/gzip.ptar with bytes flipped and cut short, decoded
    against the archive's own images.
-Also `--around` and `--interval` windows (their parts scanned, the parts they lie in decoded
+Instructions (`--insn`) too: libipt's instruction decoder against the fast engine's blocks
+expanded (decoders/pt/insn_expander.h), on all of the above. Also `--around` and `--interval` windows (their parts scanned, the parts they lie in decoded
 again in order). It also checks that the parallel path was taken (`--verbose` names the segments),
 and prints how many segments the fast engine decoded itself and how many it handed to libipt.
 """
@@ -70,11 +71,12 @@ def fast_counts(stderr):
     return fast, libipt
 
 
-def compare_engines(name, args, segment):
-    """libipt on one thread against the fast engine on one thread and on two in segments."""
-    rc1, out1, err1 = decode(args, 1)
+def compare_engines(name, args, segment, insn=False):
+    """libipt on one thread against the fast engine on one thread and on two in segments: blocks,
+    or instructions (libipt's instruction decoder against the fast engine's blocks expanded)."""
+    rc1, out1, err1 = decode(args, 1, insn=insn)
     for jobs in (1, 2):
-        rcf, outf, errf = decode(args, jobs, segment if jobs > 1 else None, engine="fast")
+        rcf, outf, errf = decode(args, jobs, segment if jobs > 1 else None, insn=insn, engine="fast")
         label = f"{name} fast engine, {jobs} thread{'s' if jobs > 1 else ''}"
         if rc1 != rcf:
             TALLY.report(label, f"exit {rc1} libipt, {rcf} fast: {errf.strip()[:200]}")
@@ -183,6 +185,7 @@ def main():
         compare(f"{name} blocks", [path], 8192, want_parallel=size > 100000)
         compare(f"{name} text and summary", [path], 8192, want_parallel=size > 100000, text=True)
         compare_branches(name, path, 8192, want_parallel=size > 100000)
+        compare_engines(f"{name} insns", [path], 8192, insn=True)
         if size > 100000:
             # Segments with PSBs enough for the workers to keep TNT runs as references.
             compare_engines(f"{name} blocks, 64 KiB segments", [path], 65536)
@@ -198,10 +201,13 @@ def main():
     compare("traces/qemu/signals.ptar blocks, 3 jobs",
             [os.path.join(ROOT, "traces/qemu/signals.ptar")], 2048, jobs=3)
     for archive in ("traces/qemu/recursion.ptar", "traces/qemu/signals.ptar"):
-        # Instructions come from libipt whichever engine is asked for, in every segment.
+        # Instructions from either engine, in every segment, as libipt's on one thread.
         for engine in ("libipt", "fast"):
             compare(f"{archive} insns, {engine} engine asked for", [os.path.join(ROOT, archive)],
                     8192, insn=True, engine=engine)
+        # Text: the bytes of every instruction, disassembled.
+        compare(f"{archive} insns as text, fast engine", [os.path.join(ROOT, archive)], 8192,
+                insn=True, engine="fast", text=True)
 
     manifest = os.path.join(SHARED, "libipt", "generated", "MANIFEST.tsv")
     if not os.path.exists(manifest):
@@ -224,6 +230,7 @@ def main():
                 compare(f"libipt {test}", args, 1)
             else:
                 compare_engines(f"libipt {test}", args, 1)
+            compare_engines(f"libipt {test} insns", args, 1, insn=True)
 
     with tempfile.TemporaryDirectory() as work:
         rng = random.Random(12)
@@ -240,6 +247,8 @@ def main():
                 with open(file, "wb") as f:
                     f.write(damaged)
                 compare(f"{archive} fuzzed #{case}", ["--pt", file] + args, 1024, want_parallel=False)
+                compare_engines(f"{archive} fuzzed #{case} insns", ["--pt", file] + args, 1024,
+                                insn=True)
     print(f"fast engine: {FAST['fast']} segments decoded, {FAST['libipt']} handed to libipt")
     TALLY.finish()
 

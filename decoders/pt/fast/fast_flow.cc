@@ -394,6 +394,9 @@ FastFlowOutcome FastFlowDecoder::Run(FlowObserver& observer, uint64_t trust_end)
   // Where the decoder stands, when nothing has moved it since the last block was emitted (the
   // next block starts there): saves asking libipt again.
   std::optional<uint64_t> known_offset;
+  // Whether the next block follows events (or starts the decode): the model then notes the time
+  // before it, which the block does not carry.
+  bool after_events = true;
   for (;;) {
     if (code_switch_) {
       if (CodeBlocks* code = code_switch_(now(), qry_->Offset())) code_ = code;
@@ -410,6 +413,7 @@ FastFlowOutcome FastFlowDecoder::Run(FlowObserver& observer, uint64_t trust_end)
         if (CodeBlocks* code = code_switch_(tsc, offset)) code_ = code;
       }
       if (status >= 0) {
+        after_events = true;
         observer.OnEvent(event, offset);
         if (observer.ImageAfterEvent()) {
           status = Unsupported("an observer that switches images");
@@ -423,6 +427,8 @@ FastFlowOutcome FastFlowDecoder::Run(FlowObserver& observer, uint64_t trust_end)
       break;
     }
     uint64_t offset = known_offset ? *known_offset : qry_->Offset();
+    if (after_events && model) model->NoteTimeBefore(now().value_or(kUnknownTime));
+    after_events = false;
     Walk walk;
     if (process_event_ || (status_ & pts_event_pending) || !enabled_) status = Next(walk);
     else if (model && !code_switch_) status = RunPlain(*model, walk, offset);

@@ -302,11 +302,22 @@ TEST_CASE("The fast engine follows tasks from sideband as libipt's decode does",
   CHECK(fast.events.events.back().header.pid == 20);
 }
 
-TEST_CASE("The fast engine does not take instruction decodes", "[fast_flow]") {
+TEST_CASE("The fast engine takes instruction decodes, except with tasks or ticks",
+          "[fast_flow]") {
   FlowRequest request;
   request.insns = true;
   std::string why;
+  CHECK(FastEngineApplies(request, &why));
+  struct NoTasks : TaskTimeline {
+    RunningTask TaskAt(std::optional<uint64_t>) override { return {}; }
+    std::vector<const ImageSection*> SpaceSections(size_t) const override { return {}; }
+  } tasks;
+  request.tasks = &tasks;
   CHECK_FALSE(FastEngineApplies(request, &why));
-  CHECK(why == "instructions are asked for (--insn)");
+  CHECK(why == "instructions are asked for (--insn) with tasks followed from sideband");
+  request.tasks = nullptr;
+  request.ticks = true;
+  CHECK_FALSE(FastEngineApplies(request, &why));
+  CHECK(why == "tick events are asked for");
   CHECK(FastEngineApplies(FlowRequest{}));
 }
