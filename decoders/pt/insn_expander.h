@@ -12,7 +12,10 @@
 //   not carry: an asynchronous branch, a status update), after which it carries the time the
 //   flow engine noted there (FlowToModel::NoteTimeBefore; an event's own time may lie before);
 // - its bytes, mode and speculative flag are the block's; its class is its decoded kind.
-// The golden test fast_engine_parallel compares the two, line for line, on every trace.
+// The golden test fast_engine_parallel compares the two, line for line, on every trace. On
+// damaged traces libipt's block and instruction decoders may disagree with each other (a disable
+// without an IP at a conditional branch: an event to one, a desync to the other); the expansion
+// then follows the block decoder's reading (tests/fuzz/fuzz_flow.cc checks the rest).
 //
 // Each block's instructions are decoded once (Zydis) and kept by the block's first address and
 // mode; a longer block from the same address decodes them again.
