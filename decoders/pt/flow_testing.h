@@ -7,7 +7,18 @@
 
 #include <intel-pt.h>
 
+#include "src/model/event_sink.h"
+
 namespace ptprof::pt::testing {
+
+// Keeps every event it is given, in order, and counts the ends.
+class CollectingSink : public EventSink {
+ public:
+  void OnEvent(const TraceEvent& event) override { events.push_back(event); }
+  void OnEnd() override { ++ends; }
+  std::vector<TraceEvent> events;
+  int ends = 0;
+};
 
 // Writes `bytes` to a new temporary file and returns its path (removed when `TempFile` dies).
 class TempFile {

@@ -18,6 +18,13 @@ void InsnExpander::Fail(std::string why) {
   if (failure_.empty()) failure_ = std::move(why);
 }
 
+void InsnExpander::FailAt(uint64_t ip, uint64_t offset, const char* what) {
+  char why[160];
+  std::snprintf(why, sizeof why, "the block at %#" PRIx64 " (trace offset %#" PRIx64 "): %s", ip,
+                offset, what);
+  Fail(why);
+}
+
 const Instruction* InsnExpander::InstructionsOf(uint64_t ip, uint64_t last_ip, uint32_t insns,
                                                 ExecMode mode, uint64_t offset) {
   const uint64_t key = ip ^ (static_cast<uint64_t>(mode) << 60);
@@ -67,12 +74,7 @@ void InsnExpander::Expand(const ExecBlock& block, const EventHeader& header,
                           const BlockClock* clock) {
   if (block.insns == 0) return;
   if (block.truncated) {
-    char why[128];
-    std::snprintf(why, sizeof why,
-                  "the block at %#" PRIx64 " (trace offset %#" PRIx64
-                  ") ends in an instruction that crosses sections",
-                  block.first_ip, header.offset);
-    Fail(why);
+    FailAt(block.first_ip, header.offset, "ends in an instruction that crosses sections");
     return;
   }
   const Instruction* insns =
@@ -104,12 +106,7 @@ void InsnExpander::Expand(const ExecBlock& block, const EventHeader& header,
         note = notes_.empty() ? UINT64_MAX : notes_.front().insn;
       }
       if (!time_known_) {
-        char why[128];
-        std::snprintf(why, sizeof why,
-                      "the block at %#" PRIx64 " (trace offset %#" PRIx64
-                      "): the time before it is not known",
-                      block.first_ip, header.offset);
-        Fail(why);
+        FailAt(block.first_ip, header.offset, "the time before it is not known");
         return;
       }
     }

@@ -68,6 +68,8 @@ class InsnExpander : public EventSink {
   // when set, gives the ns of times taken from notes).
   void Expand(const ExecBlock& block, const EventHeader& header, const BlockClock* clock);
   void Fail(std::string why);
+  // Fail, for the block at `ip` (trace offset `offset`), saying `what`.
+  void FailAt(uint64_t ip, uint64_t offset, const char* what);
 
   EventSink& next_;
   const PtImageCache& images_;

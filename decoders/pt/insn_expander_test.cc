@@ -12,11 +12,7 @@ using namespace ptprof::pt::testing;
 
 namespace {
 
-class Collect : public EventSink {
- public:
-  void OnEvent(const TraceEvent& event) override { events.push_back(event); }
-  std::vector<TraceEvent> events;
-};
+using Collect = CollectingSink;
 
 TraceEvent Block(uint64_t first_ip, uint64_t last_ip, uint32_t insns, uint64_t tsc,
                  uint64_t offset) {

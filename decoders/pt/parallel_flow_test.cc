@@ -12,13 +12,7 @@ using namespace ptprof::pt::testing;
 
 namespace {
 
-class Collect : public EventSink {
- public:
-  void OnEvent(const TraceEvent& event) override { events.push_back(event); }
-  void OnEnd() override { ++ends; }
-  std::vector<TraceEvent> events;
-  int ends = 0;
-};
+using Collect = CollectingSink;
 
 // `rounds` runs of the sample program, each from its own PSB, with `junk` between some of them.
 std::vector<uint8_t> LongTrace(int rounds, bool junk) {

@@ -19,13 +19,7 @@ using namespace ptprof::pt::testing;
 
 namespace {
 
-class Collect : public EventSink {
- public:
-  void OnEvent(const TraceEvent& event) override { events.push_back(event); }
-  void OnEnd() override { ++ends; }
-  std::vector<TraceEvent> events;
-  int ends = 0;
-};
+using Collect = CollectingSink;
 
 // Collects the stream in parts: the events it gets directly and its folded parts' events, in
 // the order they come, and what it saw of the parts.

@@ -14,11 +14,7 @@ using namespace ptprof::pt::testing;
 
 namespace {
 
-class Collect : public EventSink {
- public:
-  void OnEvent(const TraceEvent& event) override { events.push_back(event); }
-  std::vector<TraceEvent> events;
-};
+using Collect = CollectingSink;
 
 struct Decoded {
   Collect events;
