@@ -1,33 +1,16 @@
 #include "decoders/pt/packet_listing.h"
 
-#include <charconv>
-
 #include <fmt/format.h>
 
 #include "decoders/pt/packet_last_ip.h"
 #include "decoders/pt/packet_reader.h"
 #include "decoders/pt/pt_time.h"
 #include "decoders/pt/pt_time_cal.h"
+#include "src/model/json_text.h"
 
 namespace ptprof::pt {
 
 namespace {
-
-// Packet payloads and libipt messages are plain ASCII; escape what JSON requires anyway.
-std::string Quoted(std::string_view text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
 
 // Follows the last IP and the time across packets, the state a reader of a listing lacks.
 class Tracking {
@@ -103,15 +86,10 @@ std::string PacketJson(const ListedPacket& listed) {
 
 void AppendPacketJson(std::string& out, const ListedPacket& listed) {
   // Spelled by hand: this runs for every packet of the trace.
-  auto number = [&out](uint64_t value) {
-    char digits[20];
-    out.append(digits, static_cast<size_t>(std::to_chars(digits, digits + sizeof digits, value).ptr - digits));
-  };
+  auto number = [&out](uint64_t value) { AppendDecimal(out, value); };
   auto address = [&out](const char* key, uint64_t value) {
     out += key;
-    out += "0x";
-    char digits[16];
-    out.append(digits, static_cast<size_t>(std::to_chars(digits, digits + sizeof digits, value, 16).ptr - digits));
+    AppendHexAddress(out, value);
     out += '"';
   };
   out += "{\"offset\":";
@@ -119,9 +97,9 @@ void AppendPacketJson(std::string& out, const ListedPacket& listed) {
   out += ",\"size\":";
   number(listed.packet.size);
   out += ",\"packet\":";
-  out += Quoted(PacketName(listed.packet));
+  out += JsonString(PacketName(listed.packet));
   out += ",\"payload\":";
-  out += Quoted(PacketPayloadText(listed.packet));
+  out += JsonString(PacketPayloadText(listed.packet));
   if (listed.has_ip) address(",\"ip\":\"", listed.ip);
   if (listed.packet.kind == PacketKind::kPip) address(",\"cr3\":\"", listed.packet.cr3);
   if (listed.packet.kind == PacketKind::kVmcs) address(",\"vmcs\":\"", listed.packet.vmcs_base);
@@ -134,7 +112,7 @@ void AppendPacketJson(std::string& out, const ListedPacket& listed) {
 
 std::string GapJson(uint64_t offset, std::string_view reason, std::string_view detail) {
   return fmt::format("{{\"offset\":{},\"event\":\"gap\",\"reason\":{},\"detail\":{}}}", offset,
-                     Quoted(reason), Quoted(detail));
+                     JsonString(reason), JsonString(detail));
 }
 
 namespace {

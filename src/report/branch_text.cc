@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "src/report/json_text.h"
+#include "src/model/json_text.h"
 
 namespace ptprof {
 

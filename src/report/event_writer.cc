@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-#include "src/report/json_text.h"
+#include "src/model/json_text.h"
 
 namespace ptprof {
 

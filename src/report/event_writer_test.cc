@@ -11,7 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include "src/model/parted_testing.h"
-#include "src/report/json_text.h"
+#include "src/model/json_text.h"
 
 using namespace ptprof;
 

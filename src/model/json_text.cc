@@ -1,4 +1,4 @@
-#include "src/report/json_text.h"
+#include "src/model/json_text.h"
 
 #include <charconv>
 #include <cstdio>

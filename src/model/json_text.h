@@ -1,5 +1,6 @@
 #pragma once
-// Small helpers shared by every writer: hex addresses as JSON expects them and JSON string escaping.
+// Small helpers shared by every writer (the reports' and the decoders' own listings): hex
+// addresses as JSON expects them, decimal numbers, and JSON string escaping.
 #include <cstdint>
 #include <string>
 #include <string_view>
