@@ -4,8 +4,6 @@
 #include <cstdio>
 #include <cstring>
 
-#include <intel-pt.h>
-
 namespace ptprof::pt {
 
 InsnExpander::InsnExpander(EventSink& next, const PtImageCache& images,
