@@ -106,11 +106,12 @@ int main(int argc, char** argv) {
       return count ? count->insns : 0;
     };
   };
-  auto ptprof_flow = [&](bool insn, bool jsonl) {
-    return [&, insn, jsonl]() -> uint64_t {
+  auto ptprof_flow = [&](bool insn, bool jsonl, pt::FlowEngine engine = pt::FlowEngine::kFast) {
+    return [&, insn, jsonl, engine]() -> uint64_t {
       pt::FlowRequest request;
       request.params = params;
       request.insns = insn;
+      request.engine = engine;
       if (!jsonl) {
         CountingSink sink;
         auto summary = pt::DecodeFlow(*trace, images, request, sink);
@@ -126,11 +127,21 @@ int main(int argc, char** argv) {
     };
   };
   results.push_back(Measure("libipt block decoder (reference)", repeat, reference(false)));
+  // The fast engine (the default) and, for comparison, ptprof over libipt's decoders
+  // (--engine libipt): for instructions, libipt's instruction decoder against the fast engine's
+  // blocks expanded.
+  constexpr pt::FlowEngine kLibiptEngine = pt::FlowEngine::kLibipt;
   results.push_back(Measure("ptprof blocks -> model", repeat, ptprof_flow(false, false)));
+  results.push_back(Measure("ptprof blocks -> model, libipt", repeat,
+                            ptprof_flow(false, false, kLibiptEngine)));
   results.push_back(Measure("ptprof blocks -> JSONL", repeat, ptprof_flow(false, true)));
   results.push_back(Measure("libipt insn decoder", repeat, reference(true)));
   results.push_back(Measure("ptprof insns -> model", repeat, ptprof_flow(true, false)));
+  results.push_back(Measure("ptprof insns -> model, libipt", repeat,
+                            ptprof_flow(true, false, kLibiptEngine)));
   results.push_back(Measure("ptprof insns -> JSONL", repeat, ptprof_flow(true, true)));
+  results.push_back(Measure("ptprof insns -> JSONL, libipt", repeat,
+                            ptprof_flow(true, true, kLibiptEngine)));
   results.push_back(Measure("ptprof packets (ptdump listing)", repeat, [&]() -> uint64_t {
     pt::PtdumpOptions options;
     size_t lines = 0;
