@@ -16,11 +16,11 @@ void InsnExpander::Fail(std::string why) {
   if (failure_.empty()) failure_ = std::move(why);
 }
 
-void InsnExpander::FailAt(uint64_t ip, uint64_t offset, const char* what) {
-  char why[160];
-  std::snprintf(why, sizeof why, "the block at %#" PRIx64 " (trace offset %#" PRIx64 "): %s", ip,
-                offset, what);
-  Fail(why);
+void InsnExpander::FailAt(uint64_t ip, uint64_t offset, const std::string& what) {
+  char where[96];
+  std::snprintf(where, sizeof where, "the block at %#" PRIx64 " (trace offset %#" PRIx64 "): ", ip,
+                offset);
+  Fail(where + what);
 }
 
 const Instruction* InsnExpander::InstructionsOf(uint64_t ip, uint64_t last_ip, uint32_t insns,
@@ -30,10 +30,13 @@ const Instruction* InsnExpander::InstructionsOf(uint64_t ip, uint64_t last_ip, u
     const Instruction* first = decoded_.data() + it->second.first;
     if (first[insns - 1].ip == last_ip) return first;
   }
-  char where[96];
-  std::snprintf(where, sizeof where, "the block at %#" PRIx64 " (trace offset %#" PRIx64 ")", ip,
-                offset);
   const size_t start = decoded_.size();
+  // Drops what was decoded of this block and says why.
+  auto fail = [&](const std::string& what) {
+    decoded_.resize(start);
+    FailAt(ip, offset, what);
+    return nullptr;
+  };
   uint64_t at = ip;
   for (uint32_t i = 0; i < insns; ++i) {
     Instruction insn;
@@ -41,29 +44,18 @@ const Instruction* InsnExpander::InstructionsOf(uint64_t ip, uint64_t last_ip, u
     insn.mode = mode;
     int isid = 0;
     const int read = images_.ReadVisible(at, insn.bytes, sizeof insn.bytes, isid, image_index_);
-    if (read <= 0) {
-      decoded_.resize(start);
-      Fail(std::string("no code at ") + std::to_string(i) + " instructions into " + where);
-      return nullptr;
-    }
+    if (read <= 0) return fail("no code " + std::to_string(i) + " instructions into it");
     auto decoded = x86_.Decode(insn.bytes, static_cast<size_t>(read), mode);
-    if (!decoded) {
-      decoded_.resize(start);
-      Fail("an instruction that does not decode " + std::to_string(i) + " instructions into " +
-           where);
-      return nullptr;
-    }
+    if (!decoded)
+      return fail("an instruction that does not decode " + std::to_string(i) +
+                  " instructions into it");
     insn.size = decoded->length;
     std::memset(insn.bytes + insn.size, 0, sizeof insn.bytes - insn.size);
     insn.iclass = X86KindToBlockEnd(decoded->kind);
     decoded_.push_back(insn);
     at += insn.size;
   }
-  if (decoded_.back().ip != last_ip) {
-    decoded_.resize(start);
-    Fail(std::string("its instructions do not end at its last address in ") + where);
-    return nullptr;
-  }
+  if (decoded_.back().ip != last_ip) return fail("its instructions do not end at its last address");
   by_ip_[key] = Decoded{static_cast<uint32_t>(start), insns};
   return decoded_.data() + start;
 }

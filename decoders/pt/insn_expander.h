@@ -69,7 +69,7 @@ class InsnExpander : public EventSink {
   void Expand(const ExecBlock& block, const EventHeader& header, const BlockClock* clock);
   void Fail(std::string why);
   // Fail, for the block at `ip` (trace offset `offset`), saying `what`.
-  void FailAt(uint64_t ip, uint64_t offset, const char* what);
+  void FailAt(uint64_t ip, uint64_t offset, const std::string& what);
 
   EventSink& next_;
   const PtImageCache& images_;

@@ -86,16 +86,15 @@ std::string PacketJson(const ListedPacket& listed) {
 
 void AppendPacketJson(std::string& out, const ListedPacket& listed) {
   // Spelled by hand: this runs for every packet of the trace.
-  auto number = [&out](uint64_t value) { AppendDecimal(out, value); };
   auto address = [&out](const char* key, uint64_t value) {
     out += key;
     AppendHexAddress(out, value);
     out += '"';
   };
   out += "{\"offset\":";
-  number(listed.offset);
+  AppendDecimal(out, listed.offset);
   out += ",\"size\":";
-  number(listed.packet.size);
+  AppendDecimal(out, listed.packet.size);
   out += ",\"packet\":";
   out += JsonString(PacketName(listed.packet));
   out += ",\"payload\":";
@@ -105,7 +104,7 @@ void AppendPacketJson(std::string& out, const ListedPacket& listed) {
   if (listed.packet.kind == PacketKind::kVmcs) address(",\"vmcs\":\"", listed.packet.vmcs_base);
   if (listed.has_tsc) {
     out += ",\"tsc\":";
-    number(listed.tsc);
+    AppendDecimal(out, listed.tsc);
   }
   out += '}';
 }
