@@ -51,6 +51,14 @@ struct InsnTimeNote {
   uint64_t tsc = kUnknownTime;
 };
 
+// The image whose code the instructions from instruction number `insn` on lie in (counted as
+// InsnTimeNote counts them): noted where the tasks followed from sideband move the decode to
+// another address space (PtImageCache's image index), for InsnExpander.
+struct InsnImageNote {
+  uint64_t insn = 0;
+  size_t image = 0;
+};
+
 struct FlowModelOptions {
   int32_t cpu = kUnknownId;  // written into every event header
   int32_t pid = kUnknownId;  // written into every event header until SwitchTask changes them
@@ -60,6 +68,9 @@ struct FlowModelOptions {
   RunRefWindow run_refs;
   // Where to note the time after events (NoteTimeBefore); null: nowhere.
   std::deque<InsnTimeNote>* time_notes = nullptr;
+  // Where to note the image the decode reads after a task switch (NoteImageBefore); null:
+  // nowhere.
+  std::deque<InsnImageNote>* image_notes = nullptr;
 };
 
 struct FlowCounts {
@@ -94,6 +105,18 @@ class FlowToModel : public FlowObserver {
       notes.back().tsc = tsc;  // no instruction since the last note
     } else {
       notes.push_back(InsnTimeNote{counts_.insns, tsc});
+    }
+  }
+
+  // The decode reads the code of image `image` from here on (before the next instruction taken).
+  // Noted when FlowModelOptions::image_notes is set.
+  void NoteImageBefore(size_t image) {
+    if (!options_.image_notes) return;
+    std::deque<InsnImageNote>& notes = *options_.image_notes;
+    if (!notes.empty() && notes.back().insn == counts_.insns) {
+      notes.back().image = image;  // no instruction since the last note
+    } else {
+      notes.push_back(InsnImageNote{counts_.insns, image});
     }
   }
 

@@ -103,14 +103,9 @@ class TaskFollower {
 }  // namespace
 
 bool FastEngineApplies(const FlowRequest& request, std::string* why) {
-  const char* reason = nullptr;
-  if (request.ticks) {
-    reason = "tick events are asked for";
-  } else if (request.insns && request.tasks) {
-    reason = "instructions are asked for (--insn) with tasks followed from sideband";
-  }
-  if (reason && why) *why = reason;
-  return reason == nullptr;
+  if (!request.ticks) return true;
+  if (why) *why = "tick events are asked for";
+  return false;
 }
 
 Result<FastRangeResult> DecodeFlowRangeFast(std::span<const uint8_t> trace,
@@ -141,15 +136,19 @@ Result<FastRangeResult> DecodeFlowRangeFast(std::span<const uint8_t> trace,
   // graphs of the tasks' images, made here).
   if (!graphs || request.tasks) run_refs = {};
   // Instructions: each block the engine walks is expanded where it leaves the model.
+  // With tasks, each block is read from the image of the address space it ran in.
   std::deque<InsnTimeNote> time_notes;
+  std::deque<InsnImageNote> image_notes;
   std::optional<InsnExpander> expander;
   if (request.insns) {
-    expander.emplace(sink, graph->images, time_notes);
+    expander.emplace(sink, graph->images, time_notes, 0,
+                     request.tasks ? &image_notes : nullptr);
     run_refs = {};
   }
   FlowToModel model(expander ? static_cast<EventSink&>(*expander) : sink, graph->images,
                     FlowModelOptions{request.cpu, request.pid, request.tid, offset_base,
-                                     run_refs, expander ? &time_notes : nullptr});
+                                     run_refs, expander ? &time_notes : nullptr,
+                                     expander && request.tasks ? &image_notes : nullptr});
   fast::FastFlowDecoder decoder(config, trace, graph->code);
   // Following the tasks: one image and code graph per address space.
   std::optional<TaskFollower> follower;
@@ -160,6 +159,7 @@ Result<FastRangeResult> DecodeFlowRangeFast(std::span<const uint8_t> trace,
         [&](std::optional<uint64_t> tsc, uint64_t offset) -> fast::CodeBlocks* {
           const std::optional<size_t> image = follower->At(tsc, offset);
           if (!image) return nullptr;
+          model.NoteImageBefore(*image);
           std::unique_ptr<fast::CodeBlocks>& code = code_of_image[*image];
           if (!code) code = std::make_unique<fast::CodeBlocks>(graph->images, *image);
           return code.get();

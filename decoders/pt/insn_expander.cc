@@ -7,9 +7,23 @@
 namespace ptprof::pt {
 
 InsnExpander::InsnExpander(EventSink& next, const PtImageCache& images,
-                           std::deque<InsnTimeNote>& notes, size_t image_index)
-    : next_(next), images_(images), image_index_(image_index), notes_(notes) {
+                           std::deque<InsnTimeNote>& notes, size_t image_index,
+                           std::deque<InsnImageNote>* image_notes)
+    : next_(next),
+      images_(images),
+      image_index_(image_index),
+      by_ip_(&by_image_[image_index]),
+      notes_(notes),
+      image_notes_(image_notes) {
   event_.body = Instruction{};
+}
+
+void InsnExpander::FollowImageNotes(uint64_t first) {
+  while (!image_notes_->empty() && image_notes_->front().insn <= first) {
+    image_index_ = image_notes_->front().image;
+    image_notes_->pop_front();
+    by_ip_ = &by_image_[image_index_];
+  }
 }
 
 void InsnExpander::Fail(std::string why) {
@@ -26,7 +40,7 @@ void InsnExpander::FailAt(uint64_t ip, uint64_t offset, const std::string& what)
 const Instruction* InsnExpander::InstructionsOf(uint64_t ip, uint64_t last_ip, uint32_t insns,
                                                 ExecMode mode, uint64_t offset) {
   const uint64_t key = ip ^ (static_cast<uint64_t>(mode) << 60);
-  if (auto it = by_ip_.find(key); it != by_ip_.end() && it->second.count >= insns) {
+  if (auto it = by_ip_->find(key); it != by_ip_->end() && it->second.count >= insns) {
     const Instruction* first = decoded_.data() + it->second.first;
     if (first[insns - 1].ip == last_ip) return first;
   }
@@ -56,7 +70,7 @@ const Instruction* InsnExpander::InstructionsOf(uint64_t ip, uint64_t last_ip, u
     at += insn.size;
   }
   if (decoded_.back().ip != last_ip) return fail("its instructions do not end at its last address");
-  by_ip_[key] = Decoded{static_cast<uint32_t>(start), insns};
+  (*by_ip_)[key] = Decoded{static_cast<uint32_t>(start), insns};
   return decoded_.data() + start;
 }
 
@@ -67,6 +81,7 @@ void InsnExpander::Expand(const ExecBlock& block, const EventHeader& header,
     FailAt(block.first_ip, header.offset, "ends in an instruction that crosses sections");
     return;
   }
+  if (image_notes_) FollowImageNotes(insns_);
   const Instruction* insns =
       InstructionsOf(block.first_ip, block.last_ip, block.insns, block.mode, header.offset);
   if (!insns) return;

@@ -17,8 +17,10 @@
 // without an IP at a conditional branch: an event to one, a desync to the other); the expansion
 // then follows the block decoder's reading (tests/fuzz/fuzz_flow.cc checks the rest).
 //
-// Each block's instructions are decoded once (Zydis) and kept by the block's first address and
-// mode; a longer block from the same address decodes them again.
+// Each block's instructions are decoded once (Zydis) and kept by the block's image, first address
+// and mode; a longer block from the same address decodes them again. With tasks followed from
+// sideband, the engine notes where the decode moves to another address space's image
+// (FlowToModel::NoteImageBefore), and the blocks from there on are read from that image.
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -37,10 +39,11 @@ namespace ptprof::pt {
 class InsnExpander : public EventSink {
  public:
   // Reads the code of `images`' image `image_index`; takes the times after events from `notes`
-  // (FlowModelOptions::time_notes), which the flow engine fills as it goes. All must outlive
-  // this.
+  // (FlowModelOptions::time_notes), which the flow engine fills as it goes, and, when tasks are
+  // followed, the image each block's code lies in from `image_notes` (FlowModelOptions::
+  // image_notes; null: always `image_index`). All must outlive this.
   InsnExpander(EventSink& next, const PtImageCache& images, std::deque<InsnTimeNote>& notes,
-               size_t image_index = 0);
+               size_t image_index = 0, std::deque<InsnImageNote>* image_notes = nullptr);
 
   void OnEvent(const TraceEvent& event) override;
   void OnBlocks(const BlockBatch& batch) override;
@@ -71,13 +74,20 @@ class InsnExpander : public EventSink {
   // Fail, for the block at `ip` (trace offset `offset`), saying `what`.
   void FailAt(uint64_t ip, uint64_t offset, const std::string& what);
 
+  // The image the instructions from number `first` on lie in, after the image notes up to there.
+  void FollowImageNotes(uint64_t first);
+
+  using DecodedByIp = std::unordered_map<uint64_t, Decoded>;  // key: ip ^ mode << 60
   EventSink& next_;
   const PtImageCache& images_;
   size_t image_index_;
   X86Decoder x86_;
   std::vector<Instruction> decoded_;
-  std::unordered_map<uint64_t, Decoded> by_ip_;  // key: ip ^ mode << 60
+  // The blocks decoded, per image (address spaces may hold other code at the same address).
+  std::unordered_map<size_t, DecodedByIp> by_image_;
+  DecodedByIp* by_ip_;  // the current image's
   std::deque<InsnTimeNote>& notes_;
+  std::deque<InsnImageNote>* image_notes_;
   // The last instruction's time, once one is known.
   uint64_t last_tsc_ = kUnknownTime;
   uint64_t last_time_ns_ = kUnknownTime;

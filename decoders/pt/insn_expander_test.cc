@@ -115,6 +115,33 @@ TEST_CASE("Blocks in a batch expand as the same blocks one by one", "[insn_expan
   CHECK(batched.events[0].header.tid == 4);
 }
 
+TEST_CASE("Image notes say which address space's code each block is read from",
+          "[insn_expander]") {
+  SampleImages sample;
+  // A second address space with other code at the same addresses: one-byte nops only.
+  TempFile nops(std::vector<uint8_t>(0x40, 0x90));
+  ImageSet other;
+  REQUIRE(other.AddRaw(RawImageSpec{nops.path(), 0, UINT64_MAX, kSampleBase}));
+  const size_t second = sample.cache.AddImage();
+  REQUIRE(sample.cache.Add(other.sections()[0], second));
+  Collect out;
+  std::deque<InsnTimeNote> notes{{0, 1}};
+  std::deque<InsnImageNote> images{{0, second}, {2, 0}, {4, second}};
+  InsnExpander expander(out, sample.cache, notes, 0, &images);
+  // Each block is 0x1000 to 0x1001: nop; je in the sample program, nop; nop among the nops.
+  for (int i = 0; i < 3; ++i) expander.OnEvent(Block(0x1000, 0x1001, 2, 2 + i, 0x10));
+  REQUIRE(expander.failure().empty());
+  REQUIRE(out.events.size() == 6);
+  CHECK(images.empty());
+  const uint8_t second_bytes[] = {0x90, 0x74, 0x90};  // per block
+  for (size_t block = 0; block < 3; ++block) {
+    INFO("block " << block);
+    CHECK(InsnOf(out.events[2 * block]).bytes[0] == 0x90);
+    CHECK(InsnOf(out.events[2 * block + 1]).bytes[0] == second_bytes[block]);
+    CHECK(InsnOf(out.events[2 * block + 1]).size == (block == 1 ? 2 : 1));
+  }
+}
+
 TEST_CASE("A block the expander cannot list stops it, naming the block", "[insn_expander]") {
   SampleImages sample;
   Collect out;

@@ -12,6 +12,8 @@ std::string HexAddress(uint64_t value);
 // The same appended to `out`, and a number in decimal: for writers that run once per block.
 void AppendHexAddress(std::string& out, uint64_t value);
 void AppendDecimal(std::string& out, uint64_t value);
+// A number in decimal, right-aligned in `width` characters (as printf's "%*" PRIu64 writes it).
+void AppendPaddedDecimal(std::string& out, uint64_t value, size_t width);
 // The address written at `out`, which has room for kMaxHexAddress bytes; returns the bytes written.
 inline constexpr size_t kMaxHexAddress = 18;
 size_t PutHexAddress(char* out, uint64_t value);

@@ -43,9 +43,17 @@ class StreamStamp : public EventSink {
       next_.OnEvent(event);
       return;
     }
-    TraceEvent stamped = event;
-    stamped.header.time_ns = ns_.TimeOf(event.header.tsc);
-    next_.OnEvent(stamped);
+    // Into an event kept for it: an instruction (the bulk of an --insn stream) then copies
+    // only its header and body.
+    if (const auto* insn = std::get_if<Instruction>(&event.body);
+        insn && std::holds_alternative<Instruction>(stamped_.body)) {
+      stamped_.header = event.header;
+      *std::get_if<Instruction>(&stamped_.body) = *insn;
+    } else {
+      stamped_ = event;
+    }
+    stamped_.header.time_ns = ns_.TimeOf(event.header.tsc);
+    next_.OnEvent(stamped_);
   }
   // Blocks go on in their batch, which carries the clock.
   void OnBlocks(const BlockBatch& batch) override {
@@ -63,6 +71,7 @@ class StreamStamp : public EventSink {
   EventSink& next_;
   StreamOutcome& outcome_;
   const NsOfTsc& ns_;
+  TraceEvent stamped_{EventHeader{}, Instruction{}};
 };
 
 // StreamStamp for a consumer that takes its stream in parts (src/model/parted_sink.h), when the

@@ -372,7 +372,10 @@ void EventWriter::WriteTextPrefix(const EventHeader& h) {
     *end++ = ' ';
     buffer_.append(buf, static_cast<size_t>(end - buf));
   }
-  if (h.time_ns != kUnknownTime) AppendFormat(buffer_, "%14" PRIu64 "  ", h.time_ns);
+  if (h.time_ns != kUnknownTime) {
+    AppendPaddedDecimal(buffer_, h.time_ns, 14);
+    buffer_.append("  ", 2);
+  }
 }
 
 void EventWriter::WriteText(const TraceEvent& event) {
@@ -537,7 +540,7 @@ void EventWriter::Fold(std::unique_ptr<EventSink> part) {
   // The buffers go back for the next parts (a few dozen kept: what the parts waiting hold).
   for (std::string& chunk : written.chunks()) {
     chunk.clear();
-    spares_->buffers.Give(std::move(chunk), 64);
+    spares_->buffers.Give(std::move(chunk));
   }
 }
 

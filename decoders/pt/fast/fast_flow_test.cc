@@ -274,10 +274,11 @@ TEST_CASE("The fast engine follows tasks from sideband as libipt's decode does",
     auto part = SampleTrace(tsc);
     trace.insert(trace.end(), part.begin(), part.end());
   }
-  auto decode = [&](FlowEngine engine) {
+  auto decode = [&](FlowEngine engine, bool insns) {
     TwoTasks tasks(first, second);
     FlowRequest request;
     request.engine = engine;
+    request.insns = insns;
     request.tasks = &tasks;
     request.jobs = 2;  // tasks keep the decode in one piece anyway
     Decoded out;
@@ -286,19 +287,27 @@ TEST_CASE("The fast engine follows tasks from sideband as libipt's decode does",
     out.summary = *summary;
     return out;
   };
-  const Decoded libipt = decode(FlowEngine::kLibipt);
-  const Decoded fast = decode(FlowEngine::kFast);
-  RequireSame(libipt, fast);
-  CHECK(fast.summary.fast_segments == 1);
-  CHECK(fast.summary.sequential_because == "the tasks from sideband are followed in trace order");
-  size_t switches = 0;
-  for (const TraceEvent& event : fast.events.events)
-    if (std::holds_alternative<ContextSwitch>(event.body)) ++switches;
-  CHECK(switches == 2);  // to the first task at the start, to the second at TSC 0x2000
-  CHECK(fast.events.events.back().header.pid == 20);
+  for (const bool insns : {false, true}) {
+    INFO((insns ? "instructions" : "blocks"));
+    const Decoded libipt = decode(FlowEngine::kLibipt, insns);
+    const Decoded fast = decode(FlowEngine::kFast, insns);
+    RequireSame(libipt, fast);
+    CHECK(fast.summary.fast_segments == 1);
+    CHECK(fast.summary.libipt_segments == 0);
+    CHECK(fast.summary.sequential_because ==
+          "the tasks from sideband are followed in trace order");
+    size_t switches = 0, listed = 0;
+    for (const TraceEvent& event : fast.events.events) {
+      if (std::holds_alternative<ContextSwitch>(event.body)) ++switches;
+      if (std::holds_alternative<Instruction>(event.body)) ++listed;
+    }
+    CHECK(switches == 2);  // to the first task at the start, to the second at TSC 0x2000
+    CHECK(fast.events.events.back().header.pid == 20);
+    CHECK((listed > 0) == insns);
+  }
 }
 
-TEST_CASE("The fast engine takes instruction decodes, except with tasks or ticks",
+TEST_CASE("The fast engine takes instruction decodes, with or without tasks, but not ticks",
           "[fast_flow]") {
   FlowRequest request;
   request.insns = true;
@@ -309,8 +318,7 @@ TEST_CASE("The fast engine takes instruction decodes, except with tasks or ticks
     std::vector<const ImageSection*> SpaceSections(size_t) const override { return {}; }
   } tasks;
   request.tasks = &tasks;
-  CHECK_FALSE(FastEngineApplies(request, &why));
-  CHECK(why == "instructions are asked for (--insn) with tasks followed from sideband");
+  CHECK(FastEngineApplies(request, &why));
   request.tasks = nullptr;
   request.ticks = true;
   CHECK_FALSE(FastEngineApplies(request, &why));
