@@ -14,6 +14,8 @@ class LastIp {
   enum class State { kNone, kSuppressed, kValid, kBadCompression };
 
   // Applies one IP payload. kBadCompression (and no change) for a reserved compression code.
+  // Only the payload's bytes of `payload.ip` count (the fast query decoder reads 8 bytes of the
+  // trace at once, whatever the payload's size).
   State Update(const IpPayload& payload) {
     switch (payload.ipc) {
       case IpCompression::kSuppressed:

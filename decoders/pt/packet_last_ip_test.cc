@@ -41,3 +41,20 @@ TEST_CASE("a reserved compression code is rejected without changing the IP") {
   last.Reset();
   CHECK(last.Query() == LastIp::State::kNone);
 }
+
+TEST_CASE("only the payload's bytes of an update count") {
+  // The fast query decoder reads 8 bytes of the trace whatever the payload's size: the bytes
+  // past the payload (here 0x5a) belong to the next packets.
+  LastIp last;
+  last.Update({IpCompression::kFull, 0x0000123456789abc});
+  last.Update({IpCompression::kUpdate16, 0x5a5a5a5a5a5a1111});
+  CHECK(last.Ip() == 0x0000123456781111);
+  last.Update({IpCompression::kUpdate32, 0x5a5a5a5a22222222});
+  CHECK(last.Ip() == 0x0000123422222222);
+  last.Update({IpCompression::kUpdate48, 0x5a5a333333333333});
+  CHECK(last.Ip() == 0x0000333333333333);
+  last.Update({IpCompression::kSignExtend48, 0x5a5a7fff00001000});
+  CHECK(last.Ip() == 0x00007fff00001000);
+  last.Update({IpCompression::kSignExtend48, 0x5a5affff80001000});
+  CHECK(last.Ip() == 0xffffffff80001000);
+}

@@ -81,6 +81,8 @@ class QueryDecoder {
   // are (events wait until the bits before them are used up), or when a TNT packet comes next.
   int StatusAfterTaking(uint32_t n) const {
     if ((tnt_index_ >> n) != 0 || next_ == PacketKind::kTnt8) return 0;
+    // A TIP next (inline, FlagsOnceTntUsed's answer for it): an event only if one binds to it.
+    if (next_ == PacketKind::kTip) return evq_.Pending(EventQueue::kAtTip) ? pts_event_pending : 0;
     return FlagsOnceTntUsed();
   }
   // How many TNT bits are pending, and their values (the next one is bit PendingBits() - 1).
@@ -145,6 +147,12 @@ class QueryDecoder {
       next_ = PacketKind::kTnt8;
       return 0;
     }
+    if (pos_ < end_ && (*pos_ & 0x1f) == 0x0d) {
+      // The next most common, inline: a TIP (no other opcode has these low bits), where
+      // ReadAhead stops at once.
+      next_ = PacketKind::kTip;
+      return 0;
+    }
     const int status = ReadAhead();
     return status < 0 && status != -pte_eos ? status : 0;
   }
@@ -159,7 +167,15 @@ class QueryDecoder {
     if (payload < 0 || end_ - pos_ < 1 + payload) return kNotPlain;
     IpPayload tip;
     tip.ipc = static_cast<IpCompression>(ipc);
-    std::memcpy(&tip.ip, pos_ + 1, static_cast<size_t>(payload));  // little-endian
+    if (end_ - pos_ > 8) {
+      // One 8-byte load, whatever the payload's size: LastIp takes only the payload's bytes
+      // of it. (Copying just those bytes calls memcpy, and reading them back as one number
+      // then waits for the copy's narrow stores.)
+      std::memcpy(&tip.ip, pos_ + 1, sizeof tip.ip);  // little-endian
+    } else {
+      tip.ip = 0;
+      std::memcpy(&tip.ip, pos_ + 1, static_cast<size_t>(payload));
+    }
     last_ip_.Update(tip);
     pos_ += 1 + payload;
     const int flags = QueryLastIp(ip) < 0 ? pts_ip_suppressed : 0;
