@@ -176,9 +176,15 @@ class QueryDecoder {
       tip.ip = 0;
       std::memcpy(&tip.ip, pos_ + 1, static_cast<size_t>(payload));
     }
-    last_ip_.Update(tip);
+    const LastIp::State state = last_ip_.Update(tip);
     pos_ += 1 + payload;
-    const int flags = QueryLastIp(ip) < 0 ? pts_ip_suppressed : 0;
+    // The state Update answers is what QueryLastIp would read back (the IP or no IP).
+    int flags = 0;
+    if (state == LastIp::State::kValid) {
+      if (ip) *ip = last_ip_.Ip();
+    } else {
+      flags = QueryLastIp(ip) < 0 ? pts_ip_suppressed : 0;
+    }
     const int status = Answered();
     if (status < 0) return status;
     return flags | StatusFlags();
