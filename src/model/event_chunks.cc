@@ -33,9 +33,29 @@ void EventChunkPool::Give(std::unique_ptr<EventChunk> chunk) {
   if (spare_.size() < keep_) spare_.push_back(std::move(chunk));
 }
 
+std::unique_ptr<WholeChunk> EventChunkPool::TakeWhole() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!spare_whole_.empty()) {
+      std::unique_ptr<WholeChunk> chunk = std::move(spare_whole_.back());
+      spare_whole_.pop_back();
+      return chunk;
+    }
+  }
+  auto chunk = std::make_unique<WholeChunk>();
+  chunk->reserve(kWholeEvents);
+  return chunk;
+}
+
+void EventChunkPool::GiveWhole(std::unique_ptr<WholeChunk> chunk) {
+  chunk->clear();
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (spare_whole_.size() < keep_) spare_whole_.push_back(std::move(chunk));
+}
+
 size_t EventChunkPool::spare() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return spare_.size();
+  return spare_.size() + spare_whole_.size();
 }
 
 EventChunks::EventChunks(EventChunks&& other) noexcept
@@ -45,9 +65,10 @@ EventChunks::EventChunks(EventChunks&& other) noexcept
       refs_begin_(other.refs_begin_),
       refs_end_(other.refs_end_),
       whole_(std::move(other.whole_)),
+      whole_size_(other.whole_size_),
       contexts_(std::move(other.contexts_)) {
   other.chunks_.clear();
-  other.size_ = other.refs_begin_ = other.refs_end_ = 0;
+  other.size_ = other.refs_begin_ = other.refs_end_ = other.whole_size_ = 0;
   other.whole_.clear();
   other.contexts_.clear();
 }
@@ -61,9 +82,10 @@ EventChunks& EventChunks::operator=(EventChunks&& other) noexcept {
     refs_begin_ = other.refs_begin_;
     refs_end_ = other.refs_end_;
     whole_ = std::move(other.whole_);
+    whole_size_ = other.whole_size_;
     contexts_ = std::move(other.contexts_);
     other.chunks_.clear();
-    other.size_ = other.refs_begin_ = other.refs_end_ = 0;
+    other.size_ = other.refs_begin_ = other.refs_end_ = other.whole_size_ = 0;
     other.whole_.clear();
     other.contexts_.clear();
   }
@@ -140,7 +162,7 @@ void EventChunks::PassOn(size_t from, size_t to, EventSink& sink) const {
   while (i < to) {
     const PackedEvent& first = Packed(i);
     if (first.flags & kWhole) {
-      sink.OnEvent(whole_[first.first_ip_or_index]);
+      sink.OnEvent(Whole(first.first_ip_or_index));
       ++i;
       continue;
     }
@@ -195,13 +217,26 @@ void EventChunks::push_back(const TraceEvent& event) {
   PackedEvent& slot = Slot();
   if (Pack(event, slot)) return;
   slot.flags = kWhole;
-  slot.first_ip_or_index = whole_.size();
-  whole_.push_back(event);
+  if (whole_size_ % EventChunkPool::kWholeEvents == 0) {
+    if (pool_) {
+      whole_.push_back(pool_->TakeWhole());
+    } else {
+      whole_.push_back(std::make_unique<WholeChunk>());
+      whole_.back()->reserve(EventChunkPool::kWholeEvents);
+    }
+  }
+  slot.first_ip_or_index = whole_size_++;
+  WholeChunk& chunk = *whole_.back();
+  if (const auto* insn = std::get_if<Instruction>(&event.body)) {
+    chunk.emplace_back(event.header, *insn);  // without a visit of the variant
+  } else {
+    chunk.push_back(event);
+  }
 }
 
 const TraceEvent& EventChunks::operator[](size_t i) const {
   const PackedEvent& p = Packed(i);
-  if (p.flags & kWhole) return whole_[p.first_ip_or_index];
+  if (p.flags & kWhole) return Whole(p.first_ip_or_index);
   const Context& c = contexts_[p.context];
   UnpackBlock(p, c.cpu, c.pid, c.tid, unpacked_);
   return unpacked_;
@@ -226,7 +261,11 @@ void EventChunks::Clear() {
   }
   chunks_.clear();
   size_ = refs_begin_ = refs_end_ = 0;
+  for (auto& chunk : whole_) {
+    if (pool_) pool_->GiveWhole(std::move(chunk));
+  }
   whole_.clear();
+  whole_size_ = 0;
   contexts_.clear();
 }
 

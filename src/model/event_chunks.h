@@ -20,20 +20,29 @@ namespace ptprof {
 
 // A chunk always holds kChunkEvents records; EventChunks knows how many of them are its own.
 using EventChunk = std::vector<PackedEvent>;
+// The events kept whole (instructions, most of all), in chunks of up to kWholeEvents, reserved
+// once: a vector that grew would copy every event each time it did.
+using WholeChunk = std::vector<TraceEvent>;
 
 // Spare chunks, shared by the threads of one decode. Keeps at most `keep` of them.
 class EventChunkPool {
  public:
   static constexpr size_t kChunkEvents = 4096;
+  static constexpr size_t kWholeEvents = 1024;
   explicit EventChunkPool(size_t keep = 256) : keep_(keep) {}
   std::unique_ptr<EventChunk> Take();
   void Give(std::unique_ptr<EventChunk> chunk);
-  size_t spare() const;
+  size_t spare() const;  // chunks kept, of either kind
+  // The same for the chunks of events kept whole (emptied when given back, their capacity
+  // kept): the next segment then writes into memory already in use.
+  std::unique_ptr<WholeChunk> TakeWhole();
+  void GiveWhole(std::unique_ptr<WholeChunk> chunk);
 
  private:
   mutable std::mutex mutex_;
   size_t keep_;
   std::vector<std::unique_ptr<EventChunk>> spare_;
+  std::vector<std::unique_ptr<WholeChunk>> spare_whole_;
 };
 
 class EventChunks {
@@ -72,12 +81,12 @@ class EventChunks {
   // Event i's trace offset.
   uint64_t OffsetAt(size_t i) const {
     const PackedEvent& p = Packed(i);
-    return (p.flags & kPackedWhole) ? whole_[p.first_ip_or_index].header.offset : p.offset;
+    return (p.flags & kPackedWhole) ? Whole(p.first_ip_or_index).header.offset : p.offset;
   }
   // Drops every event; the chunks go back to the pool.
   void Clear();
   // Events kept whole (not packed), for tests and benchmarks.
-  size_t whole() const { return whole_.size(); }
+  size_t whole() const { return whole_size_; }
 
  private:
   struct Context {
@@ -87,6 +96,9 @@ class EventChunks {
   // Packed records of one context, run references among them, as batches of expanded blocks.
   void PassExpanded(std::span<const PackedEvent> records, BlockBatch& batch,
                     EventSink& sink) const;
+  const TraceEvent& Whole(size_t i) const {
+    return (*whole_[i / EventChunkPool::kWholeEvents])[i % EventChunkPool::kWholeEvents];
+  }
   const PackedEvent& Packed(size_t i) const {
     return (*chunks_[i / EventChunkPool::kChunkEvents])[i % EventChunkPool::kChunkEvents];
   }
@@ -98,7 +110,8 @@ class EventChunks {
   std::vector<std::unique_ptr<EventChunk>> chunks_;
   size_t size_ = 0;
   size_t refs_begin_ = 0, refs_end_ = 0;
-  std::vector<TraceEvent> whole_;
+  std::vector<std::unique_ptr<WholeChunk>> whole_;
+  size_t whole_size_ = 0;
   std::vector<Context> contexts_;
   mutable TraceEvent unpacked_{EventHeader{}, ExecBlock{}};
   mutable std::vector<PackedEvent> expanded_;  // PassExpanded's batches

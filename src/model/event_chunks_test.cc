@@ -112,6 +112,41 @@ TEST_CASE("EventChunks gives its chunks back to the pool, which reuses them", "[
   CHECK(again[0].header.offset == 1);
 }
 
+TEST_CASE("EventChunks keeps instructions whole, in chunks the pool hands on", "[event_chunks]") {
+  EventChunkPool pool;
+  const size_t count = 2 * EventChunkPool::kWholeEvents + 3;
+  auto instruction = [](size_t i) {
+    Instruction insn;
+    insn.ip = 0x400000 + i;
+    insn.size = 1;
+    insn.bytes[0] = static_cast<uint8_t>(i);
+    TraceEvent event{EventHeader{}, insn};
+    event.header.offset = i;
+    event.header.tsc = 10 * i;
+    return event;
+  };
+  for (int round = 0; round < 2; ++round) {
+    INFO("round " << round);  // the second round takes the first one's chunks from the pool
+    EventChunks events(&pool);
+    for (size_t i = 0; i < count; ++i) {
+      events.push_back(instruction(i));
+      if (i % 500 == 0) events.push_back(BlockAt(i));  // packed ones between them
+    }
+    CHECK(events.whole() == count);
+    size_t next = 0;
+    for (size_t i = 0; i < events.size(); ++i) {
+      const TraceEvent& event = events[i];
+      if (!std::holds_alternative<Instruction>(event.body)) continue;
+      CHECK(SameEvent(event, instruction(next)));
+      CHECK(events.OffsetAt(i) == next);
+      ++next;
+    }
+    CHECK(next == count);
+    if (round == 1) CHECK(pool.spare() == 0);  // all three whole chunks reused, none made
+  }
+  CHECK(pool.spare() == 4);  // one chunk of packed records, three of whole events
+}
+
 TEST_CASE("EventChunks moves without copying events", "[event_chunks]") {
   EventChunkPool pool;
   EventChunks a(&pool);
