@@ -98,26 +98,11 @@ class FlowToModel : public FlowObserver {
 
   // The fast engine, after events (or at the start): the decoder's time now, before the next
   // instruction taken. Noted when FlowModelOptions::time_notes is set.
-  void NoteTimeBefore(uint64_t tsc) {
-    if (!options_.time_notes) return;
-    std::deque<InsnTimeNote>& notes = *options_.time_notes;
-    if (!notes.empty() && notes.back().insn == counts_.insns) {
-      notes.back().tsc = tsc;  // no instruction since the last note
-    } else {
-      notes.push_back(InsnTimeNote{counts_.insns, tsc});
-    }
-  }
-
+  void NoteTimeBefore(uint64_t tsc) { NoteBefore(options_.time_notes, &InsnTimeNote::tsc, tsc); }
   // The decode reads the code of image `image` from here on (before the next instruction taken).
   // Noted when FlowModelOptions::image_notes is set.
   void NoteImageBefore(size_t image) {
-    if (!options_.image_notes) return;
-    std::deque<InsnImageNote>& notes = *options_.image_notes;
-    if (!notes.empty() && notes.back().insn == counts_.insns) {
-      notes.back().image = image;  // no instruction since the last note
-    } else {
-      notes.push_back(InsnImageNote{counts_.insns, image});
-    }
+    NoteBefore(options_.image_notes, &InsnImageNote::image, image);
   }
 
   // Passes on the blocks resolved so far, which wait to go on in batches (BlockBatch). Call it
@@ -192,6 +177,17 @@ class FlowToModel : public FlowObserver {
   const FlowCounts& counts() const { return counts_; }
 
  private:
+  // Notes `value` in `field` of the note before the next instruction taken (replacing what a
+  // note there says already: no instruction since); nothing when `notes` is null.
+  template <class Note, class Value>
+  void NoteBefore(std::deque<Note>* notes, Value Note::*field, Value value) {
+    if (!notes) return;
+    if (notes->empty() || notes->back().insn != counts_.insns) {
+      notes->emplace_back();
+      notes->back().insn = counts_.insns;
+    }
+    notes->back().*field = value;
+  }
   // How the held-back block ended, given what came next.
   enum class Next : uint8_t { kFlowAt, kInterrupt, kStop, kUnknown };
   void Resolve(Next next, uint64_t ip = 0);

@@ -14,43 +14,49 @@ constexpr uint8_t kWhole = kPackedWhole;
 // Past this many distinct (cpu, pid, tid) triples in one segment, blocks are kept whole.
 constexpr size_t kMaxContexts = 255;
 
+// The last spare of `spare` (under `mutex`), or `make()` when none is kept.
+template <class T, class Make>
+std::unique_ptr<T> TakeSpare(std::mutex& mutex, std::vector<std::unique_ptr<T>>& spare, Make make) {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!spare.empty()) {
+      std::unique_ptr<T> chunk = std::move(spare.back());
+      spare.pop_back();
+      return chunk;
+    }
+  }
+  return make();
+}
+
+// Keeps `chunk` in `spare` unless `keep` are kept already.
+template <class T>
+void GiveSpare(std::mutex& mutex, std::vector<std::unique_ptr<T>>& spare, size_t keep,
+               std::unique_ptr<T> chunk) {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (spare.size() < keep) spare.push_back(std::move(chunk));
+}
+
 }  // namespace
 
 std::unique_ptr<EventChunk> EventChunkPool::Take() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (!spare_.empty()) {
-      std::unique_ptr<EventChunk> chunk = std::move(spare_.back());
-      spare_.pop_back();
-      return chunk;
-    }
-  }
-  return std::make_unique<EventChunk>(kChunkEvents);
+  return TakeSpare(mutex_, spare_, [] { return std::make_unique<EventChunk>(kChunkEvents); });
 }
 
 void EventChunkPool::Give(std::unique_ptr<EventChunk> chunk) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (spare_.size() < keep_) spare_.push_back(std::move(chunk));
+  GiveSpare(mutex_, spare_, keep_, std::move(chunk));
 }
 
 std::unique_ptr<WholeChunk> EventChunkPool::TakeWhole() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (!spare_whole_.empty()) {
-      std::unique_ptr<WholeChunk> chunk = std::move(spare_whole_.back());
-      spare_whole_.pop_back();
-      return chunk;
-    }
-  }
-  auto chunk = std::make_unique<WholeChunk>();
-  chunk->reserve(kWholeEvents);
-  return chunk;
+  return TakeSpare(mutex_, spare_whole_, [] {
+    auto chunk = std::make_unique<WholeChunk>();
+    chunk->reserve(kWholeEvents);
+    return chunk;
+  });
 }
 
 void EventChunkPool::GiveWhole(std::unique_ptr<WholeChunk> chunk) {
   chunk->clear();
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (spare_whole_.size() < keep_) spare_whole_.push_back(std::move(chunk));
+  GiveSpare(mutex_, spare_whole_, keep_, std::move(chunk));
 }
 
 size_t EventChunkPool::spare() const {
