@@ -2,9 +2,8 @@
 // segments decoded at once and stitched), beside libipt's block decoder driven directly, on the
 // same stream of a .ptar, perf.data or raw trace in the same run. Prints, per mode, the first
 // run with empty caches (cold: the images are loaded, libipt's block cache and ptprof's code
-// graph and TNT runs are built) and the best of the runs that find the caches the first left
-// (warm; every mode runs once per round, --repeat rounds): MB/s, M insn/s and the ratio to
-// libipt's block decoder, cold to cold and warm to warm,
+// graph and TNT runs are built) and the best of the repeats that find the caches the first left
+// (warm): MB/s, M insn/s and the ratio to libipt's block decoder, cold to cold and warm to warm,
 // and checks that every mode decoded the same number of instructions. Several threads are
 // measured twice: with the counting consumer taking the stream in parts (each thread counts what
 // it decodes, src/model/parted_sink.h) and as one ordered stream ("one stream": every event
@@ -18,9 +17,7 @@
 // for field (blocks: addresses, counts, ends, mode, flags, tsc, offset, cpu/pid/tid; other
 // events: their kind, tsc and offset), and warns where a row's digest differs from ptprof's
 // one-piece decode on libipt.
-#include <algorithm>
 #include <chrono>
-#include <deque>
 #include <cstdio>
 #include <functional>
 #include <variant>
@@ -138,39 +135,26 @@ struct Measurement {
   uint64_t digest = 0;  // --verify: the digest of its events (0: not verified)
 };
 
-// One row of the table: how to empty its caches and how to run it once (returning the
-// instructions counted; `blocks`, when set, holds the blocks the last run gave and `note` what
-// it said).
-struct Row {
+// Runs `run` 1 + repeat times: the first after `fresh` emptied the caches (cold), the others
+// with what the first left in them (warm).
+Measurement Measure(const std::string& name, int repeat, const std::function<void()>& fresh,
+                    const std::function<uint64_t()>& run, const uint64_t* blocks = nullptr) {
   Measurement m;
-  std::function<void()> fresh;
-  std::function<uint64_t()> run;
-  const uint64_t* blocks = nullptr;
-  const std::string* note = nullptr;
-};
-
-// Runs every row once after emptying its caches (cold), then `repeat` rounds in which every row
-// runs once more with warm caches, keeping each row's best. Rounds rather than one row's repeats
-// back to back: the speed of a shared machine drifts over seconds, and a row measured only in a
-// slow spell would be compared with rows measured in a fast one.
-void MeasureRows(std::vector<Row>& rows, int repeat) {
-  auto time = [](Row& row) {
+  m.name = name;
+  if (repeat < 0) {  // not measured
+    m.cold = m.warm = 1e30;
+    return m;
+  }
+  fresh();
+  for (int i = 0; i <= repeat; ++i) {
     auto start = std::chrono::steady_clock::now();
-    row.m.insns = row.run();
-    if (row.blocks) row.m.blocks = *row.blocks;
-    if (row.note) row.m.note = *row.note;
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  };
-  for (Row& row : rows) {
-    if (!row.run) continue;  // not measured
-    row.fresh();
-    row.m.cold = time(row);
+    m.insns = run();
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (i == 0) m.cold = s;
+    else if (s < m.warm) m.warm = s;
   }
-  for (int i = 0; i < repeat; ++i) {
-    for (Row& row : rows) {
-      if (row.run) row.m.warm = std::min(row.m.warm, time(row));
-    }
-  }
+  if (blocks) m.blocks = *blocks;
+  return m;
 }
 
 }  // namespace
@@ -223,121 +207,99 @@ int main(int argc, char** argv) {
   const std::span<const uint8_t> trace = session->stream_bytes[stream];
   const pt::PtParams params = session->params();
 
-  std::vector<Row> rows;
-  // A row; `run` empty: not measured (--no-reference).
-  auto add = [&rows](const std::string& name, std::function<void()> fresh,
-                     std::function<uint64_t()> run, const uint64_t* blocks = nullptr,
-                     const std::string* note = nullptr) {
-    Row row;
-    row.m.name = name;
-    row.fresh = std::move(fresh);
-    row.run = std::move(run);
-    row.blocks = blocks;
-    row.note = note;
-    if (!row.run) row.m.cold = row.m.warm = 1e30;
-    rows.push_back(std::move(row));
-  };
-  // Each row's caches: made by its cold run, kept for the warm ones.
+  std::vector<Measurement> results;
+  // Each row's caches: made by its first (cold) run, kept for the others (warm).
   std::unique_ptr<pt::PtImageCache> libipt_images;
-  add("libipt block decoder (reference)", [&] { libipt_images.reset(); },
-      !reference ? std::function<uint64_t()>() : [&]() -> uint64_t {
-        if (!libipt_images) {
-          libipt_images = std::make_unique<pt::PtImageCache>();
-          if (!libipt_images->AddAll(session->images)) return 0;
-        }
-        auto count = pt::RunLibiptDirectly(trace, *libipt_images, params, false);
-        return count ? count->insns : 0;
-      });
-  // ptprof's rows, each with its own code graphs (warm from its cold run) and what it counted.
-  struct PtprofRow {
-    unsigned jobs;
-    uint64_t segment;
-    pt::FlowEngine engine;
-    bool in_parts;
-    std::unique_ptr<pt::fast::CodeGraphPool> graphs;
-    uint64_t blocks = 0;
-    std::string note;
-  };
-  std::deque<PtprofRow> ptprof_rows;  // stable addresses for the rows' pointers
+  results.push_back(Measure("libipt block decoder (reference)", reference ? repeat : -1,
+                            [&] { libipt_images.reset(); }, [&]() -> uint64_t {
+    if (!libipt_images) {
+      libipt_images = std::make_unique<pt::PtImageCache>();
+      if (!libipt_images->AddAll(session->images)) return 0;
+    }
+    auto count = pt::RunLibiptDirectly(trace, *libipt_images, params, false);
+    return count ? count->insns : 0;
+  }));
+  uint64_t last_blocks = 0;
+  std::unique_ptr<pt::fast::CodeGraphPool> graphs;
+  const auto fresh_graphs = [&] { graphs.reset(); };
   // --verify: the digest of a decode as the row decodes (its caches fresh, as for a cold run).
-  auto digest_of = [&](const PtprofRow& r) -> uint64_t {
+  auto digest_of = [&](unsigned n, uint64_t segment, pt::FlowEngine engine,
+                       bool in_parts = true) -> uint64_t {
     if (!verify) return 0;
     pt::fast::CodeGraphPool own_graphs;
     pt::FlowRequest request;
     request.params = params;
-    request.jobs = r.jobs;
-    request.segment_bytes = r.segment;
-    request.engine = r.engine;
+    request.jobs = n;
+    request.segment_bytes = segment;
+    request.engine = engine;
     request.graphs = &own_graphs;
     DigestSink sink;
     OneStream one{sink};
-    return pt::DecodeFlow(trace, session->images, request,
-                          r.in_parts ? static_cast<EventSink&>(sink) : one)
+    return pt::DecodeFlow(trace, session->images, request, in_parts ? static_cast<EventSink&>(sink) : one)
                ? sink.digest
                : 1;
   };
-  auto add_ptprof = [&](const std::string& name, unsigned n, uint64_t segment,
-                        pt::FlowEngine engine, bool in_parts, bool measured) {
-    PtprofRow& r = ptprof_rows.emplace_back(PtprofRow{n, segment, engine, in_parts, nullptr, 0, {}});
-    std::function<uint64_t()> run;
-    if (measured) {
-      run = [&, &r = r]() -> uint64_t {
-        if (!r.graphs) r.graphs = std::make_unique<pt::fast::CodeGraphPool>();
-        pt::FlowRequest request;
-        request.params = params;
-        request.jobs = r.jobs;
-        request.segment_bytes = r.segment;
-        request.engine = r.engine;
-        request.graphs = r.graphs.get();
-        CountingSink sink;
-        OneStream one{sink};
-        auto summary = pt::DecodeFlow(trace, session->images, request,
-                                      r.in_parts ? static_cast<EventSink&>(sink) : one);
-        if (!summary) return 0;
-        r.note = std::to_string(summary->segments) + " segments" +
-                 (summary->sequential_because.empty() ? ""
-                                                      : "; sequential: " + summary->sequential_because);
-        if (r.engine == pt::FlowEngine::kFast)
-          r.note += "; fast " + std::to_string(summary->fast_segments) + ", libipt " +
-                    std::to_string(summary->libipt_segments) +
-                    (summary->fallback_because.empty() ? "" : " (" + summary->fallback_because + ")");
-        r.blocks = sink.blocks;
-        return sink.insns;
-      };
-    }
-    add(name, [&r] { r.graphs.reset(); }, std::move(run), &r.blocks, &r.note);
+  auto ptprof = [&](unsigned n, uint64_t segment, std::string& note,
+                    pt::FlowEngine engine = pt::FlowEngine::kLibipt, bool in_parts = true) {
+    return [&, n, segment, engine, in_parts]() -> uint64_t {
+      if (!graphs) graphs = std::make_unique<pt::fast::CodeGraphPool>();
+      pt::FlowRequest request;
+      request.params = params;
+      request.jobs = n;
+      request.segment_bytes = segment;
+      request.engine = engine;
+      request.graphs = graphs.get();
+      CountingSink sink;
+      OneStream one{sink};
+      auto summary = pt::DecodeFlow(trace, session->images, request,
+                                    in_parts ? static_cast<EventSink&>(sink) : one);
+      if (!summary) return 0;
+      note = std::to_string(summary->segments) + " segments" +
+             (summary->sequential_because.empty() ? "" : "; sequential: " + summary->sequential_because);
+      if (engine == pt::FlowEngine::kFast)
+        note += "; fast " + std::to_string(summary->fast_segments) + ", libipt " +
+                std::to_string(summary->libipt_segments) +
+                (summary->fallback_because.empty() ? "" : " (" + summary->fallback_because + ")");
+      last_blocks = sink.blocks;
+      return sink.insns;
+    };
   };
-  add_ptprof("ptprof libipt, 1 thread", 1, 0, pt::FlowEngine::kLibipt, true, reference);
+  std::string note1;
+  results.push_back(
+      Measure("ptprof libipt, 1 thread", reference ? repeat : -1, fresh_graphs, ptprof(1, 0, note1),
+              &last_blocks));
+  const uint64_t reference_blocks = last_blocks;
+  results.back().note = note1;
+  if (reference) results.back().digest = digest_of(1, 0, pt::FlowEngine::kLibipt);
+  const uint64_t reference_digest = results.back().digest;
   for (pt::FlowEngine engine : {pt::FlowEngine::kLibipt, pt::FlowEngine::kFast}) {
     const std::string engine_name = engine == pt::FlowEngine::kFast ? "fast" : "libipt";
     if (!only_engine.empty() && only_engine != engine_name) continue;
     for (unsigned n : jobs) {
-      if (n == 1 && engine == pt::FlowEngine::kLibipt) continue;  // the row above
+      if (n == 1 && engine == pt::FlowEngine::kLibipt) continue;  // measured above
       for (uint64_t segment : segment_sizes) {
+        std::string note;
         std::string name = "ptprof " + engine_name + ", " + std::to_string(n) + " thread" + (n == 1 ? "" : "s");
         if (segment) name += ", " + std::to_string(segment >> 10) + " KiB";
-        add_ptprof(name, n, segment, engine, true, true);
+        results.push_back(
+            Measure(name, repeat, fresh_graphs, ptprof(n, segment, note, engine), &last_blocks));
+        results.back().note = note;
+        results.back().digest = digest_of(n, segment, engine);
         if (n == 1) continue;
         // The same with a consumer that takes one ordered stream (every event passes the
         // stitching thread), as the consumers that do not take their stream in parts do.
-        add_ptprof(name + ", one stream", n, segment, engine, false, true);
+        results.push_back(Measure(name + ", one stream", repeat, fresh_graphs,
+                                  ptprof(n, segment, note, engine, false), &last_blocks));
+        results.back().note = note;
+        results.back().digest = digest_of(n, segment, engine, false);
       }
     }
   }
-  MeasureRows(rows, repeat);
-  // --verify, untimed, after the measurements.
-  for (size_t i = 1; i < rows.size(); ++i) {
-    if (rows[i].run) rows[i].m.digest = digest_of(ptprof_rows[i - 1]);
-  }
-  const uint64_t reference_blocks = rows[1].m.blocks;
-  const uint64_t reference_digest = rows[1].m.digest;
-  std::vector<Measurement> results;
-  for (const Row& row : rows) results.push_back(row.m);
 
   const double mb = static_cast<double>(trace.size()) / 1e6;
   const Measurement& ref = results.front();
   std::printf("input: %s, stream %s, %zu bytes, %s instructions (libipt), %llu model blocks, "
-              "cold run + best of %d rounds\n",
+              "cold run + best of %d\n",
               input.c_str(), session->manifest.streams[stream].name.c_str(), trace.size(),
               reference ? std::to_string(ref.insns).c_str() : "-",
               static_cast<unsigned long long>(results.back().blocks), repeat);
