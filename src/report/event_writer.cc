@@ -537,7 +537,8 @@ void EventWriter::Fold(std::unique_ptr<EventSink> part) {
   written.OnEnd();  // flushed already when the decode ended it; harmless again
   Flush();
   for (const std::string& chunk : written.chunks()) std::fwrite(chunk.data(), 1, chunk.size(), out_);
-  // The buffers go back for the next parts (a few dozen kept: what the parts waiting hold).
+  // The buffers go back for the next parts, all of them (at most what the parts waiting to be
+  // folded hold at once), so that the next parts write into memory already in use.
   for (std::string& chunk : written.chunks()) {
     chunk.clear();
     spares_->buffers.Give(std::move(chunk));
