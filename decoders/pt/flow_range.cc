@@ -138,17 +138,17 @@ Result<FastRangeResult> DecodeFlowRangeFast(std::span<const uint8_t> trace,
   // Instructions: each block the engine walks is expanded where it leaves the model.
   // With tasks, each block is read from the image of the address space it ran in.
   std::deque<InsnTimeNote> time_notes;
-  std::deque<InsnImageNote> image_notes;
+  std::deque<InsnImageNote> image_notes_kept;
+  std::deque<InsnImageNote>* image_notes =
+      request.insns && request.tasks ? &image_notes_kept : nullptr;
   std::optional<InsnExpander> expander;
   if (request.insns) {
-    expander.emplace(sink, graph->images, time_notes, 0,
-                     request.tasks ? &image_notes : nullptr);
+    expander.emplace(sink, graph->images, time_notes, 0, image_notes);
     run_refs = {};
   }
   FlowToModel model(expander ? static_cast<EventSink&>(*expander) : sink, graph->images,
                     FlowModelOptions{request.cpu, request.pid, request.tid, offset_base,
-                                     run_refs, expander ? &time_notes : nullptr,
-                                     expander && request.tasks ? &image_notes : nullptr});
+                                     run_refs, expander ? &time_notes : nullptr, image_notes});
   fast::FastFlowDecoder decoder(config, trace, graph->code);
   // Following the tasks: one image and code graph per address space.
   std::optional<TaskFollower> follower;

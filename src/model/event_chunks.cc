@@ -28,6 +28,13 @@ std::unique_ptr<T> TakeSpare(std::mutex& mutex, std::vector<std::unique_ptr<T>>&
   return make();
 }
 
+// An empty chunk of events kept whole, with room for kWholeEvents.
+std::unique_ptr<WholeChunk> NewWholeChunk() {
+  auto chunk = std::make_unique<WholeChunk>();
+  chunk->reserve(EventChunkPool::kWholeEvents);
+  return chunk;
+}
+
 // Keeps `chunk` in `spare` unless `keep` are kept already.
 template <class T>
 void GiveSpare(std::mutex& mutex, std::vector<std::unique_ptr<T>>& spare, size_t keep,
@@ -47,11 +54,7 @@ void EventChunkPool::Give(std::unique_ptr<EventChunk> chunk) {
 }
 
 std::unique_ptr<WholeChunk> EventChunkPool::TakeWhole() {
-  return TakeSpare(mutex_, spare_whole_, [] {
-    auto chunk = std::make_unique<WholeChunk>();
-    chunk->reserve(kWholeEvents);
-    return chunk;
-  });
+  return TakeSpare(mutex_, spare_whole_, NewWholeChunk);
 }
 
 void EventChunkPool::GiveWhole(std::unique_ptr<WholeChunk> chunk) {
@@ -223,14 +226,8 @@ void EventChunks::push_back(const TraceEvent& event) {
   PackedEvent& slot = Slot();
   if (Pack(event, slot)) return;
   slot.flags = kWhole;
-  if (whole_size_ % EventChunkPool::kWholeEvents == 0) {
-    if (pool_) {
-      whole_.push_back(pool_->TakeWhole());
-    } else {
-      whole_.push_back(std::make_unique<WholeChunk>());
-      whole_.back()->reserve(EventChunkPool::kWholeEvents);
-    }
-  }
+  if (whole_size_ % EventChunkPool::kWholeEvents == 0)
+    whole_.push_back(pool_ ? pool_->TakeWhole() : NewWholeChunk());
   slot.first_ip_or_index = whole_size_++;
   WholeChunk& chunk = *whole_.back();
   if (const auto* insn = std::get_if<Instruction>(&event.body)) {

@@ -21,17 +21,14 @@ void AppendHexAddress(std::string& out, uint64_t value) {
   out.append(buf, PutHexAddress(buf, value));
 }
 
-void AppendDecimal(std::string& out, uint64_t value) {
-  char buf[20];
-  out.append(buf, static_cast<size_t>(std::to_chars(buf, buf + sizeof buf, value).ptr - buf));
-}
-
 void AppendPaddedDecimal(std::string& out, uint64_t value, size_t width) {
   char buf[20];
   const size_t digits = static_cast<size_t>(std::to_chars(buf, buf + sizeof buf, value).ptr - buf);
   if (digits < width) out.append(width - digits, ' ');
   out.append(buf, digits);
 }
+
+void AppendDecimal(std::string& out, uint64_t value) { AppendPaddedDecimal(out, value, 0); }
 
 std::string JsonString(std::string_view text) {
   std::string out;
