@@ -100,14 +100,23 @@ Result<FlowSummary> DecodeFlow(std::span<const uint8_t> trace, const ImageSet& i
   auto* parted = jobs >= 2 && !request.tasks ? dynamic_cast<PartedSink*>(&sink) : nullptr;
   if (parted && !parted->TakesParts()) parted = nullptr;
   FlowRequest parted_request = request;
-  if (parted && !request.segment_bytes && !ChosenSegmentBytes())
+  const bool sized_here = !request.segment_bytes && !ChosenSegmentBytes();
+  if (parted && sized_here)
     parted_request.segment_bytes =
         parted->PartBytes() ? parted->PartBytes() : PartedSegmentBytes(trace.size(), jobs);
-  const ParallelPlan plan = PlanParallelDecode(trace, parted ? parted_request : request);
+  ParallelPlan plan = PlanParallelDecode(trace, parted ? parted_request : request);
+  std::string no_parts;
+  if (parted && sized_here && plan.segments.size() >= 2 &&
+      plan.segments.size() < kMinPartsPerThread * jobs) {
+    no_parts = std::to_string(plan.segments.size()) + " parts are too few for " +
+               std::to_string(jobs) + " threads";
+    parted = nullptr;
+    plan = PlanParallelDecode(trace, request);
+  }
   if (plan.segments.size() < (fast ? 1u : 2u)) {
     auto summary = DecodeFlowSequential(trace, images, request, sink);
     if (summary) {
-      summary->sequential_because = plan.sequential_because;
+      summary->sequential_because = no_parts.empty() ? plan.sequential_because : no_parts;
       std::string why;
       if (request.engine == FlowEngine::kFast && !FastEngineApplies(request, &why))
         summary->fallback_because = "the fast engine does not apply: " + why;
@@ -116,7 +125,10 @@ Result<FlowSummary> DecodeFlow(std::span<const uint8_t> trace, const ImageSet& i
   }
   if (parted && plan.segments.size() >= 2)
     return DecodeFlowInParts(trace, images, request, plan, *parted);
-  return DecodeFlowParallel(trace, images, request, plan, sink);
+  auto summary = DecodeFlowParallel(trace, images, request, plan, sink);
+  if (summary && !no_parts.empty() && plan.segments.size() < 2)
+    summary->sequential_because = no_parts;
+  return summary;
 }
 
 }  // namespace ptprof::pt

@@ -260,6 +260,47 @@ TEST_CASE("A part the consumer cannot fold is decoded again into it directly", "
   }
 }
 
+TEST_CASE("A consumer's own part size gives parts only with two segments or more per thread",
+          "[parted_flow]") {
+  SampleImages sample;
+  const auto trace = Rounds(3000);
+  const Decoded expected = Sequential(trace, sample.images);
+  REQUIRE(expected.summary);
+  struct AskingFor : CollectInParts {
+    uint64_t bytes = 0;
+    uint64_t PartBytes() const override { return bytes; }
+  };
+  const uint64_t third = trace.size() / 3 + 1;
+  for (FlowEngine engine : {FlowEngine::kFast, FlowEngine::kLibipt}) {
+    INFO((engine == FlowEngine::kFast ? "fast" : "libipt"));
+    FlowRequest request;
+    request.engine = engine;
+    request.jobs = 2;
+    AskingFor few;
+    few.bytes = third;  // three segments for two threads: one piece
+    auto summary = DecodeFlow(trace, sample.images, request, few);
+    REQUIRE(summary);
+    CHECK(summary->sequential_because == "3 parts are too few for 2 threads");
+    CHECK(few.made == 0);
+    RequireSameEvents(expected.events, few.events);
+    AskingFor enough;
+    enough.bytes = trace.size() / 8;
+    summary = DecodeFlow(trace, sample.images, request, enough);
+    REQUIRE(summary);
+    CHECK(summary->sequential_because.empty());
+    CHECK(enough.made >= 4);
+    RequireSameEvents(expected.events, enough.events);
+    // Segments the user chose are taken in parts however few.
+    request.segment_bytes = third;
+    AskingFor chosen;
+    chosen.bytes = third;
+    summary = DecodeFlow(trace, sample.images, request, chosen);
+    REQUIRE(summary);
+    CHECK(chosen.made == 3);
+    RequireSameEvents(expected.events, chosen.events);
+  }
+}
+
 TEST_CASE("PartedSegmentBytes gives each thread about four segments, from 256 KiB to 1 MiB",
           "[parted_flow]") {
   CHECK(PartedSegmentBytes(1 << 20, 2) == 256u << 10);
