@@ -118,7 +118,7 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeSteadyRuns(FlowToModel& model, Tnt
     UpdateTime(after);
     status_ = qry_->TakeTntBits(run->bits);
     if (run->pops) PopReturn();
-    const RunStop& stop = run->all.blocks == run->core.blocks ? run->core : run->all;
+    const RunStop& stop = run->all;  // the core's stop when nothing trails it
     ReplayReturns(run->ops(), stop.ops);
     if (run->ends_in_tip) {
       // The last block's branch needs a TIP, asked for before the run goes on, from the state
