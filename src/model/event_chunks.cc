@@ -231,7 +231,11 @@ void EventChunks::push_back(const TraceEvent& event) {
   slot.first_ip_or_index = whole_size_++;
   WholeChunk& chunk = *whole_.back();
   if (const auto* insn = std::get_if<Instruction>(&event.body)) {
-    chunk.emplace_back(event.header, *insn);  // without a visit of the variant
+    // Made in place, without a visit of the variant to copy it. (Not emplace_back(header,
+    // insn): an aggregate made from parentheses needs clang 16.)
+    TraceEvent& kept = chunk.emplace_back();
+    kept.header = event.header;
+    kept.body.emplace<Instruction>(*insn);
   } else {
     chunk.push_back(event);
   }
