@@ -76,11 +76,52 @@ bool CodeBlocks::DecodeAt(uint64_t ip, pt_exec_mode mode, CodeInsn& out, std::st
   return true;
 }
 
+void CodeBlocks::NoteSpan(uint64_t begin, uint64_t end, pt_exec_mode mode) {
+  std::map<uint64_t, uint64_t>& spans = spans_[static_cast<unsigned>(mode) & 3];
+  // Merge with every range it touches.
+  auto it = spans.upper_bound(begin);
+  if (it != spans.begin() && std::prev(it)->second >= begin) --it;
+  while (it != spans.end() && it->first <= end) {
+    begin = std::min(begin, it->first);
+    end = std::max(end, it->second);
+    it = spans.erase(it);
+  }
+  spans.emplace(begin, end);
+}
+
+bool CodeBlocks::InOneMode(uint64_t begin, uint64_t end, pt_exec_mode mode, std::string& why) {
+  if (!any_mode_) {
+    any_mode_ = true;
+    first_mode_ = mode;
+    return true;
+  }
+  if (!mixed_) {
+    if (mode == first_mode_) return true;
+    mixed_ = true;
+    for (const auto& [key, block] : blocks_)
+      NoteSpan(block.first_ip, block.last_ip + block.last.length, first_mode_);
+    for (const auto& [key, insn] : insns_)
+      NoteSpan(insn.ip, insn.ip + insn.insn.length, first_mode_);
+  }
+  for (unsigned other = 0; other < 4; ++other) {
+    if (other == (static_cast<unsigned>(mode) & 3)) continue;
+    const std::map<uint64_t, uint64_t>& spans = spans_[other];
+    auto it = spans.lower_bound(end);  // the first range that begins at or past the end
+    if (it != spans.begin() && std::prev(it)->second > begin) {
+      why = "code at " + Hex(begin) + " decoded in another execution mode before";
+      return false;
+    }
+  }
+  NoteSpan(begin, end, mode);
+  return true;
+}
+
 const CodeInsn* CodeBlocks::Insn(uint64_t ip, pt_exec_mode mode, std::string& why) {
   const uint64_t key = Key(ip, mode);
   if (auto it = insns_.find(key); it != insns_.end()) return &it->second;
   CodeInsn insn;
   if (!DecodeAt(ip, mode, insn, why)) return nullptr;
+  if (!InOneMode(ip, ip + insn.insn.length, mode, why)) return nullptr;
   return &insns_.emplace(key, insn).first->second;
 }
 
@@ -106,6 +147,7 @@ const CodeBlock* CodeBlocks::Block(uint64_t ip, pt_exec_mode mode, std::string& 
     if (insn.insn.kind != X86Kind::kOther) break;
     at += insn.insn.length;
   }
+  if (!InOneMode(ip, block.last_ip + block.last.length, mode, why)) return nullptr;
   const CodeBlock* added = &blocks_.emplace(key, block).first->second;
   slot = Slot{key, added};
   return added;

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -95,6 +96,15 @@ class CodeBlocks {
     return ip ^ (static_cast<uint64_t>(mode) << 60);
   }
   bool DecodeAt(uint64_t ip, pt_exec_mode mode, CodeInsn& out, std::string& why) const;
+  // Whether code at [begin, end) may be taken in `mode` (and notes it so): not when code that
+  // overlaps it was decoded in another mode. libipt's block cache keeps the decode of an address
+  // in the mode it first met it in and reuses it in any other (the instructions, and the
+  // block's mode, then come from the first mode's decode); that history the fast engine cannot
+  // follow, so it leaves such code to libipt (`why` says where).
+  bool InOneMode(uint64_t begin, uint64_t end, pt_exec_mode mode, std::string& why);
+  // The code decoded so far, per mode, as disjoint [begin, end) ranges: kept from the first
+  // decode in a second mode on (until then, everything is in first_mode_).
+  void NoteSpan(uint64_t begin, uint64_t end, pt_exec_mode mode);
 
   const PtImageCache& images_;
   size_t image_index_;
@@ -109,6 +119,10 @@ class CodeBlocks {
   static constexpr size_t kFrontSlots = 4096;
   std::vector<Slot> front_ = std::vector<Slot>(kFrontSlots);
   std::unique_ptr<TntRuns> runs_;
+  bool any_mode_ = false;  // anything decoded yet
+  pt_exec_mode first_mode_ = ptem_unknown;
+  bool mixed_ = false;  // code was decoded in a second mode: spans_ holds every mode's
+  std::map<uint64_t, uint64_t> spans_[4];  // by pt_exec_mode: begin -> end
 };
 
 // The images of one trace with their code graph, made once and lent to the decodes of its pieces
