@@ -105,8 +105,10 @@ Result<FlowSummary> DecodeFlow(std::span<const uint8_t> trace, const ImageSet& i
     parted_request.segment_bytes =
         parted->PartBytes() ? parted->PartBytes() : PartedSegmentBytes(trace.size(), jobs);
   ParallelPlan plan = PlanParallelDecode(trace, parted ? parted_request : request);
+  // Parts of the size the consumer asked for (the listings' small ones) pay only with a few per
+  // thread (kMinPartsPerThread).
   std::string no_parts;
-  if (parted && sized_here && plan.segments.size() >= 2 &&
+  if (parted && sized_here && parted->PartBytes() && plan.segments.size() >= 2 &&
       plan.segments.size() < kMinPartsPerThread * jobs) {
     no_parts = std::to_string(plan.segments.size()) + " parts are too few for " +
                std::to_string(jobs) + " threads";
