@@ -78,36 +78,6 @@ std::string LastError(ocsd_err_t fallback) {
 
 // A DSTREAM capture is written in 512-byte blocks whose last 8 bytes are a footer, not trace:
 // the trace indices (as trc_pkt_lister counts them) run over the data bytes only.
-// How far OpenCSD's deformatter may be given a DSTREAM buffer (frames with FSYNCs) from `from`
-// without a frame cut at the end: unsynced, it skips bytes up to the first FSYNC pattern
-// (ff ff ff 7f, at any offset); synced, it reads frames of 16 bytes, each after any FSYNCs. The
-// end of the last whole frame at or before `limit` (`from` when none; `limit` when no FSYNC
-// syncs it), with `synced` moved on. libopencsd 1.3.3 reads past the buffer when it ends inside
-// a frame (tests/fuzz/known), and a frame cut between two calls is counted twice in the bytes it
-// says it used.
-static uint64_t DstreamFramesEnd(const uint8_t* bytes, uint64_t from, uint64_t limit,
-                                 bool& synced) {
-  auto fsync_at = [&](uint64_t at) {
-    return at + 4 <= limit && bytes[at] == 0xff && bytes[at + 1] == 0xff &&
-           bytes[at + 2] == 0xff && bytes[at + 3] == 0x7f;
-  };
-  uint64_t pos = from;
-  if (!synced) {
-    while (pos < limit && !fsync_at(pos)) ++pos;
-    if (pos == limit) return limit;  // all skipped as unsynced
-    synced = true;
-  }
-  uint64_t end = pos;  // the bytes before the first FSYNC are skipped
-  for (;;) {
-    uint64_t frame = pos;
-    while (fsync_at(frame)) frame += 4;
-    if (frame + 16 > limit) break;
-    pos = frame + 16;
-    end = pos;
-  }
-  return end;
-}
-
 static std::vector<uint8_t> WithoutDstreamFooters(const std::vector<uint8_t>& in) {
   constexpr size_t kBlock = 512, kFooter = 8;
   std::vector<uint8_t> out;
@@ -274,14 +244,8 @@ struct EtmDecoder::Impl {
   void FeedRange(const uint8_t* bytes, uint64_t begin, uint64_t end, bool last) {
     uint64_t pos = begin;
     const uint64_t step = FrameStep();
-    bool synced = false;  // DSTREAM: OpenCSD stands at a frame start (DstreamFramesEnd)
     while (pos < end) {
-      uint64_t limit = std::min<uint64_t>(end, pos + (1u << 20));
-      if (format == BufferFormat::kDstreamFrames) {
-        limit = DstreamFramesEnd(bytes, pos, limit, synced);
-        if (limit == pos) break;  // no whole frame left
-      }
-      uint32_t chunk = static_cast<uint32_t>(limit - pos);
+      uint32_t chunk = static_cast<uint32_t>(std::min<uint64_t>(end - pos, 1u << 20));
       uint32_t used = 0;
       ocsd_datapath_resp_t resp =
           ocsd_dt_process_data(tree, OCSD_OP_DATA, pos, chunk, bytes + pos, &used);
@@ -297,7 +261,6 @@ struct EtmDecoder::Impl {
         ReportFatal(at, why);
         uint32_t none = 0;
         ocsd_dt_process_data(tree, OCSD_OP_RESET, at, 0, nullptr, &none);
-        synced = false;  // the deformatter looks for an FSYNC again
         uint64_t next = (at / step + 1) * step;
         pos = next;
         continue;
