@@ -90,6 +90,31 @@ static std::vector<uint8_t> WithoutDstreamFooters(const std::vector<uint8_t>& in
   return out;
 }
 
+// A DSTREAM capture's frames without the FSYNCs before them (ff ff ff 7f, which DSTREAM writes
+// between frames): whole 16-byte frames, each read after any FSYNCs at its start, as OpenCSD's
+// deformatter reads them; a frame cut by the end is left out. `shift[k]` is how many bytes lay
+// before frame k in `in` beyond its place in the result (frame k began at 16 k + shift[k]).
+// OpenCSD is then given plain frames (OCSD_DFRMTR_FRAME_MEM_ALIGN): libopencsd 1.3.3 reads past
+// the buffer in its own FSYNC handling on some damaged captures (found by tools/fuzz.sh etm).
+static std::vector<uint8_t> WithoutFsyncs(const std::vector<uint8_t>& in,
+                                          std::vector<uint64_t>& shift) {
+  std::vector<uint8_t> out;
+  out.reserve(in.size());
+  shift.clear();
+  size_t pos = 0;
+  for (;;) {
+    while (pos + 4 <= in.size() && in[pos] == 0xff && in[pos + 1] == 0xff && in[pos + 2] == 0xff &&
+           in[pos + 3] == 0x7f)
+      pos += 4;
+    if (pos + 16 > in.size()) break;
+    shift.push_back(pos - out.size());
+    out.insert(out.end(), in.begin() + static_cast<ptrdiff_t>(pos),
+               in.begin() + static_cast<ptrdiff_t>(pos + 16));
+    pos += 16;
+  }
+  return out;
+}
+
 Result<BufferFormat> BufferFormatOf(const std::string& name) {
   if (name == "coresight") return BufferFormat::kCoreSightFrames;
   if (name == "dstream_coresight") return BufferFormat::kDstreamFrames;
@@ -121,6 +146,16 @@ struct EtmDecoder::Impl {
   // gap of ptprof's own.
   std::vector<uint8_t>* element_marks = nullptr;
   std::string callback_error;
+  // DSTREAM: OpenCSD is given the frames without their FSYNCs (WithoutFsyncs); frame k's bytes
+  // lay `fsync_shift[k]` further on in the buffer.
+  std::vector<uint64_t> fsync_shift;
+
+  // The buffer offset of OpenCSD's index `index` (for DSTREAM, in the frames it was given).
+  uint64_t BufferOffset(uint64_t index) const {
+    if (fsync_shift.empty()) return index;
+    const uint64_t frame = std::min<uint64_t>(index / 16, fsync_shift.size() - 1);
+    return index + fsync_shift[frame];
+  }
 
   ~Impl() {
     if (tree != C_API_INVALID_TREE_HANDLE) ocsd_destroy_dcd_tree(tree);
@@ -153,7 +188,7 @@ struct EtmDecoder::Impl {
     try {
       // ListPackets on a full decoder: the packets are listed, the elements have nowhere to go.
       if (!self->Wanted(chan) || self->sink == nullptr) return OCSD_RESP_CONT;
-      TraceEvent ev = self->translator->Translate(*elem, index, chan);
+      TraceEvent ev = self->translator->Translate(*elem, self->BufferOffset(index), chan);
       ++self->stats.elements;
       if (const auto* b = std::get_if<ExecBlock>(&ev.body)) {
         ++self->stats.ranges;
@@ -180,7 +215,8 @@ struct EtmDecoder::Impl {
       if (it == self->protocol_of_id.end()) return;
       ocsd_pkt_str(OcsdProtocolOf(it->second), packet, text, sizeof text);
       char head[64];
-      std::snprintf(head, sizeof head, "Idx:%" PRIu64 "; ID:%x; [", static_cast<uint64_t>(index), id);
+      std::snprintf(head, sizeof head, "Idx:%" PRIu64 "; ID:%x; [", self->BufferOffset(index),
+                    id);
       std::string s = head;
       for (uint32_t i = 0; i < size; ++i) {
         char b[8];
@@ -207,10 +243,15 @@ struct EtmDecoder::Impl {
   // reset and input resumes at the next frame (formatted) or byte (single source).
   void Feed(const std::vector<uint8_t>& input) {
     stats.bytes = input.size();
-    std::vector<uint8_t> stripped;
-    if (format == BufferFormat::kDstreamFrames) stripped = WithoutDstreamFooters(input);
-    const std::vector<uint8_t>& bytes = format == BufferFormat::kDstreamFrames ? stripped : input;
-    FeedPart(bytes, 0, bytes.size(), true);
+    if (format != BufferFormat::kDstreamFrames) return FeedPart(input, 0, input.size(), true);
+    std::vector<uint8_t> buffer = WithoutDstreamFooters(input);
+    const uint64_t size = buffer.size();
+    const std::vector<uint8_t> frames = WithoutFsyncs(buffer, fsync_shift);
+    buffer = {};
+    FeedRange(frames.data(), 0, frames.size(), true);
+    // As before FSYNCs were taken out here: only a buffer that is not whole frames is truncated.
+    const uint64_t usable = Usable(size);
+    if (usable < size) ReportTruncated(usable, size - usable);
   }
 
   // 16 for frames: the deformatter takes whole 16-byte frames only, so a buffer cut inside a
@@ -258,7 +299,7 @@ struct EtmDecoder::Impl {
         uint64_t at = pos + used;
         std::string why = callback_error.empty() ? LastError(OCSD_ERR_FAIL) : callback_error;
         callback_error.clear();
-        ReportFatal(at, why);
+        ReportFatal(BufferOffset(at), why);
         uint32_t none = 0;
         ocsd_dt_process_data(tree, OCSD_OP_RESET, at, 0, nullptr, &none);
         uint64_t next = (at / step + 1) * step;
@@ -326,8 +367,9 @@ Result<std::unique_ptr<EtmDecoder>> EtmDecoder::Create(BufferFormat format,
     ocsd_dcd_tree_src_t src = format == BufferFormat::kSingleSource ? OCSD_TRC_SRC_SINGLE
                                                                     : OCSD_TRC_SRC_FRAME_FORMATTED;
     uint32_t flags = format == BufferFormat::kCoreSightFrames ? OCSD_DFRMTR_FRAME_MEM_ALIGN
-                     : format == BufferFormat::kDstreamFrames ? OCSD_DFRMTR_HAS_FSYNCS
-                                                              : 0;
+                     : format == BufferFormat::kDstreamFrames
+                         ? OCSD_DFRMTR_FRAME_MEM_ALIGN  // FSYNCs taken out (WithoutFsyncs)
+                         : 0;
     impl->tree = ocsd_create_dcd_tree(src, flags);
     if (impl->tree == C_API_INVALID_TREE_HANDLE)
       return Fail("OpenCSD: cannot create a decode tree: " + LastError(OCSD_ERR_FAIL));
