@@ -1,5 +1,8 @@
 #include "decoders/etm/element_events.h"
 
+#include <cstring>
+#include <type_traits>
+
 #include <cinttypes>
 #include <cstdio>
 #include <string_view>
@@ -46,8 +49,12 @@ Marker MarkerOf(Marker::Kind kind, uint64_t value, std::string label = {}) {
 
 }  // namespace
 
-ExecMode ModeOfIsa(ocsd_isa isa) {
-  switch (isa) {
+ExecMode ModeOfIsa(const ocsd_isa& isa) {
+  // Read as a number: OpenCSD leaves the field unset in some elements of damaged trace (found by
+  // tools/fuzz.sh etm), and loading such a value as the enum is undefined behaviour.
+  std::underlying_type_t<ocsd_isa> value;
+  std::memcpy(&value, &isa, sizeof value);
+  switch (value) {
     case ocsd_isa_arm: return ExecMode::kA32;
     case ocsd_isa_thumb2: return ExecMode::kT32;
     case ocsd_isa_aarch64: return ExecMode::kA64;

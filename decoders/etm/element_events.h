@@ -37,7 +37,7 @@ class ElementTranslator {
 bool IsNoSync(const TraceEvent& event);
 bool IsDecoderStart(const TraceEvent& event);
 
-ExecMode ModeOfIsa(ocsd_isa isa);
+ExecMode ModeOfIsa(const ocsd_isa& isa);
 BlockEnd BlockEndOf(const ocsd_generic_trace_elem& range);
 
 }  // namespace ptprof::etm
