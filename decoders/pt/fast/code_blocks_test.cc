@@ -2,28 +2,15 @@
 
 #include <catch2/catch.hpp>
 
-#include "decoders/pt/flow_testing.h"
+#include "decoders/pt/fast/sample_graph_testing.h"
 
 using namespace ptprof;
 using namespace ptprof::pt;
 using namespace ptprof::pt::testing;
 
-// The sample program (flow_testing.h):
-//   1000 nop; 1001 je 1005; 1003 nop; 1004 nop; 1005 call 1010; 100a syscall; 100c nop...
-//   1010 nop; 1011 ret
 namespace {
 
-struct Graph {
-  Graph() : code(SampleProgram()) {
-    REQUIRE(images.AddRaw(RawImageSpec{code.path(), 0, UINT64_MAX, kSampleBase}));
-    REQUIRE(cache.AddAll(images));
-    blocks = std::make_unique<fast::CodeBlocks>(cache);
-  }
-  TempFile code;
-  ImageSet images;
-  PtImageCache cache;
-  std::unique_ptr<fast::CodeBlocks> blocks;
-};
+using Graph = SampleGraph;
 
 }  // namespace
 
