@@ -107,18 +107,18 @@ Result<FlowSummary> DecodeFlow(std::span<const uint8_t> trace, const ImageSet& i
   ParallelPlan plan = PlanParallelDecode(trace, parted ? parted_request : request);
   // Parts of the size the consumer asked for (the listings' small ones) pay only with a few per
   // thread (kMinPartsPerThread).
-  std::string no_parts;
   if (parted && sized_here && parted->PartBytes() && plan.segments.size() >= 2 &&
       plan.segments.size() < kMinPartsPerThread * jobs) {
-    no_parts = std::to_string(plan.segments.size()) + " parts are too few for " +
-               std::to_string(jobs) + " threads";
+    const std::string no_parts = std::to_string(plan.segments.size()) +
+                                 " parts are too few for " + std::to_string(jobs) + " threads";
     parted = nullptr;
     plan = PlanParallelDecode(trace, request);
+    if (plan.segments.size() < 2) plan.sequential_because = no_parts;
   }
   if (plan.segments.size() < (fast ? 1u : 2u)) {
     auto summary = DecodeFlowSequential(trace, images, request, sink);
     if (summary) {
-      summary->sequential_because = no_parts.empty() ? plan.sequential_because : no_parts;
+      summary->sequential_because = plan.sequential_because;
       std::string why;
       if (request.engine == FlowEngine::kFast && !FastEngineApplies(request, &why))
         summary->fallback_because = "the fast engine does not apply: " + why;
@@ -127,10 +127,7 @@ Result<FlowSummary> DecodeFlow(std::span<const uint8_t> trace, const ImageSet& i
   }
   if (parted && plan.segments.size() >= 2)
     return DecodeFlowInParts(trace, images, request, plan, *parted);
-  auto summary = DecodeFlowParallel(trace, images, request, plan, sink);
-  if (summary && !no_parts.empty() && plan.segments.size() < 2)
-    summary->sequential_because = no_parts;
-  return summary;
+  return DecodeFlowParallel(trace, images, request, plan, sink);
 }
 
 }  // namespace ptprof::pt
