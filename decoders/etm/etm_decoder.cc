@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <exception>
 #include <map>
+#include <mutex>
 
 #include <opencsd/c_api/opencsd_c_api.h>
 
 #include "decoders/etm/element_events.h"
 #include "decoders/etm/etm_segments.h"
+#include "decoders/etm/library_fault_guard.h"
 #include "src/model/decode_defaults.h"
 
 namespace ptprof::etm {
@@ -163,6 +165,7 @@ struct EtmDecoder::Impl {
 
   static uint32_t ReadMemory(const void* ctx, const ocsd_vaddr_t address,
                              const ocsd_mem_space_acc_t space, const uint32_t want, uint8_t* out) {
+    LibraryCallback ours;
     auto* self = static_cast<Impl*>(const_cast<void*>(ctx));
     const size_t n = self->regions.size();
     for (size_t k = 0; k < n; ++k) {
@@ -184,6 +187,7 @@ struct EtmDecoder::Impl {
 
   static ocsd_datapath_resp_t OnElement(const void* ctx, const ocsd_trc_index_t index,
                                         const uint8_t chan, const ocsd_generic_trace_elem* elem) {
+    LibraryCallback ours;
     auto* self = static_cast<Impl*>(const_cast<void*>(ctx));
     try {
       // ListPackets on a full decoder: the packets are listed, the elements have nowhere to go.
@@ -207,6 +211,7 @@ struct EtmDecoder::Impl {
 
   static void OnPacket(const void* ctx, const ocsd_datapath_op_t op, const ocsd_trc_index_t index,
                        const void* packet, const uint32_t size, const uint8_t* data, uint8_t id) {
+    LibraryCallback ours;
     auto* self = static_cast<Impl*>(const_cast<void*>(ctx));
     if (op != OCSD_OP_DATA || !packet) return;
     try {
@@ -239,139 +244,17 @@ struct EtmDecoder::Impl {
     OnPacket(ctx, op, index, packet, size, data, kId);
   }
 
-  // Feeds the whole buffer; a fatal response becomes a gap (or an error line), the decoders are
-  // reset and input resumes at the next frame (formatted) or byte (single source).
-  void Feed(const std::vector<uint8_t>& input) {
-    stats.bytes = input.size();
-    if (format != BufferFormat::kDstreamFrames) return FeedPart(input, 0, input.size(), true);
-    std::vector<uint8_t> buffer = WithoutDstreamFooters(input);
-    const uint64_t size = buffer.size();
-    const std::vector<uint8_t> frames = WithoutFsyncs(buffer, fsync_shift);
-    buffer = {};
-    FeedRange(frames.data(), 0, frames.size(), true);
-    // As before FSYNCs were taken out here: only a buffer that is not whole frames is truncated.
-    const uint64_t usable = Usable(size);
-    if (usable < size) ReportTruncated(usable, size - usable);
-  }
-
-  // 16 for frames: the deformatter takes whole 16-byte frames only, so a buffer cut inside a
-  // frame decodes up to its last whole frame and the rest is reported as truncated.
-  uint64_t FrameStep() const { return format == BufferFormat::kSingleSource ? 1 : 16; }
-  uint64_t Usable(uint64_t size) const { return size / FrameStep() * FrameStep(); }
-
-  // Feeds bytes [begin, end) of `bytes`, up to its last whole frame; when `last`, then the end of
-  // the trace and the bytes after the last whole frame as truncated.
-  void FeedPart(const std::vector<uint8_t>& bytes, uint64_t begin, uint64_t end, bool last) {
-    const uint64_t usable = Usable(bytes.size());
-    FeedRange(bytes.data(), begin, std::min(end, usable), last);
-    if (last && usable < bytes.size()) ReportTruncated(usable, bytes.size() - usable);
-  }
-
-  // Sets up a decode into `to`: fresh counts and translator; `marks` as DecodePiece says.
-  void Begin(EventSink& to, std::vector<uint8_t>* marks) {
-    stats = {};
-    sink = &to;
-    line = nullptr;
-    element_marks = marks;
-    translator = std::make_unique<ElementTranslator>(cpu_of_id);
-  }
-  void End() {
-    sink = nullptr;
-    element_marks = nullptr;
-  }
-
-  // Feeds bytes [begin, end) of `bytes` (indices are offsets in `bytes`), then the end of the
-  // trace when `last` (which flushes what the decoders hold back).
-  void FeedRange(const uint8_t* bytes, uint64_t begin, uint64_t end, bool last) {
-    uint64_t pos = begin;
-    const uint64_t step = FrameStep();
-    while (pos < end) {
-      uint32_t chunk = static_cast<uint32_t>(std::min<uint64_t>(end - pos, 1u << 20));
-      uint32_t used = 0;
-      ocsd_datapath_resp_t resp =
-          ocsd_dt_process_data(tree, OCSD_OP_DATA, pos, chunk, bytes + pos, &used);
-      if (OCSD_DATA_RESP_IS_WAIT(resp)) {
-        uint32_t none = 0;
-        ocsd_dt_process_data(tree, OCSD_OP_FLUSH, 0, 0, nullptr, &none);
-      }
-      if (OCSD_DATA_RESP_IS_FATAL(resp)) {
-        ++stats.fatal_errors;
-        uint64_t at = pos + used;
-        std::string why = callback_error.empty() ? LastError(OCSD_ERR_FAIL) : callback_error;
-        callback_error.clear();
-        ReportFatal(BufferOffset(at), why);
-        uint32_t none = 0;
-        ocsd_dt_process_data(tree, OCSD_OP_RESET, at, 0, nullptr, &none);
-        uint64_t next = (at / step + 1) * step;
-        pos = next;
-        continue;
-      }
-      if (used == 0 && !OCSD_DATA_RESP_IS_WAIT(resp)) break;  // no progress: stop, never spin
-      pos += used;
-    }
-    if (!last) return;
-    uint32_t none = 0;
-    ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, nullptr, &none);
-  }
-
-  void ReportTruncated(uint64_t at, uint64_t size) {
-    std::string why = "the buffer ends inside a 16-byte frame: " + std::to_string(size) +
-                      " byte(s) not decoded";
-    if (sink) {
-      TraceEvent ev;
-      ev.header.offset = at;
-      TraceGap g;
-      g.reason = GapReason::kTruncated;
-      g.detail = why;
-      ev.body = g;
-      ++stats.gaps;
-      if (element_marks) element_marks->push_back(0);
-      sink->OnEvent(ev);
-    } else if (line) {
-      char head[64];
-      std::snprintf(head, sizeof head, "offset 0x%" PRIx64 ": ", at);
-      (*line)(head + why);
-    }
-  }
-
-  void ReportFatal(uint64_t at, const std::string& why) {
-    char head[96];
-    std::snprintf(head, sizeof head, "decoder error at offset 0x%" PRIx64 ": ", at);
-    if (sink) {
-      TraceEvent ev;
-      ev.header.offset = at;
-      TraceGap g;
-      g.reason = GapReason::kDesync;
-      g.detail = head + why;
-      ev.body = g;
-      ++stats.gaps;
-      if (element_marks) element_marks->push_back(0);
-      sink->OnEvent(ev);
-    } else if (line) {
-      (*line)(std::string(head) + why);
-    }
-  }
-};
-
-EtmDecoder::EtmDecoder(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-EtmDecoder::~EtmDecoder() = default;
-
-Result<std::unique_ptr<EtmDecoder>> EtmDecoder::Create(BufferFormat format,
-                                                       const std::vector<SourceConfig>& sources,
-                                                       const EtmDecodeOptions& options) {
-  try {
-    auto impl = std::make_unique<Impl>();
-    impl->format = format;
-    impl->options = options;
-    impl->sources = sources;
+  // Creates the decode tree: a decoder per source, and unless listing packets only, the memory
+  // accessor and the element output.
+  Status BuildTree() {
     ocsd_dcd_tree_src_t src = format == BufferFormat::kSingleSource ? OCSD_TRC_SRC_SINGLE
                                                                     : OCSD_TRC_SRC_FRAME_FORMATTED;
     uint32_t flags = format == BufferFormat::kCoreSightFrames ? OCSD_DFRMTR_FRAME_MEM_ALIGN
                      : format == BufferFormat::kDstreamFrames
                          ? OCSD_DFRMTR_FRAME_MEM_ALIGN  // FSYNCs taken out (WithoutFsyncs)
                          : 0;
-    impl->tree = ocsd_create_dcd_tree(src, flags);
-    if (impl->tree == C_API_INVALID_TREE_HANDLE)
+    tree = ocsd_create_dcd_tree(src, flags);
+    if (tree == C_API_INVALID_TREE_HANDLE)
       return Fail("OpenCSD: cannot create a decode tree: " + LastError(OCSD_ERR_FAIL));
     int create = options.packets_only ? OCSD_CREATE_FLG_PACKET_PROC : OCSD_CREATE_FLG_FULL_DECODER;
     if (options.src_addr_n) create |= ETE_OPFLG_PKTDEC_SRCADDR_N_ATOMS;
@@ -444,23 +327,241 @@ Result<std::unique_ptr<EtmDecoder>> EtmDecoder::Create(BufferFormat format,
           break;
       }
       uint8_t id = 0;
-      ocsd_err_t err = ocsd_dt_create_decoder(impl->tree, name, create, cfg, &id);
+      ocsd_err_t err = ocsd_dt_create_decoder(tree, name, create, cfg, &id);
       if (err != OCSD_OK)
         return Fail("OpenCSD: cannot create the " + std::string(ProtocolName(s.protocol)) +
                     " decoder for source " + s.source + ": " + LastError(err));
-      impl->protocol_of_id[id] = s.protocol;
-      if (s.cpu >= 0) impl->cpu_of_id[id] = s.cpu;
+      protocol_of_id[id] = s.protocol;
+      if (s.cpu >= 0) cpu_of_id[id] = s.cpu;
     }
     if (!options.packets_only) {
       // One accessor for all memory: images are looked up by our own code, so images from
       // snapshots, ELF files or perf mmaps need nothing more from OpenCSD, and a decode with
       // no image at all reports inaccessible memory instead of failing.
-      ocsd_err_t mem = ocsd_dt_add_callback_mem_acc(impl->tree, 0, ~0ull, OCSD_MEM_SPACE_ANY,
-                                                    &Impl::ReadMemory, impl.get());
+      ocsd_err_t mem = ocsd_dt_add_callback_mem_acc(tree, 0, ~0ull, OCSD_MEM_SPACE_ANY,
+                                                    &Impl::ReadMemory, this);
       if (mem != OCSD_OK) return Fail("OpenCSD: cannot attach the memory accessor: " + LastError(mem));
-      ocsd_err_t err = ocsd_dt_set_gen_elem_outfn(impl->tree, &Impl::OnElement, impl.get());
+      ocsd_err_t err = ocsd_dt_set_gen_elem_outfn(tree, &Impl::OnElement, this);
       if (err != OCSD_OK) return Fail("OpenCSD: cannot attach the element output: " + LastError(err));
     }
+    return {};
+  }
+
+  // ListPackets: every wanted source's packets to OnPacket.
+  void AttachPacketMonitors() {
+    using Mon = FnDefPktDataMon;
+    static const Mon kTrampolines[128] = {
+#define PTPROF_T(n) &Impl::OnPacketFor<n>
+#define PTPROF_T8(n) PTPROF_T(n), PTPROF_T(n + 1), PTPROF_T(n + 2), PTPROF_T(n + 3), \
+                     PTPROF_T(n + 4), PTPROF_T(n + 5), PTPROF_T(n + 6), PTPROF_T(n + 7)
+        PTPROF_T8(0),  PTPROF_T8(8),  PTPROF_T8(16), PTPROF_T8(24), PTPROF_T8(32),  PTPROF_T8(40),
+        PTPROF_T8(48), PTPROF_T8(56), PTPROF_T8(64), PTPROF_T8(72), PTPROF_T8(80),  PTPROF_T8(88),
+        PTPROF_T8(96), PTPROF_T8(104), PTPROF_T8(112), PTPROF_T8(120),
+#undef PTPROF_T8
+#undef PTPROF_T
+    };
+    for (const auto& [id, protocol] : protocol_of_id) {
+      if (!Wanted(id)) continue;
+      ocsd_dt_attach_packet_callback(tree, id, OCSD_C_API_CB_PKT_MON,
+                                     reinterpret_cast<void*>(kTrampolines[id & 0x7f]), this);
+    }
+  }
+
+  // Feeds the whole buffer; a fatal response becomes a gap (or an error line), the decoders are
+  // reset and input resumes at the next frame (formatted) or byte (single source).
+  void Feed(const std::vector<uint8_t>& input) {
+    stats.bytes = input.size();
+    if (format != BufferFormat::kDstreamFrames) return FeedPart(input, 0, input.size(), true);
+    std::vector<uint8_t> buffer = WithoutDstreamFooters(input);
+    const uint64_t size = buffer.size();
+    const std::vector<uint8_t> frames = WithoutFsyncs(buffer, fsync_shift);
+    buffer = {};
+    FeedRange(frames.data(), 0, frames.size(), true);
+    // As before FSYNCs were taken out here: only a buffer that is not whole frames is truncated.
+    const uint64_t usable = Usable(size);
+    if (usable < size) ReportTruncated(usable, size - usable);
+  }
+
+  // 16 for frames: the deformatter takes whole 16-byte frames only, so a buffer cut inside a
+  // frame decodes up to its last whole frame and the rest is reported as truncated.
+  uint64_t FrameStep() const { return format == BufferFormat::kSingleSource ? 1 : 16; }
+  uint64_t Usable(uint64_t size) const { return size / FrameStep() * FrameStep(); }
+
+  // Feeds bytes [begin, end) of `bytes`, up to its last whole frame; when `last`, then the end of
+  // the trace and the bytes after the last whole frame as truncated.
+  void FeedPart(const std::vector<uint8_t>& bytes, uint64_t begin, uint64_t end, bool last) {
+    const uint64_t usable = Usable(bytes.size());
+    FeedRange(bytes.data(), begin, std::min(end, usable), last);
+    if (last && usable < bytes.size()) ReportTruncated(usable, bytes.size() - usable);
+  }
+
+  // Sets up a decode into `to`: fresh counts and translator; `marks` as DecodePiece says.
+  void Begin(EventSink& to, std::vector<uint8_t>* marks) {
+    stats = {};
+    sink = &to;
+    line = nullptr;
+    element_marks = marks;
+    translator = std::make_unique<ElementTranslator>(cpu_of_id);
+  }
+  void End() {
+    sink = nullptr;
+    element_marks = nullptr;
+  }
+
+  // Feeds bytes [begin, end) of `bytes` (indices are offsets in `bytes`), then the end of the
+  // trace when `last` (which flushes what the decoders hold back). A fatal decoder error becomes a
+  // gap and the decoders are reset at the next frame (formatted) or byte (single source); a crash
+  // inside libopencsd becomes a gap over the rest of its chunk and a new tree (Recover).
+  void FeedRange(const uint8_t* bytes, uint64_t begin, uint64_t end, bool last) {
+    const GuardHandlers installed;  // once for all the calls below
+    uint64_t pos = begin;
+    const uint64_t step = FrameStep();
+    while (pos < end && tree != C_API_INVALID_TREE_HANDLE) {
+      const uint64_t chunk_end = pos + std::min<uint64_t>(end - pos, kGuardedChunk);
+      OcsdCall data{tree, OCSD_OP_DATA, pos, static_cast<uint32_t>(chunk_end - pos), bytes + pos};
+      if (int fault = Guarded(data)) {
+        pos = Recover(fault, pos, chunk_end);
+        continue;
+      }
+      if (OCSD_DATA_RESP_IS_WAIT(data.resp)) {
+        OcsdCall flush{tree, OCSD_OP_FLUSH};
+        if (int fault = Guarded(flush)) {
+          pos = Recover(fault, pos + data.used, chunk_end);
+          continue;
+        }
+      }
+      if (OCSD_DATA_RESP_IS_FATAL(data.resp)) {
+        ++stats.fatal_errors;
+        uint64_t at = pos + data.used;
+        std::string why = callback_error.empty() ? LastError(OCSD_ERR_FAIL) : callback_error;
+        callback_error.clear();
+        ReportFatal(BufferOffset(at), why);
+        OcsdCall reset{tree, OCSD_OP_RESET, at};
+        uint64_t next = (at / step + 1) * step;
+        if (int fault = Guarded(reset)) next = Recover(fault, at, next);
+        pos = next;
+        continue;
+      }
+      if (data.used == 0 && !OCSD_DATA_RESP_IS_WAIT(data.resp)) break;  // no progress: never spin
+      pos += data.used;
+    }
+    if (!last || tree == C_API_INVALID_TREE_HANDLE) return;
+    OcsdCall eot{tree, OCSD_OP_EOT};
+    if (int fault = Guarded(eot)) Recover(fault, end, end);
+  }
+
+  // libopencsd is fed this much at a time: a crash inside it loses at most this much trace.
+  static constexpr uint64_t kGuardedChunk = 4096;
+
+  // One ocsd_dt_process_data call and what it answered.
+  struct OcsdCall {
+    dcd_tree_handle_t tree;
+    ocsd_datapath_op_t op;
+    uint64_t index = 0;
+    uint32_t size = 0;
+    const uint8_t* data = nullptr;
+    uint32_t used = 0;
+    ocsd_datapath_resp_t resp = OCSD_RESP_CONT;
+  };
+
+  // Makes `call` under the fault guard (library_fault_guard.h): 0, or the signal that a crash
+  // inside libopencsd raised (the tree is then unusable).
+  static int Guarded(OcsdCall& call) {
+    return CallGuarded(
+        [](void* p) {
+          auto* c = static_cast<OcsdCall*>(p);
+          c->resp = ocsd_dt_process_data(c->tree, c->op, c->index, c->size, c->data, &c->used);
+        },
+        &call);
+  }
+
+  // After libopencsd crashed (signal `fault`) on the trace from `from`: reports a gap up to
+  // `resume`, puts the tree aside (its state is unknown: it is neither used nor destroyed again)
+  // and builds a new one, which starts unsynchronised as after a reset. Returns `resume`.
+  uint64_t Recover(int fault, uint64_t from, uint64_t resume) {
+    ++stats.fatal_errors;
+    char what[200];
+    if (resume > from)
+      std::snprintf(what, sizeof what,
+                    "libopencsd crashed (%s) decoding the trace from here; the %" PRIu64
+                    " bytes up to offset 0x%" PRIx64 " are skipped and a new decoder goes on",
+                    FaultName(fault), BufferOffset(resume) - BufferOffset(from),
+                    BufferOffset(resume));
+    else
+      std::snprintf(what, sizeof what, "libopencsd crashed (%s) at the end of the trace",
+                    FaultName(fault));
+    callback_error.clear();
+    ReportFatal(BufferOffset(from), what);
+    {
+      static std::mutex mutex;
+      static auto* set_aside = new std::vector<dcd_tree_handle_t>;  // reachable, never freed
+      std::lock_guard<std::mutex> lock(mutex);
+      set_aside->push_back(tree);
+    }
+    tree = C_API_INVALID_TREE_HANDLE;
+    protocol_of_id.clear();
+    cpu_of_id.clear();
+    if (Status built = BuildTree(); !built) {
+      if (tree != C_API_INVALID_TREE_HANDLE) ocsd_destroy_dcd_tree(tree);
+      tree = C_API_INVALID_TREE_HANDLE;
+      ReportFatal(BufferOffset(resume), built.error().message + "; the rest is not decoded");
+      return resume;
+    }
+    if (line) AttachPacketMonitors();
+    return resume;
+  }
+
+  void ReportTruncated(uint64_t at, uint64_t size) {
+    std::string why = "the buffer ends inside a 16-byte frame: " + std::to_string(size) +
+                      " byte(s) not decoded";
+    if (sink) {
+      TraceEvent ev;
+      ev.header.offset = at;
+      TraceGap g;
+      g.reason = GapReason::kTruncated;
+      g.detail = why;
+      ev.body = g;
+      ++stats.gaps;
+      if (element_marks) element_marks->push_back(0);
+      sink->OnEvent(ev);
+    } else if (line) {
+      char head[64];
+      std::snprintf(head, sizeof head, "offset 0x%" PRIx64 ": ", at);
+      (*line)(head + why);
+    }
+  }
+
+  void ReportFatal(uint64_t at, const std::string& why) {
+    char head[96];
+    std::snprintf(head, sizeof head, "decoder error at offset 0x%" PRIx64 ": ", at);
+    if (sink) {
+      TraceEvent ev;
+      ev.header.offset = at;
+      TraceGap g;
+      g.reason = GapReason::kDesync;
+      g.detail = head + why;
+      ev.body = g;
+      ++stats.gaps;
+      if (element_marks) element_marks->push_back(0);
+      sink->OnEvent(ev);
+    } else if (line) {
+      (*line)(std::string(head) + why);
+    }
+  }
+};
+
+EtmDecoder::EtmDecoder(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+EtmDecoder::~EtmDecoder() = default;
+
+Result<std::unique_ptr<EtmDecoder>> EtmDecoder::Create(BufferFormat format,
+                                                       const std::vector<SourceConfig>& sources,
+                                                       const EtmDecodeOptions& options) {
+  try {
+    auto impl = std::make_unique<Impl>();
+    impl->format = format;
+    impl->options = options;
+    impl->sources = sources;
+    if (Status built = impl->BuildTree(); !built) return tl::unexpected(built.error());
     return std::unique_ptr<EtmDecoder>(new EtmDecoder(std::move(impl)));
   } catch (const std::exception& e) {
     return Fail(std::string("OpenCSD: ") + e.what());
@@ -537,24 +638,8 @@ EtmDecodeStats EtmDecoder::ListPackets(const std::vector<uint8_t>& trace,
   impl_->stats = {};
   impl_->sink = nullptr;
   impl_->line = &line;
-  using Mon = FnDefPktDataMon;
-  static const Mon kTrampolines[128] = {
-#define PTPROF_T(n) &Impl::OnPacketFor<n>
-#define PTPROF_T8(n) PTPROF_T(n), PTPROF_T(n + 1), PTPROF_T(n + 2), PTPROF_T(n + 3), \
-                     PTPROF_T(n + 4), PTPROF_T(n + 5), PTPROF_T(n + 6), PTPROF_T(n + 7)
-      PTPROF_T8(0),  PTPROF_T8(8),  PTPROF_T8(16), PTPROF_T8(24), PTPROF_T8(32),  PTPROF_T8(40),
-      PTPROF_T8(48), PTPROF_T8(56), PTPROF_T8(64), PTPROF_T8(72), PTPROF_T8(80),  PTPROF_T8(88),
-      PTPROF_T8(96), PTPROF_T8(104), PTPROF_T8(112), PTPROF_T8(120),
-#undef PTPROF_T8
-#undef PTPROF_T
-  };
   try {
-    for (const auto& [id, protocol] : impl_->protocol_of_id) {
-      if (!impl_->Wanted(id)) continue;
-      ocsd_dt_attach_packet_callback(impl_->tree, id, OCSD_C_API_CB_PKT_MON,
-                                     reinterpret_cast<void*>(kTrampolines[id & 0x7f]),
-                                     impl_.get());
-    }
+    impl_->AttachPacketMonitors();
     impl_->Feed(trace);
   } catch (const std::exception& e) {
     impl_->ReportFatal(trace.size(), std::string("OpenCSD exception: ") + e.what());

@@ -148,3 +148,39 @@ TEST_CASE("a full decoder lists packets too (its elements are dropped, not sent 
   CHECK(!lines.empty());
   CHECK(lines.front().rfind("Idx:", 0) == 0);
 }
+
+TEST_CASE("a crash inside libopencsd becomes a gap, and a new decoder goes on after it") {
+  // A damaged ETMv4 stream (found by tools/fuzz.sh etm) on which libopencsd 1.3.3's
+  // processException reads a stale element, then the same stream again after 4 KiB of padding.
+  const std::vector<uint8_t> damaged = {
+      0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80, 0x21, 0x00,
+      0x04, 0x81, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7b, 0x7b, 0x04, 0x01, 0x15, 0x00, 0xbb,
+      0xf2, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x9d, 0x00, 0xf7, 0x07, 0x03};
+  std::vector<uint8_t> trace = damaged;
+  trace.resize(4096, 0);
+  trace.insert(trace.end(), damaged.begin(), damaged.end());
+  SourceConfig cfg;
+  cfg.source = "ETM_0";
+  cfg.protocol = Protocol::kEtmV4;
+  cfg.arch = {ArchVersion::kV8, CoreProfile::kA};
+  cfg.registers = {{"TRCCONFIGR", 0x18c1}, {"TRCTRACEIDR", 0x10}, {"TRCIDR0", 0x28000EA1},
+                   {"TRCIDR1", 0x4100F403}, {"TRCIDR2", 0x488}};
+  auto dec = EtmDecoder::Create(BufferFormat::kSingleSource, {cfg}, {});
+  REQUIRE(dec);
+  Collect sink;
+  EtmDecodeStats stats = (*dec)->Decode(trace, sink);
+  CHECK(sink.ended);
+  std::vector<std::pair<uint64_t, std::string>> crashes;
+  for (const TraceEvent& e : sink.events) {
+    const auto* gap = std::get_if<TraceGap>(&e.body);
+    if (gap && gap->detail.find("libopencsd crashed") != std::string::npos)
+      crashes.emplace_back(e.header.offset, gap->detail);
+  }
+  REQUIRE(crashes.size() == 2);
+  CHECK(stats.fatal_errors >= 2);
+  CHECK(crashes[0].first == 0);
+  CHECK(crashes[0].second ==
+        "decoder error at offset 0x0: libopencsd crashed (SIGSEGV) decoding the trace from here; "
+        "the 4096 bytes up to offset 0x1000 are skipped and a new decoder goes on");
+  CHECK(crashes[1].first == 4096);
+}
