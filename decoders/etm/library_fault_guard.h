@@ -8,8 +8,10 @@
 // The guard's signal handlers are installed only while a guarded call (or a GuardHandlers scope)
 // is under way, on any thread; before and after, the process's handlers are its own.
 //
-// After a caught fault the library's objects are in an unknown state: the caller must not touch
-// them again (not even to destroy them) and should start over with new ones.
+// After a caught fault the library's objects are in an unknown state: the caller should not use
+// them again but start over with new ones, and destroy them (if at all) in a guarded call too.
+// What the library had allocated in the frames the fault left is lost. A stack overflow is not
+// caught unless the thread has an alternate signal stack.
 namespace ptprof::etm {
 
 // Calls fn(arg); returns 0 when it returned, or the number of the signal when a fault inside the
