@@ -3,7 +3,8 @@
 
 Copies of real OpenCSD snapshots from ../shared/testdata/opencsd are damaged in a temporary
 directory: missing trace buffer, missing device file, a register value that is not a number, a
-wrong (but numeric) register value, a truncated buffer, random bytes as trace, an empty buffer.
+wrong (but numeric) register value, a truncated buffer, random bytes as trace, a stream that
+crashes libopencsd itself, an empty buffer.
 SKIPs when the data is absent.
 """
 import os
@@ -126,6 +127,37 @@ def main():
             with open(target, "wb") as f:
                 f.write(bytes(rng.randrange(256) for _ in range(32768)))
             expect_decode(t, "random bytes as trace (unformatted ETE)", run("decode", s))
+
+        # A damaged ETMv4 stream on which libopencsd 1.3.3 itself segfaults (found by fuzzing,
+        # tests/fuzz/corpus/etm/etm-v4-process-exception), three times in 4 KiB chunks, with the
+        # registers it crashed under: each crash is a gap and the decode goes on.
+        s = copy(tmp, "init-short-addr")
+        for reg, value in [("TRCCONFIGR(id:0x4)=0x00000001", "0x000018c1"),
+                           ("TRCTRACEIDR(id:0x10)=0x00000000", "0x00000010"),
+                           ("TRCIDR0(id:0x78)=0x08000CA1", "0x28000EA1"),
+                           ("TRCIDR1(id:0x79)=0x4200F440", "0x4100F403"),
+                           ("TRCIDR2(id:0x7A)=0x20001088", "0x00000488")]:
+            edit(os.path.join(s, "device2.ini"), reg, reg.split("=")[0] + "=" + value)
+        crashing = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fuzz", "corpus",
+                                "etm", "etm-v4-process-exception")
+        with open(crashing, "rb") as f:
+            stream = f.read()[1:]  # the fuzz target's first byte picks the format
+        with open(os.path.join(s, "tracebuffer.bin"), "wb") as f:
+            f.write((stream + bytes(4096 - len(stream))) * 3)
+        crash = ("decoder error at offset 0x0: libopencsd crashed (SIGSEGV) decoding the trace from "
+                 "here; the 4096 bytes up to offset 0x1000 are skipped and a new decoder goes on")
+
+        def crashed_and_went_on(result):
+            if crash not in result.stdout:
+                return f"no line '{crash}'"
+            if not re.search(r"offset 0x1[0-9a-f]{3}\b|Idx:4[01]\d\d;", result.stdout):
+                return "nothing decoded after the chunk that crashed libopencsd"
+            return None
+
+        expect_decode(t, "libopencsd crashing on the trace", run("decode", s), crashed_and_went_on)
+        # (Its packet processor alone does not crash on it: dump lists all three copies.)
+        expect_decode(t, "libopencsd crashing on the trace (dump)", run("dump", s),
+                      lambda r: None if "Idx:8223;" in r.stdout else "the third copy is not listed")
 
         s = copy(tmp, "a57_single_step")
         open(os.path.join(s, "CSTMC_TRACE_FIFO.bin"), "wb").close()
