@@ -151,6 +151,7 @@ struct EtmDecoder::Impl {
   // DSTREAM: OpenCSD is given the frames without their FSYNCs (WithoutFsyncs); frame k's bytes
   // lay `fsync_shift[k]` further on in the buffer.
   std::vector<uint64_t> fsync_shift;
+  int crashes = 0;  // of libopencsd while this decoder fed it (Recover)
 
   // The buffer offset of OpenCSD's index `index` (for DSTREAM, in the frames it was given).
   uint64_t BufferOffset(uint64_t index) const {
@@ -420,13 +421,13 @@ struct EtmDecoder::Impl {
       const uint64_t chunk_end = pos + std::min<uint64_t>(end - pos, kGuardedChunk);
       OcsdCall data{tree, OCSD_OP_DATA, pos, static_cast<uint32_t>(chunk_end - pos), bytes + pos};
       if (int fault = Guarded(data)) {
-        pos = Recover(fault, pos, chunk_end);
+        pos = Recover(fault, pos, chunk_end, end);
         continue;
       }
       if (OCSD_DATA_RESP_IS_WAIT(data.resp)) {
         OcsdCall flush{tree, OCSD_OP_FLUSH};
         if (int fault = Guarded(flush)) {
-          pos = Recover(fault, pos + data.used, chunk_end);
+          pos = Recover(fault, pos + data.used, chunk_end, end);
           continue;
         }
       }
@@ -438,7 +439,7 @@ struct EtmDecoder::Impl {
         ReportFatal(BufferOffset(at), why);
         OcsdCall reset{tree, OCSD_OP_RESET, at};
         uint64_t next = (at / step + 1) * step;
-        if (int fault = Guarded(reset)) next = Recover(fault, at, next);
+        if (int fault = Guarded(reset)) next = Recover(fault, at, next, end);
         pos = next;
         continue;
       }
@@ -447,7 +448,7 @@ struct EtmDecoder::Impl {
     }
     if (!last || tree == C_API_INVALID_TREE_HANDLE) return;
     OcsdCall eot{tree, OCSD_OP_EOT};
-    if (int fault = Guarded(eot)) Recover(fault, end, end);
+    if (int fault = Guarded(eot)) Recover(fault, end, end, end);
   }
 
   // libopencsd is fed this much at a time: a crash inside it loses at most this much trace.
@@ -475,30 +476,34 @@ struct EtmDecoder::Impl {
         &call);
   }
 
-  // The tree libopencsd crashed in is not used again. Destroying it frees its memory (about
-  // 45 KB: a trace crashing it every few KiB would otherwise grow without bound), but its state
-  // is whatever the crash left: the destruction is guarded too, and if that crashes as well the
-  // tree is put aside for good, where leak checkers still see it.
-  void DestroyCrashedTree() {
-    dcd_tree_handle_t crashed = tree;
-    tree = C_API_INVALID_TREE_HANDLE;
-    const int fault = CallGuarded(
-        [](void* handle) { ocsd_destroy_dcd_tree(static_cast<dcd_tree_handle_t>(handle)); },
-        crashed);
-    if (fault == 0) return;
+  // A tree libopencsd crashed in is neither used nor destroyed again: its state is whatever the
+  // crash left (destroying a crashed ETMv3 tree freed an invalid pointer, which glibc ends the
+  // process for). It is kept where leak checkers still see it, about 45 KB each: a decoder gives
+  // up on its buffer after kMaxCrashes of them.
+  static void SetAside(dcd_tree_handle_t crashed) {
     static std::mutex mutex;
     static auto* set_aside = new std::vector<dcd_tree_handle_t>;  // reachable, never freed
     std::lock_guard<std::mutex> lock(mutex);
     set_aside->push_back(crashed);
   }
+  static constexpr int kMaxCrashes = 64;
 
   // After libopencsd crashed (signal `fault`) on the trace from `from`: reports a gap up to
-  // `resume`, destroys the tree (DestroyCrashedTree) and builds a new one, which starts
-  // unsynchronised as after a reset. Returns `resume`.
-  uint64_t Recover(int fault, uint64_t from, uint64_t resume) {
+  // `resume`, sets the tree aside and builds a new one, which starts unsynchronised as after a
+  // reset; returns `resume`. The kMaxCrashes-th crash instead ends the decode of the buffer,
+  // whose end is `end` (no tree is left).
+  uint64_t Recover(int fault, uint64_t from, uint64_t resume, uint64_t end) {
     ++stats.fatal_errors;
-    char what[200];
-    if (resume > from)
+    SetAside(tree);
+    tree = C_API_INVALID_TREE_HANDLE;
+    const bool last_crash = ++crashes >= kMaxCrashes;
+    char what[240];
+    if (last_crash)
+      std::snprintf(what, sizeof what,
+                    "libopencsd crashed (%s) decoding the trace from here, %d times in this "
+                    "buffer now: the rest of it (%" PRIu64 " bytes) is not decoded",
+                    FaultName(fault), crashes, BufferOffset(end) - BufferOffset(from));
+    else if (resume > from)
       std::snprintf(what, sizeof what,
                     "libopencsd crashed (%s) decoding the trace from here; the %" PRIu64
                     " bytes up to offset 0x%" PRIx64 " are skipped and a new decoder goes on",
@@ -509,7 +514,7 @@ struct EtmDecoder::Impl {
                     FaultName(fault));
     callback_error.clear();
     ReportFatal(BufferOffset(from), what);
-    DestroyCrashedTree();
+    if (last_crash) return end;
     protocol_of_id.clear();
     cpu_of_id.clear();
     if (Status built = BuildTree(); !built) {

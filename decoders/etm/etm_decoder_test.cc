@@ -149,35 +149,58 @@ TEST_CASE("a full decoder lists packets too (its elements are dropped, not sent 
   CHECK(lines.front().rfind("Idx:", 0) == 0);
 }
 
-TEST_CASE("a crash inside libopencsd becomes a gap, and a new decoder goes on after it") {
-  // A damaged ETMv4 stream (found by tools/fuzz.sh etm) on which libopencsd 1.3.3's
-  // processException reads a stale element, then the same stream again after 4 KiB of padding.
-  const std::vector<uint8_t> damaged = {
-      0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80, 0x21, 0x00,
-      0x04, 0x81, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7b, 0x7b, 0x04, 0x01, 0x15, 0x00, 0xbb,
-      0xf2, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x9d, 0x00, 0xf7, 0x07, 0x03};
-  std::vector<uint8_t> trace = damaged;
-  trace.resize(4096, 0);
-  trace.insert(trace.end(), damaged.begin(), damaged.end());
+namespace {
+
+// A damaged ETMv4 stream (found by tools/fuzz.sh etm) on which libopencsd 1.3.3's
+// processException reads a stale element, and the configuration it crashes under.
+const std::vector<uint8_t> kCrashingStream = {
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80, 0x21, 0x00,
+    0x04, 0x81, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7b, 0x7b, 0x04, 0x01, 0x15, 0x00, 0xbb,
+    0xf2, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x9d, 0x00, 0xf7, 0x07, 0x03};
+
+SourceConfig CrashingConfig() {
   SourceConfig cfg;
   cfg.source = "ETM_0";
   cfg.protocol = Protocol::kEtmV4;
   cfg.arch = {ArchVersion::kV8, CoreProfile::kA};
   cfg.registers = {{"TRCCONFIGR", 0x18c1}, {"TRCTRACEIDR", 0x10}, {"TRCIDR0", 0x28000EA1},
                    {"TRCIDR1", 0x4100F403}, {"TRCIDR2", 0x488}};
-  auto dec = EtmDecoder::Create(BufferFormat::kSingleSource, {cfg}, {});
+  return cfg;
+}
+
+// `copies` copies of the crashing stream, each at the start of a 4 KiB chunk.
+std::vector<uint8_t> CrashingChunks(size_t copies) {
+  std::vector<uint8_t> trace;
+  for (size_t i = 0; i < copies; ++i) {
+    trace.insert(trace.end(), kCrashingStream.begin(), kCrashingStream.end());
+    trace.resize((i + 1) * 4096, 0);
+  }
+  return trace;
+}
+
+// The gaps that say libopencsd crashed: offset and text.
+std::vector<std::pair<uint64_t, std::string>> Crashes(const std::vector<TraceEvent>& events) {
+  std::vector<std::pair<uint64_t, std::string>> crashes;
+  for (const TraceEvent& e : events) {
+    const auto* gap = std::get_if<TraceGap>(&e.body);
+    if (gap && gap->detail.find("libopencsd crashed") != std::string::npos)
+      crashes.emplace_back(e.header.offset, gap->detail);
+  }
+  return crashes;
+}
+
+}  // namespace
+
+TEST_CASE("a crash inside libopencsd becomes a gap, and a new decoder goes on after it") {
+  const std::vector<uint8_t> trace = CrashingChunks(2);
+  auto dec = EtmDecoder::Create(BufferFormat::kSingleSource, {CrashingConfig()}, {});
   REQUIRE(dec);
   Collect sink;
   EtmDecodeStats stats = (*dec)->Decode(trace, sink);
   CHECK(sink.ended);
-  std::vector<std::pair<uint64_t, std::string>> crashes;
+  const auto crashes = Crashes(sink.events);
   bool after = false;  // an event of the decode after the skipped chunk
-  for (const TraceEvent& e : sink.events) {
-    const auto* gap = std::get_if<TraceGap>(&e.body);
-    if (gap && gap->detail.find("libopencsd crashed") != std::string::npos)
-      crashes.emplace_back(e.header.offset, gap->detail);
-    after = after || e.header.offset >= 4096;
-  }
+  for (const TraceEvent& e : sink.events) after = after || e.header.offset >= 4096;
   // (Whether the second copy crashes the new tree too depends on what the library's stale read
   // finds there: not checked.)
   REQUIRE(!crashes.empty());
@@ -187,4 +210,23 @@ TEST_CASE("a crash inside libopencsd becomes a gap, and a new decoder goes on af
         "decoder error at offset 0x0: libopencsd crashed (SIGSEGV) decoding the trace from here; "
         "the 4096 bytes up to offset 0x1000 are skipped and a new decoder goes on");
   CHECK(after);
+}
+
+TEST_CASE("a decoder gives up on a buffer that crashes libopencsd 64 times") {
+  const std::vector<uint8_t> trace = CrashingChunks(100);
+  auto dec = EtmDecoder::Create(BufferFormat::kSingleSource, {CrashingConfig()}, {});
+  REQUIRE(dec);
+  Collect sink;
+  (*dec)->Decode(trace, sink);
+  CHECK(sink.ended);
+  const auto crashes = Crashes(sink.events);
+  REQUIRE(!crashes.empty());
+  CHECK(crashes.size() <= 64);
+  if (crashes.size() == 64) {
+    const uint64_t at = crashes.back().first;
+    CHECK(crashes.back().second.find("64 times in this buffer now: the rest of it (" +
+                                     std::to_string(trace.size() - at) +
+                                     " bytes) is not decoded") != std::string::npos);
+    for (const TraceEvent& e : sink.events) CHECK(e.header.offset <= at);
+  }
 }

@@ -9,7 +9,8 @@
 // is under way, on any thread; before and after, the process's handlers are its own.
 //
 // After a caught fault the library's objects are in an unknown state: the caller should not use
-// them again but start over with new ones, and destroy them (if at all) in a guarded call too.
+// them again, not even to destroy them (glibc ends the process on an invalid free, which no guard
+// catches), but start over with new ones.
 // What the library had allocated in the frames the fault left is lost. A stack overflow is not
 // caught unless the thread has an alternate signal stack.
 namespace ptprof::etm {
