@@ -159,6 +159,12 @@ class FlowToModel : public FlowObserver {
     block.flags = speculative ? kPackedSpeculative : 0;
     AppendRun(&block, 1, ninsn, tsc, offset, offset);
   }
+  // After AppendRun: the held block (the last one appended) carries `tsc` instead of the stamp
+  // AppendRun gave it (the time moved on at a TIP after its run).
+  void RestampHeld(uint64_t tsc) {
+    held().tsc = tsc;
+    held_source_ = nullptr;  // no longer stamped as the run reference before it
+  }
   // After AppendRun: the held block's last instruction and its kind.
   void EndRuns(uint64_t last_ip, X86Kind last_kind) {
     held_last_ip_ = last_ip;

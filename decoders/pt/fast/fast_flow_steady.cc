@@ -129,15 +129,13 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeSteadyRuns(FlowToModel& model, Tnt
         next_block_ = nullptr;
         return HandBack(model, *run, stop, walk, offset, after, tip, status);
       }
-      // All but the last block carry the time at the TNT packet, the last the time at the TIP.
-      const uint32_t before_tip = stop.blocks - 1;
-      if (before_tip)
-        model.AppendRun(run->blocks(), before_tip, stop.insns - stop.last->ninsn, StampTsc(), at,
-                        after);
+      // All but the last block carry the time at the TNT packet, the last the time at the TIP:
+      // the run goes in whole and its last block is stamped again when the time moved.
+      const uint64_t tnt_tsc = StampTsc();
+      model.AppendRun(run->blocks(), stop.blocks, stop.insns, tnt_tsc, at, after);
       const uint64_t at_tip = qry_->Offset();
       UpdateTime(at_tip);
-      model.AppendRun(run->blocks() + before_tip, 1, stop.last->ninsn, StampTsc(),
-                      before_tip ? after : at, after);
+      if (const uint64_t tip_tsc = StampTsc(); tip_tsc != tnt_tsc) model.RestampHeld(tip_tsc);
       at = at_tip;
       next_ip = ip_;
       block = code_->TipTarget(run->tip, ip_, mode_);
