@@ -1,5 +1,6 @@
 #include "decoders/pt/segment_tally.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 
@@ -34,9 +35,27 @@ Result<FlowSummary> SegmentTally::Finish(std::span<const uint8_t> trace, const I
   if (!why.empty()) {
     summary.sequential_because = why;
     out.Restart(skip);
-    auto range = DecodeFlowRange(trace.subspan(from), images, request_, out, {}, from, &graphs);
-    if (!range) return tl::unexpected(range.error());
-    synced_ = synced_ || range->synced;
+    const std::span<const uint8_t> rest = trace.subspan(from);
+    // On the engine the segments were decoded on: the fast engine, and where it stops, libipt
+    // from `from` again, whose first events are those the stream already has or drops.
+    bool done = false;
+    if (request_.engine == FlowEngine::kFast && FastEngineApplies(request_)) {
+      auto fast = DecodeFlowRangeFast(rest, images, request_, out, {}, UINT64_MAX, &graphs, from);
+      if (!fast) return tl::unexpected(fast.error());
+      if (fast->handled) {
+        synced_ = synced_ || fast->range.synced;
+        done = true;
+      } else {
+        out.Restart(std::max<uint64_t>(skip, fast->passed));
+        if (summary.fallback_because.empty())
+          summary.fallback_because = "the rest from " + HexOffset(from) + ": " + fast->why;
+      }
+    }
+    if (!done) {
+      auto range = DecodeFlowRange(rest, images, request_, out, {}, from, &graphs);
+      if (!range) return tl::unexpected(range.error());
+      synced_ = synced_ || range->synced;
+    }
   }
   if (auto at = TruncatedPacketAt(trace)) out.Pass(TruncationGap(*at, request_.cpu));
   sink_.OnEnd();
