@@ -28,7 +28,7 @@ void PartSegment::NoteUntrusted(std::span<const PackedEvent> blocks) {
 
 void PartSegment::MaybeEndHead() {
   if (head_reached_cut_ || head_past_until_ == SIZE_MAX ||
-      head_.events.size() < head_past_until_ + kHeadMargin)
+      head_.events.size() < head_past_until_ + head_margin_)
     return;
   state_ = State::kStream;
 }
@@ -47,6 +47,7 @@ void PartSegment::OnEvent(const TraceEvent& event) {
   }
   if (head_past_until_ == SIZE_MAX && offset >= head_until_) head_past_until_ = index;
   if (!range_.last() && offset >= range_.cut) head_reached_cut_ = true;
+  if (std::holds_alternative<Instruction>(event.body)) head_margin_ = kInsnHeadMargin;
   head_.events.push_back(event);
   MaybeEndHead();
 }
@@ -87,7 +88,7 @@ void PartSegment::OnBlocks(const BlockBatch& batch) {
             take = std::min(take, i + 1);
           }
         } else {
-          const size_t want = head_past_until_ + kHeadMargin;
+          const size_t want = head_past_until_ + head_margin_;
           take = std::min(take, want > seen_ ? want - seen_ : 1);
         }
         piece.blocks = blocks.first(take);

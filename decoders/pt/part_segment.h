@@ -24,6 +24,10 @@ class PartSegment : public EventSink {
   // Head events kept after the first at or past `head_until`: more than FindJoin reads beyond the
   // previous segment's trusted events (its startup window and the events before the cut).
   static constexpr size_t kHeadMargin = 512;
+  // The same for a stream of instructions, whose join windows are wider (kInsnJoinWindows).
+  static constexpr size_t kInsnHeadMargin = 8192;
+  static_assert(kHeadMargin > kBlockJoinWindows.next_startup + kBlockJoinWindows.before_cut);
+  static_assert(kInsnHeadMargin > kInsnJoinWindows.next_startup + kInsnJoinWindows.before_cut);
 
   // `head_until`: 0 for the first segment (no head).
   PartSegment(EventSink& part, EventChunkPool& pool, const TraceSegment& range,
@@ -63,6 +67,7 @@ class PartSegment : public EventSink {
   uint64_t head_until_;
   State state_;
   DecodedSegment head_, tail_;
+  size_t head_margin_ = kHeadMargin;  // kInsnHeadMargin once an instruction came
   size_t head_past_until_ = SIZE_MAX;  // the first head event at or past head_until
   bool head_reached_cut_ = false;
   size_t tail_base_ = 0;

@@ -141,3 +141,29 @@ TEST_CASE("The first segment has no head; the last no tail", "[part_segment]") {
     CHECK(segment.tail().events.empty());
   }
 }
+
+TEST_CASE("A part segment of instructions holds a longer head (the wider join windows)",
+          "[part_segment]") {
+  // Instruction i at offset i / 10 + 5000 (ten a packet); the previous segment is trusted to
+  // 5100: the head runs to instruction 1000 and kInsnHeadMargin more.
+  auto insn = [](size_t i) {
+    Instruction in;
+    in.ip = 0x1000 + i;
+    in.size = 1;
+    TraceEvent event{EventHeader{}, in};
+    event.header.offset = 5000 + i / 10;
+    return event;
+  };
+  EventChunkPool pool;
+  Collect part;
+  PartSegment segment(part, pool, kRange, 5100);
+  const size_t count = 1000 + PartSegment::kInsnHeadMargin + 500;
+  for (size_t i = 0; i < count; ++i) segment.OnEvent(insn(i));
+  segment.BeforeFinish();
+  segment.Finish();
+  const size_t head = 1000 + PartSegment::kInsnHeadMargin;
+  REQUIRE(segment.head().events.size() == head);
+  CHECK(SameEvent(segment.head().events[head - 1], insn(head - 1)));
+  REQUIRE(part.events.size() == 500);
+  CHECK(SameEvent(part.events.front(), insn(head)));
+}

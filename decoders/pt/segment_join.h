@@ -30,6 +30,18 @@ struct SegmentJoin {
   size_t next_begin = 0;  // ... then next.events[next_begin, ...)
 };
 
+// How far around the cut FindJoin looks for the handover, in events: up to `before_cut` before
+// prev's first event at or past the cut and `after_cut` after it, against next's first
+// `next_startup` events (the next decode begins with a few events of its own: its first block
+// begins at the PSB's IP, not where the previous block began). A stream of instructions (decode
+// --insn), several events a block whose first ones differ in time between the two decodes, looks
+// about as many blocks far.
+struct JoinWindows {
+  size_t before_cut, after_cut, next_startup;
+};
+inline constexpr JoinWindows kBlockJoinWindows{8, 64, 256};
+inline constexpr JoinWindows kInsnJoinWindows{128, 1024, 4096};
+
 // `prev_from`: the first of prev's events the stream takes (where prev joined its predecessor).
 std::optional<SegmentJoin> FindJoin(const DecodedSegment& prev, size_t prev_from,
                                     const DecodedSegment& next);

@@ -111,3 +111,64 @@ TEST_CASE("FindJoin compares no run reference",
   CHECK(FindJoin(prev_plain, 0, next));
   CHECK_FALSE(FindJoin(prev_plain, 0, next_ref));
 }
+
+namespace {
+
+TraceEvent Insn(uint64_t offset, uint64_t ip, uint64_t tsc) {
+  Instruction insn;
+  insn.ip = ip;
+  insn.size = 1;
+  TraceEvent event{EventHeader{}, insn};
+  event.header.offset = offset;
+  event.header.tsc = tsc;
+  return event;
+}
+
+// A stream of `count` instructions at one packet offset each 8, from `ip` on, at time `tsc`.
+void Insns(std::vector<TraceEvent>& out, size_t count, uint64_t offset, uint64_t ip, uint64_t tsc) {
+  for (size_t i = 0; i < count; ++i) out.push_back(Insn(offset + i / 8, ip + i, tsc));
+}
+
+}  // namespace
+
+TEST_CASE("FindJoin looks as many blocks far in a stream of instructions as in one of blocks",
+          "[segment_join]") {
+  // prev: 100 instructions before the cut at 1000, then 200 whose time is still the one before
+  // the PSB there (instructions inside a block carry the time before them), then 300 that agree
+  // with next; next: its own first 200 (the PSB's time), then the same 300.
+  std::vector<TraceEvent> before, mine, agreed;
+  Insns(before, 100, 900, 0x1000, 5);
+  Insns(mine, 200, 1000, 0x2000, 5);
+  Insns(agreed, 300, 1100, 0x3000, 9);
+  std::vector<TraceEvent> prev_events = before;
+  prev_events.insert(prev_events.end(), mine.begin(), mine.end());
+  prev_events.insert(prev_events.end(), agreed.begin(), agreed.end());
+  std::vector<TraceEvent> next_events;
+  for (TraceEvent e : mine) {
+    e.header.tsc = 9;
+    next_events.push_back(e);
+  }
+  next_events.insert(next_events.end(), agreed.begin(), agreed.end());
+  auto prev = Segment(0, prev_events, prev_events.size());
+  auto next = Segment(1000, next_events, next_events.size());
+  // The handover lies 200 events past the cut: beyond a stream of blocks' 64.
+  auto join = FindJoin(prev, 0, next);
+  REQUIRE(join);
+  CHECK(join->prev_end == 300);
+  CHECK(join->next_begin == 200);
+  // (Its candidates begin at prev's first event: 100 lie before the cut, fewer than 128.)
+  CHECK(NextEventsFindJoinReads(prev, 0, 1000) == kInsnJoinWindows.next_startup + prev.trusted);
+  // The same distance in blocks is too far.
+  std::vector<TraceEvent> prev_blocks, next_blocks;
+  for (size_t i = 0; i < 100; ++i) prev_blocks.push_back(Block(900 + i / 8, 0x1000 + 8 * i));
+  for (size_t i = 0; i < 200; ++i) {
+    prev_blocks.push_back(Block(1000 + i / 8, 0x2000 + 8 * i));
+    next_blocks.push_back(Block(1000 + i / 8, 0x2000 + 8 * i + 4));
+  }
+  for (size_t i = 0; i < 300; ++i) {
+    prev_blocks.push_back(Block(1100 + i / 8, 0x3000 + 8 * i));
+    next_blocks.push_back(Block(1100 + i / 8, 0x3000 + 8 * i));
+  }
+  CHECK_FALSE(FindJoin(Segment(0, prev_blocks, prev_blocks.size()), 0,
+                       Segment(1000, next_blocks, next_blocks.size())));
+}
