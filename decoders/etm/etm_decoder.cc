@@ -61,6 +61,30 @@ ocsd_mem_space_acc_t MemSpaceOf(const std::string& name) {
   return it == kSpaces.end() ? OCSD_MEM_SPACE_ANY : it->second;
 }
 
+// ETMv4 and ETE share these registers (each takes a few more of its own).
+template <class Config>
+void FillEtmV4Registers(const SourceConfig& s, Config& cfg) {
+  cfg.reg_idr0 = s.Reg("TRCIDR0");
+  cfg.reg_idr1 = s.Reg("TRCIDR1");
+  cfg.reg_idr2 = s.Reg("TRCIDR2");
+  cfg.reg_idr8 = s.Reg("TRCIDR8");
+  cfg.reg_configr = s.Reg("TRCCONFIGR");
+  cfg.reg_traceidr = s.Reg("TRCTRACEIDR");
+  cfg.arch_ver = ArchOf(s.arch.arch);
+  cfg.core_prof = ProfileOf(s.arch.profile);
+}
+
+// ETMv3 and PTM take the same registers (ETMIDR, ETMCR, ETMCCER, ETMTRACEIDR) in the same fields.
+template <class Config>
+void FillEtmV3Registers(const SourceConfig& s, Config& cfg) {
+  cfg.reg_idr = s.Reg("ETMIDR");
+  cfg.reg_ctrl = s.Reg("ETMCR");
+  cfg.reg_ccer = s.Reg("ETMCCER");
+  cfg.reg_trc_id = s.Reg("ETMTRACEIDR");
+  cfg.arch_ver = ArchOf(s.arch.arch);
+  cfg.core_prof = ProfileOf(s.arch.profile);
+}
+
 std::string LastError(ocsd_err_t fallback) {
   char msg[512] = {};
   ocsd_trc_index_t index = 0;
@@ -269,52 +293,28 @@ struct EtmDecoder::Impl {
       const void* cfg = nullptr;
       switch (s.protocol) {
         case Protocol::kEtmV4:
-          v4.reg_idr0 = s.Reg("TRCIDR0");
-          v4.reg_idr1 = s.Reg("TRCIDR1");
-          v4.reg_idr2 = s.Reg("TRCIDR2");
-          v4.reg_idr8 = s.Reg("TRCIDR8");
+          FillEtmV4Registers(s, v4);
           v4.reg_idr9 = s.Reg("TRCIDR9");
           v4.reg_idr10 = s.Reg("TRCIDR10");
           v4.reg_idr11 = s.Reg("TRCIDR11");
           v4.reg_idr12 = s.Reg("TRCIDR12");
           v4.reg_idr13 = s.Reg("TRCIDR13");
-          v4.reg_configr = s.Reg("TRCCONFIGR");
-          v4.reg_traceidr = s.Reg("TRCTRACEIDR");
-          v4.arch_ver = ArchOf(s.arch.arch);
-          v4.core_prof = ProfileOf(s.arch.profile);
           name = OCSD_BUILTIN_DCD_ETMV4I;
           cfg = &v4;
           break;
         case Protocol::kEte:
-          ete.reg_idr0 = s.Reg("TRCIDR0");
-          ete.reg_idr1 = s.Reg("TRCIDR1");
-          ete.reg_idr2 = s.Reg("TRCIDR2");
-          ete.reg_idr8 = s.Reg("TRCIDR8");
+          FillEtmV4Registers(s, ete);
           ete.reg_devarch = s.Reg("TRCDEVARCH");
-          ete.reg_configr = s.Reg("TRCCONFIGR");
-          ete.reg_traceidr = s.Reg("TRCTRACEIDR");
-          ete.arch_ver = ArchOf(s.arch.arch);
-          ete.core_prof = ProfileOf(s.arch.profile);
           name = OCSD_BUILTIN_DCD_ETE;
           cfg = &ete;
           break;
         case Protocol::kEtmV3:
-          v3.reg_idr = s.Reg("ETMIDR");
-          v3.reg_ctrl = s.Reg("ETMCR");
-          v3.reg_ccer = s.Reg("ETMCCER");
-          v3.reg_trc_id = s.Reg("ETMTRACEIDR");
-          v3.arch_ver = ArchOf(s.arch.arch);
-          v3.core_prof = ProfileOf(s.arch.profile);
+          FillEtmV3Registers(s, v3);
           name = OCSD_BUILTIN_DCD_ETMV3;
           cfg = &v3;
           break;
         case Protocol::kPtm:
-          ptm.reg_idr = s.Reg("ETMIDR");
-          ptm.reg_ctrl = s.Reg("ETMCR");
-          ptm.reg_ccer = s.Reg("ETMCCER");
-          ptm.reg_trc_id = s.Reg("ETMTRACEIDR");
-          ptm.arch_ver = ArchOf(s.arch.arch);
-          ptm.core_prof = ProfileOf(s.arch.profile);
+          FillEtmV3Registers(s, ptm);
           name = OCSD_BUILTIN_DCD_PTM;
           cfg = &ptm;
           break;
