@@ -16,7 +16,9 @@ namespace {
 JoinWindows WindowsOf(const DecodedSegment& prev, size_t prev_from) {
   const size_t end = std::min(prev.events.size(), prev_from + 16);
   for (size_t i = prev_from; i < end; ++i)
-    if (std::holds_alternative<Instruction>(prev.events[i].body)) return kInsnJoinWindows;
+    if (!prev.events.MayHoldRefs(i, i + 1) &&
+        std::holds_alternative<Instruction>(prev.events[i].body))
+      return kInsnJoinWindows;
   return kBlockJoinWindows;
 }
 
