@@ -10,44 +10,16 @@
 
 #include <opencsd/c_api/opencsd_c_api.h>
 
+#include "decoders/etm/dstream_frames.h"
 #include "decoders/etm/element_events.h"
 #include "decoders/etm/etm_segments.h"
 #include "decoders/etm/library_fault_guard.h"
+#include "decoders/etm/ocsd_source_decoder.h"
 #include "src/model/decode_defaults.h"
 
 namespace ptprof::etm {
 
 namespace {
-
-ocsd_arch_version_t ArchOf(ArchVersion v) {
-  switch (v) {
-    case ArchVersion::kV7: return ARCH_V7;
-    case ArchVersion::kV8: return ARCH_V8;
-    case ArchVersion::kV8r3: return ARCH_V8r3;
-    case ArchVersion::kAA64: return ARCH_AA64;
-    default: return ARCH_UNKNOWN;
-  }
-}
-
-ocsd_core_profile_t ProfileOf(CoreProfile p) {
-  switch (p) {
-    case CoreProfile::kA: return profile_CortexA;
-    case CoreProfile::kR: return profile_CortexR;
-    case CoreProfile::kM: return profile_CortexM;
-    default: return profile_Unknown;
-  }
-}
-
-ocsd_trace_protocol_t OcsdProtocolOf(Protocol p) {
-  switch (p) {
-    case Protocol::kEtmV3: return OCSD_PROTOCOL_ETMV3;
-    case Protocol::kPtm: return OCSD_PROTOCOL_PTM;
-    case Protocol::kEtmV4: return OCSD_PROTOCOL_ETMV4I;
-    case Protocol::kEte: return OCSD_PROTOCOL_ETE;
-    case Protocol::kStm: return OCSD_PROTOCOL_STM;
-  }
-  return OCSD_PROTOCOL_UNKNOWN;
-}
 
 // Snapshot memory space names (the snapshot format's spellings, old ones included).
 ocsd_mem_space_acc_t MemSpaceOf(const std::string& name) {
@@ -61,85 +33,7 @@ ocsd_mem_space_acc_t MemSpaceOf(const std::string& name) {
   return it == kSpaces.end() ? OCSD_MEM_SPACE_ANY : it->second;
 }
 
-// ETMv4 and ETE share these registers (each takes a few more of its own).
-template <class Config>
-void FillEtmV4Registers(const SourceConfig& s, Config& cfg) {
-  cfg.reg_idr0 = s.Reg("TRCIDR0");
-  cfg.reg_idr1 = s.Reg("TRCIDR1");
-  cfg.reg_idr2 = s.Reg("TRCIDR2");
-  cfg.reg_idr8 = s.Reg("TRCIDR8");
-  cfg.reg_configr = s.Reg("TRCCONFIGR");
-  cfg.reg_traceidr = s.Reg("TRCTRACEIDR");
-  cfg.arch_ver = ArchOf(s.arch.arch);
-  cfg.core_prof = ProfileOf(s.arch.profile);
-}
-
-// ETMv3 and PTM take the same registers (ETMIDR, ETMCR, ETMCCER, ETMTRACEIDR) in the same fields.
-template <class Config>
-void FillEtmV3Registers(const SourceConfig& s, Config& cfg) {
-  cfg.reg_idr = s.Reg("ETMIDR");
-  cfg.reg_ctrl = s.Reg("ETMCR");
-  cfg.reg_ccer = s.Reg("ETMCCER");
-  cfg.reg_trc_id = s.Reg("ETMTRACEIDR");
-  cfg.arch_ver = ArchOf(s.arch.arch);
-  cfg.core_prof = ProfileOf(s.arch.profile);
-}
-
-std::string LastError(ocsd_err_t fallback) {
-  char msg[512] = {};
-  ocsd_trc_index_t index = 0;
-  uint8_t chan = 0;
-  ocsd_err_t err = ocsd_get_last_err(&index, &chan, msg, sizeof msg);
-  if (msg[0] != '\0') {
-    std::string s = msg;
-    while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-    return s;
-  }
-  char buf[256] = {};
-  ocsd_err_str(err != OCSD_OK ? err : fallback, buf, sizeof buf);
-  return buf;
-}
-
 }  // namespace
-
-// A DSTREAM capture is written in 512-byte blocks whose last 8 bytes are a footer, not trace:
-// the trace indices (as trc_pkt_lister counts them) run over the data bytes only.
-static std::vector<uint8_t> WithoutDstreamFooters(const std::vector<uint8_t>& in) {
-  constexpr size_t kBlock = 512, kFooter = 8;
-  std::vector<uint8_t> out;
-  out.reserve(in.size());
-  for (size_t pos = 0; pos < in.size(); pos += kBlock) {
-    size_t data = std::min(kBlock - kFooter, in.size() - pos);
-    out.insert(out.end(), in.begin() + static_cast<ptrdiff_t>(pos),
-               in.begin() + static_cast<ptrdiff_t>(pos + data));
-  }
-  return out;
-}
-
-// A DSTREAM capture's frames without the FSYNCs before them (ff ff ff 7f, which DSTREAM writes
-// between frames): whole 16-byte frames, each read after any FSYNCs at its start, as OpenCSD's
-// deformatter reads them; a frame cut by the end is left out. `shift[k]` is how many bytes lay
-// before frame k in `in` beyond its place in the result (frame k began at 16 k + shift[k]).
-// OpenCSD is then given plain frames (OCSD_DFRMTR_FRAME_MEM_ALIGN): libopencsd 1.3.3 reads past
-// the buffer in its own FSYNC handling on some damaged captures (found by tools/fuzz.sh etm).
-static std::vector<uint8_t> WithoutFsyncs(const std::vector<uint8_t>& in,
-                                          std::vector<uint64_t>& shift) {
-  std::vector<uint8_t> out;
-  out.reserve(in.size());
-  shift.clear();
-  size_t pos = 0;
-  for (;;) {
-    while (pos + 4 <= in.size() && in[pos] == 0xff && in[pos + 1] == 0xff && in[pos + 2] == 0xff &&
-           in[pos + 3] == 0x7f)
-      pos += 4;
-    if (pos + 16 > in.size()) break;
-    shift.push_back(pos - out.size());
-    out.insert(out.end(), in.begin() + static_cast<ptrdiff_t>(pos),
-               in.begin() + static_cast<ptrdiff_t>(pos + 16));
-    pos += 16;
-  }
-  return out;
-}
 
 Result<BufferFormat> BufferFormatOf(const std::string& name) {
   if (name == "coresight") return BufferFormat::kCoreSightFrames;
@@ -274,66 +168,19 @@ struct EtmDecoder::Impl {
   Status BuildTree() {
     ocsd_dcd_tree_src_t src = format == BufferFormat::kSingleSource ? OCSD_TRC_SRC_SINGLE
                                                                     : OCSD_TRC_SRC_FRAME_FORMATTED;
-    uint32_t flags = format == BufferFormat::kCoreSightFrames ? OCSD_DFRMTR_FRAME_MEM_ALIGN
-                     : format == BufferFormat::kDstreamFrames
-                         ? OCSD_DFRMTR_FRAME_MEM_ALIGN  // FSYNCs taken out (WithoutFsyncs)
-                         : 0;
+    // Frames are given whole (a DSTREAM capture's with its FSYNCs taken out: WithoutFsyncs).
+    const uint32_t flags =
+        format == BufferFormat::kSingleSource ? 0 : OCSD_DFRMTR_FRAME_MEM_ALIGN;
     tree = ocsd_create_dcd_tree(src, flags);
     if (tree == C_API_INVALID_TREE_HANDLE)
-      return Fail("OpenCSD: cannot create a decode tree: " + LastError(OCSD_ERR_FAIL));
+      return Fail("OpenCSD: cannot create a decode tree: " + OcsdLastError(OCSD_ERR_FAIL));
     int create = options.packets_only ? OCSD_CREATE_FLG_PACKET_PROC : OCSD_CREATE_FLG_FULL_DECODER;
     if (options.src_addr_n) create |= ETE_OPFLG_PKTDEC_SRCADDR_N_ATOMS;
     for (const SourceConfig& s : sources) {
-      const char* name = nullptr;
-      ocsd_etmv4_cfg v4{};
-      ocsd_ete_cfg ete{};
-      ocsd_etmv3_cfg v3{};
-      ocsd_ptm_cfg ptm{};
-      ocsd_stm_cfg stm{};
-      const void* cfg = nullptr;
-      switch (s.protocol) {
-        case Protocol::kEtmV4:
-          FillEtmV4Registers(s, v4);
-          v4.reg_idr9 = s.Reg("TRCIDR9");
-          v4.reg_idr10 = s.Reg("TRCIDR10");
-          v4.reg_idr11 = s.Reg("TRCIDR11");
-          v4.reg_idr12 = s.Reg("TRCIDR12");
-          v4.reg_idr13 = s.Reg("TRCIDR13");
-          name = OCSD_BUILTIN_DCD_ETMV4I;
-          cfg = &v4;
-          break;
-        case Protocol::kEte:
-          FillEtmV4Registers(s, ete);
-          ete.reg_devarch = s.Reg("TRCDEVARCH");
-          name = OCSD_BUILTIN_DCD_ETE;
-          cfg = &ete;
-          break;
-        case Protocol::kEtmV3:
-          FillEtmV3Registers(s, v3);
-          name = OCSD_BUILTIN_DCD_ETMV3;
-          cfg = &v3;
-          break;
-        case Protocol::kPtm:
-          FillEtmV3Registers(s, ptm);
-          name = OCSD_BUILTIN_DCD_PTM;
-          cfg = &ptm;
-          break;
-        case Protocol::kStm:
-          stm.reg_tcsr = s.Reg("STMTCSR");
-          stm.reg_feat3r = 0x10000;  // 65536 masters: every master ID is accepted
-          stm.reg_devid = 0x10000;   // 65536 channels per master
-          stm.hw_event = HwEvent_Unknown_Disabled;
-          name = OCSD_BUILTIN_DCD_STM;
-          cfg = &stm;
-          break;
-      }
-      uint8_t id = 0;
-      ocsd_err_t err = ocsd_dt_create_decoder(tree, name, create, cfg, &id);
-      if (err != OCSD_OK)
-        return Fail("OpenCSD: cannot create the " + std::string(ProtocolName(s.protocol)) +
-                    " decoder for source " + s.source + ": " + LastError(err));
-      protocol_of_id[id] = s.protocol;
-      if (s.cpu >= 0) cpu_of_id[id] = s.cpu;
+      Result<uint8_t> id = AddOcsdDecoder(tree, s, create);
+      if (!id) return tl::unexpected(id.error());
+      protocol_of_id[*id] = s.protocol;
+      if (s.cpu >= 0) cpu_of_id[*id] = s.cpu;
     }
     if (!options.packets_only) {
       // One accessor for all memory: images are looked up by our own code, so images from
@@ -341,9 +188,9 @@ struct EtmDecoder::Impl {
       // no image at all reports inaccessible memory instead of failing.
       ocsd_err_t mem = ocsd_dt_add_callback_mem_acc(tree, 0, ~0ull, OCSD_MEM_SPACE_ANY,
                                                     &Impl::ReadMemory, this);
-      if (mem != OCSD_OK) return Fail("OpenCSD: cannot attach the memory accessor: " + LastError(mem));
+      if (mem != OCSD_OK) return Fail("OpenCSD: cannot attach the memory accessor: " + OcsdLastError(mem));
       ocsd_err_t err = ocsd_dt_set_gen_elem_outfn(tree, &Impl::OnElement, this);
-      if (err != OCSD_OK) return Fail("OpenCSD: cannot attach the element output: " + LastError(err));
+      if (err != OCSD_OK) return Fail("OpenCSD: cannot attach the element output: " + OcsdLastError(err));
     }
     return {};
   }
@@ -434,7 +281,7 @@ struct EtmDecoder::Impl {
       if (OCSD_DATA_RESP_IS_FATAL(data.resp)) {
         ++stats.fatal_errors;
         uint64_t at = pos + data.used;
-        std::string why = callback_error.empty() ? LastError(OCSD_ERR_FAIL) : callback_error;
+        std::string why = callback_error.empty() ? OcsdLastError(OCSD_ERR_FAIL) : callback_error;
         callback_error.clear();
         ReportFatal(BufferOffset(at), why);
         OcsdCall reset{tree, OCSD_OP_RESET, at};
