@@ -24,6 +24,17 @@ std::string Snap(const std::string& name) {
   return std::string(SHARED_TESTDATA) + "/opencsd/snapshots/" + name;
 }
 
+// ETMv4 source ETM_0 (trace ID 0x10) of an Armv8-A core, with TRCCONFIGR `configr`.
+SourceConfig EtmV4Source(uint32_t configr) {
+  SourceConfig cfg;
+  cfg.source = "ETM_0";
+  cfg.protocol = Protocol::kEtmV4;
+  cfg.arch = {ArchVersion::kV8, CoreProfile::kA};
+  cfg.registers = {{"TRCCONFIGR", configr}, {"TRCTRACEIDR", 0x10}, {"TRCIDR0", 0x28000EA1},
+                   {"TRCIDR1", 0x4100F403}, {"TRCIDR2", 0x488}};
+  return cfg;
+}
+
 bool Exists(const std::string& p) {
   struct stat st {};
   return stat(p.c_str(), &st) == 0;
@@ -69,12 +80,7 @@ TEST_CASE("the a57 single-step snapshot decodes to one range and one exception")
 }
 
 TEST_CASE("random bytes as trace give gaps or nothing, never a crash") {
-  SourceConfig cfg;
-  cfg.source = "ETM_0";
-  cfg.protocol = Protocol::kEtmV4;
-  cfg.arch = {ArchVersion::kV8, CoreProfile::kA};
-  cfg.registers = {{"TRCCONFIGR", 0}, {"TRCTRACEIDR", 0x10}, {"TRCIDR0", 0x28000EA1},
-                   {"TRCIDR1", 0x4100F403}, {"TRCIDR2", 0x488}};
+  const SourceConfig cfg = EtmV4Source(0);
   std::mt19937 rng(7);
   for (BufferFormat format : {BufferFormat::kCoreSightFrames, BufferFormat::kSingleSource}) {
     auto dec = EtmDecoder::Create(format, {cfg}, {});
@@ -89,12 +95,7 @@ TEST_CASE("random bytes as trace give gaps or nothing, never a crash") {
 }
 
 TEST_CASE("overlapping memory is refused with a message naming it") {
-  SourceConfig cfg;
-  cfg.source = "ETM_0";
-  cfg.protocol = Protocol::kEtmV4;
-  cfg.arch = {ArchVersion::kV8, CoreProfile::kA};
-  cfg.registers = {{"TRCCONFIGR", 0}, {"TRCTRACEIDR", 0x10}, {"TRCIDR0", 0x28000EA1},
-                   {"TRCIDR1", 0x4100F403}, {"TRCIDR2", 0x488}};
+  const SourceConfig cfg = EtmV4Source(0);
   auto dec = EtmDecoder::Create(BufferFormat::kCoreSightFrames, {cfg}, {});
   REQUIRE(dec);
   MemoryImage a{0x1000, "", std::make_shared<const std::vector<uint8_t>>(64, 0), "a.ini:[dump1]"};
@@ -107,12 +108,7 @@ TEST_CASE("overlapping memory is refused with a message naming it") {
 }
 
 TEST_CASE("a formatted buffer cut inside a frame decodes its whole frames and reports the rest") {
-  SourceConfig cfg;
-  cfg.source = "ETM_0";
-  cfg.protocol = Protocol::kEtmV4;
-  cfg.arch = {ArchVersion::kV8, CoreProfile::kA};
-  cfg.registers = {{"TRCCONFIGR", 0}, {"TRCTRACEIDR", 0x10}, {"TRCIDR0", 0x28000EA1},
-                   {"TRCIDR1", 0x4100F403}, {"TRCIDR2", 0x488}};
+  const SourceConfig cfg = EtmV4Source(0);
   auto dec = EtmDecoder::Create(BufferFormat::kCoreSightFrames, {cfg}, {});
   REQUIRE(dec);
   std::vector<uint8_t> frames(16 * 4 + 7, 0);
@@ -158,15 +154,7 @@ const std::vector<uint8_t> kCrashingStream = {
     0x04, 0x81, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7b, 0x7b, 0x04, 0x01, 0x15, 0x00, 0xbb,
     0xf2, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x9d, 0x00, 0xf7, 0x07, 0x03};
 
-SourceConfig CrashingConfig() {
-  SourceConfig cfg;
-  cfg.source = "ETM_0";
-  cfg.protocol = Protocol::kEtmV4;
-  cfg.arch = {ArchVersion::kV8, CoreProfile::kA};
-  cfg.registers = {{"TRCCONFIGR", 0x18c1}, {"TRCTRACEIDR", 0x10}, {"TRCIDR0", 0x28000EA1},
-                   {"TRCIDR1", 0x4100F403}, {"TRCIDR2", 0x488}};
-  return cfg;
-}
+SourceConfig CrashingConfig() { return EtmV4Source(0x18c1); }
 
 // `copies` copies of the crashing stream, each at the start of a 4 KiB chunk.
 std::vector<uint8_t> CrashingChunks(size_t copies) {
