@@ -20,6 +20,7 @@ Result<std::unique_ptr<LiveTriggers>> LiveTriggers::Open(pid_t pid, TriggerEngin
   if (engine.WantsSyscalls()) {
     SyscallTracepoints::Options options;
     options.enable_on_exec = enable_on_exec;
+    options.only_syscalls = engine.SyscallsWatched();
     auto opened = SyscallTracepoints::Open(pid, options);
     if (!opened) return tl::unexpected(opened.error());
     self->syscalls_ = std::move(*opened);

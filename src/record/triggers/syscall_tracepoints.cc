@@ -85,6 +85,12 @@ struct SyscallTracepoints::Ring {
   }
 };
 
+std::string SyscallFilterText(const std::vector<uint64_t>& syscalls) {
+  std::string text;
+  for (uint64_t nr : syscalls) text += fmt::format("{}id == {}", text.empty() ? "" : " || ", nr);
+  return text;
+}
+
 Result<std::unique_ptr<SyscallTracepoints>> SyscallTracepoints::Open(pid_t pid,
                                                                      const Options& options) {
   auto tracefs = FindTracefs(options.mount_tracefs);
@@ -104,6 +110,7 @@ Result<std::unique_ptr<SyscallTracepoints>> SyscallTracepoints::Open(pid_t pid,
   self->exit_nr_offset_ = exit_nr->offset;
 
   const bool per_cpu = options.scope == Scope::kPerCpu;
+  const std::string filter = SyscallFilterText(options.only_syscalls);
   std::vector<int> cpus = per_cpu ? OnlineCpus() : std::vector<int>{-1};
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   for (int cpu : cpus) {
@@ -127,6 +134,10 @@ Result<std::unique_ptr<SyscallTracepoints>> SyscallTracepoints::Open(pid_t pid,
                                                          which == 0 ? "sys_enter" : "sys_exit",
                                                          pid, cpu)));
       (which == 0 ? ring->enter_fd : ring->exit_fd) = static_cast<int>(fd);
+      if (!filter.empty() && ioctl(static_cast<int>(fd), PERF_EVENT_IOC_SET_FILTER, filter.c_str()) != 0)
+        return Fail(fmt::format("raw_syscalls:{} (cpu {}): PERF_EVENT_IOC_SET_FILTER '{}': {}",
+                                which == 0 ? "sys_enter" : "sys_exit", cpu, filter,
+                                std::strerror(errno)));
     }
     ring->data_size = page * options.ring_pages;
     ring->length = ring->data_size + page;

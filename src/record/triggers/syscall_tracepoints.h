@@ -27,6 +27,9 @@ class SyscallTracepoints {
     uint32_t ring_pages = 64;      // data pages of each ring (a power of two)
     bool enable_on_exec = false;   // start counting when `pid` calls execve
     bool mount_tracefs = true;
+    // Only these syscall numbers, filtered in the kernel (empty: every syscall). Fewer samples
+    // means a ring that fills less often while the recorder is not scheduled.
+    std::vector<uint64_t> only_syscalls;
   };
 
   // Opens the events (disabled unless enable_on_exec). Errors say what is missing: tracefs,
@@ -56,6 +59,9 @@ class SyscallTracepoints {
   uint32_t exit_nr_offset_ = 8;
   uint64_t lost_ = 0;
 };
+
+// The tracepoint filter keeping only `syscalls` ("id == 35 || id == 230"); empty for none.
+std::string SyscallFilterText(const std::vector<uint64_t>& syscalls);
 
 // Explains an errno of perf_event_open as a user can act on it (paranoid level, capability).
 std::string PerfOpenErrorText(int error, const std::string& what);

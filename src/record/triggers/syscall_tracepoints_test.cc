@@ -32,6 +32,12 @@ TEST_CASE("a tracepoint format file gives the field offsets") {
   CHECK(FindFieldInFormat(format, "ret", "f").error().message == "f: no field 'ret'");
 }
 
+TEST_CASE("the kernel filter text names each syscall kept") {
+  CHECK(SyscallFilterText({}).empty());
+  CHECK(SyscallFilterText({35}) == "id == 35");
+  CHECK(SyscallFilterText({35, 230}) == "id == 35 || id == 230");
+}
+
 namespace {
 // The child waits for a byte on `go`, then makes `fast` getpid calls and `slow` 20 ms sleeps,
 // each followed by a nanosleep(0) (fast unless the loaded host keeps the child off the CPU).
@@ -102,4 +108,30 @@ TEST_CASE("raw_syscalls tracepoints count a child's syscalls (live)") {
     clock_gettime(CLOCK_MONOTONIC, &now);
     CHECK(events.back().time_ns <= static_cast<uint64_t>(now.tv_sec) * 1000000000 + now.tv_nsec);
   }
+}
+
+TEST_CASE("a filtered ring holds only the syscalls asked for (live)") {
+  int pipefd[2];
+  REQUIRE(pipe(pipefd) == 0);
+  const pid_t child = StartChild(pipefd[0], 300, 2);
+  SyscallTracepoints::Options options;
+  options.only_syscalls = {SYS_nanosleep};
+  auto tp = SyscallTracepoints::Open(child, options);
+  if (!tp) {
+    kill(child, SIGKILL);
+    waitpid(child, nullptr, 0);
+    WARN("skipped: " << tp.error().message);
+    return;
+  }
+  REQUIRE((*tp)->Enable());
+  REQUIRE(write(pipefd[1], "g", 1) == 1);
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  std::vector<TriggerEvent> events;
+  (*tp)->Drain(events);
+  close(pipefd[0]);
+  close(pipefd[1]);
+  // Two 20 ms sleeps and two nanosleep(0), each entered and left; none of the 300 getpid calls.
+  CHECK(events.size() == 8);
+  for (const TriggerEvent& e : events) CHECK(e.syscall == SYS_nanosleep);
 }

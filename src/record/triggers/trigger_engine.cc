@@ -23,6 +23,18 @@ bool TriggerEngine::WantsSyscalls() const {
   return false;
 }
 
+std::vector<uint64_t> TriggerEngine::SyscallsWatched() const {
+  std::vector<uint64_t> out;
+  for (const auto& t : policy_.triggers) {
+    if (t.kind != TriggerKind::kSyscall && t.kind != TriggerKind::kSyscallLatency) continue;
+    if (t.syscalls.empty()) return {};
+    out.insert(out.end(), t.syscalls.begin(), t.syscalls.end());
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 std::vector<uint64_t> TriggerEngine::BreakpointAddresses() const {
   std::vector<uint64_t> out;
   for (const auto& t : policy_.triggers)

@@ -61,6 +61,9 @@ class TriggerEngine {
   uint64_t suppressed() const { return suppressed_; }
   // What backends must observe: syscall events, breakpoints, signals, ticks, instruction counts.
   bool WantsSyscalls() const;
+  // The syscall numbers every syscall trigger is limited to, sorted, or empty when one of them
+  // takes any syscall: what a kernel-side filter may keep without losing a match.
+  std::vector<uint64_t> SyscallsWatched() const;
   std::vector<uint64_t> BreakpointAddresses() const;
   std::vector<int> Signals() const;
   uint64_t SmallestPeriodNs() const;  // 0: no every= trigger

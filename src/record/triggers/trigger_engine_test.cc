@@ -58,6 +58,13 @@ TEST_CASE("syscall triggers fire at entry for listed calls") {
   CHECK(d->sequence == 1);
 }
 
+TEST_CASE("the syscalls a kernel filter may keep: every named one, or all when one trigger takes any") {
+  CHECK(TriggerEngine(PolicyOf({"syscall-latency>1ms:nanosleep", "syscall=write,getpid,write"}))
+            .SyscallsWatched() == std::vector<uint64_t>{1, 35, 39});
+  CHECK(TriggerEngine(PolicyOf({"syscall=getpid", "syscall-latency>1ms"})).SyscallsWatched().empty());
+  CHECK(TriggerEngine(PolicyOf({"signal=USR2"})).SyscallsWatched().empty());
+}
+
 TEST_CASE("--max-snapshots and --min-interval limit the cuts") {
   SnapshotPolicy policy = PolicyOf({"syscall=getpid"});
   policy.max_snapshots = 3;
