@@ -129,11 +129,18 @@ struct Measurement {
   std::string name;
   double cold = 0;  // seconds of the first run
   double warm = 1e30;  // the best of the others
+  double warm_cpu = 0;  // CPU seconds of every thread in the best warm run
   uint64_t insns = 0;
   uint64_t blocks = 0;  // model blocks, for ptprof's rows (its one-piece decode on libipt is the reference)
   std::string note;
   uint64_t digest = 0;  // --verify: the digest of its events (0: not verified)
 };
+
+double ProcessCpuSeconds() {
+  timespec now{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
 
 // Runs `run` 1 + repeat times: the first after `fresh` emptied the caches (cold), the others
 // with what the first left in them (warm).
@@ -147,11 +154,17 @@ Measurement Measure(const std::string& name, int repeat, const std::function<voi
   }
   fresh();
   for (int i = 0; i <= repeat; ++i) {
+    const double cpu_start = ProcessCpuSeconds();
     auto start = std::chrono::steady_clock::now();
     m.insns = run();
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (i == 0) m.cold = s;
-    else if (s < m.warm) m.warm = s;
+    const double cpu = ProcessCpuSeconds() - cpu_start;
+    if (i == 0) {
+      m.cold = s;
+    } else if (s < m.warm) {
+      m.warm = s;
+      m.warm_cpu = cpu;
+    }
   }
   if (blocks) m.blocks = *blocks;
   return m;
@@ -164,6 +177,7 @@ int main(int argc, char** argv) {
   std::vector<unsigned> jobs;
   std::vector<uint64_t> segment_sizes;
   std::string only_engine;  // empty: both
+  std::string consumer = "both";  // on 2+ threads: a consumer in parts, one stream, or both
   bool reference = true;
   bool verify = false;
   std::string input, stream_name;
@@ -174,16 +188,21 @@ int main(int argc, char** argv) {
     else if (arg == "--psb-segment" && i + 1 < argc) segment_sizes.push_back(std::strtoull(argv[++i], nullptr, 0));
     else if (arg == "--stream" && i + 1 < argc) stream_name = argv[++i];
     else if (arg == "--engine" && i + 1 < argc) only_engine = argv[++i];
+    else if (arg == "--consumer" && i + 1 < argc) consumer = argv[++i];
     else if (arg == "--no-reference") reference = false;
     else if (arg == "--verify") verify = true;
     else if (input.empty() && !arg.empty() && arg[0] != '-') input = arg;
     else {
-      std::fprintf(stderr, "usage: parallel_bench [--repeat N] [--jobs N]... [--psb-segment BYTES]... [--engine fast|libipt] [--stream NAME] [--no-reference] [--verify] INPUT\n");
+      std::fprintf(stderr, "usage: parallel_bench [--repeat N] [--jobs N]... [--psb-segment BYTES]... [--engine fast|libipt] [--consumer parts|one|both] [--stream NAME] [--no-reference] [--verify] INPUT\n");
       return 2;
     }
   }
   if (input.empty()) {
-    std::fprintf(stderr, "usage: parallel_bench [--repeat N] [--jobs N]... [--psb-segment BYTES]... [--engine fast|libipt] [--stream NAME] [--no-reference] [--verify] INPUT\n");
+    std::fprintf(stderr, "usage: parallel_bench [--repeat N] [--jobs N]... [--psb-segment BYTES]... [--engine fast|libipt] [--consumer parts|one|both] [--stream NAME] [--no-reference] [--verify] INPUT\n");
+    return 2;
+  }
+  if (consumer != "parts" && consumer != "one" && consumer != "both") {
+    std::fprintf(stderr, "parallel_bench: --consumer %s: expected parts, one or both\n", consumer.c_str());
     return 2;
   }
   if (jobs.empty()) jobs = {1, 2};
@@ -281,11 +300,13 @@ int main(int argc, char** argv) {
         std::string note;
         std::string name = "ptprof " + engine_name + ", " + std::to_string(n) + " thread" + (n == 1 ? "" : "s");
         if (segment) name += ", " + std::to_string(segment >> 10) + " KiB";
-        results.push_back(
-            Measure(name, repeat, fresh_graphs, ptprof(n, segment, note, engine), &last_blocks));
-        results.back().note = note;
-        results.back().digest = digest_of(n, segment, engine);
-        if (n == 1) continue;
+        if (n == 1 || consumer != "one") {
+          results.push_back(
+              Measure(name, repeat, fresh_graphs, ptprof(n, segment, note, engine), &last_blocks));
+          results.back().note = note;
+          results.back().digest = digest_of(n, segment, engine);
+        }
+        if (n == 1 || consumer == "parts") continue;
         // The same with a consumer that takes one ordered stream (every event passes the
         // stitching thread), as the consumers that do not take their stream in parts do.
         results.push_back(Measure(name + ", one stream", repeat, fresh_graphs,
@@ -309,12 +330,13 @@ int main(int argc, char** argv) {
     if (reference) std::snprintf(text, sizeof text, "%.2fx", reference_time / time);
     return std::string(text);
   };
-  std::printf("%-34s %9s %7s %9s %9s %9s %7s  %s\n", "mode", "cold ms", "cold x", "warm ms",
-              "warm MB/s", "M insn/s", "warm x", "(x: libipt's time over this one's)");
+  std::printf("%-34s %9s %7s %9s %8s %9s %9s %7s  %s\n", "mode", "cold ms", "cold x", "warm ms",
+              "cpu ms", "warm MB/s", "M insn/s", "warm x",
+              "(x: libipt's time over this one's; cpu: all threads, warm)");
   for (const Measurement& m : results) {
     if (m.cold >= 1e30) continue;  // not measured (--no-reference)
-    std::printf("%-34s %9.1f %7s %9.1f %9.1f %9.1f %7s  %s\n", m.name.c_str(), m.cold * 1e3,
-                ratio(ref.cold, m.cold).c_str(), m.warm * 1e3, mb / m.warm,
+    std::printf("%-34s %9.1f %7s %9.1f %8.1f %9.1f %9.1f %7s  %s\n", m.name.c_str(), m.cold * 1e3,
+                ratio(ref.cold, m.cold).c_str(), m.warm * 1e3, m.warm_cpu * 1e3, mb / m.warm,
                 static_cast<double>(m.insns) / 1e6 / m.warm, ratio(ref.warm, m.warm).c_str(),
                 m.note.c_str());
     if (reference && m.insns != ref.insns)
