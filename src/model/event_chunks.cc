@@ -45,12 +45,26 @@ void GiveSpare(std::mutex& mutex, std::vector<std::unique_ptr<T>>& spare, size_t
 
 }  // namespace
 
-std::unique_ptr<EventChunk> EventChunkPool::Take() {
-  return TakeSpare(mutex_, spare_, [] { return std::make_unique<EventChunk>(kChunkEvents); });
+EventChunk* EventChunkPool::Take() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!spare_.empty()) {
+    EventChunk* chunk = spare_.back();
+    spare_.pop_back();
+    return chunk;
+  }
+  // Room for the records, not records: a PackedEvent is an aggregate (an implicit-lifetime type),
+  // so each one comes to life when the container first writes it.
+  return static_cast<EventChunk*>(slabs_.Carve(kChunkEvents * sizeof(EventChunk)));
 }
 
-void EventChunkPool::Give(std::unique_ptr<EventChunk> chunk) {
-  GiveSpare(mutex_, spare_, keep_, std::move(chunk));
+void EventChunkPool::Give(EventChunk* chunk) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  spare_.push_back(chunk);
+}
+
+size_t EventChunkPool::slabs() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return slabs_.slabs();
 }
 
 std::unique_ptr<WholeChunk> EventChunkPool::TakeWhole() {
@@ -69,6 +83,7 @@ size_t EventChunkPool::spare() const {
 
 EventChunks::EventChunks(EventChunks&& other) noexcept
     : pool_(other.pool_),
+      own_pool_(std::move(other.own_pool_)),
       chunks_(std::move(other.chunks_)),
       size_(other.size_),
       refs_begin_(other.refs_begin_),
@@ -76,6 +91,7 @@ EventChunks::EventChunks(EventChunks&& other) noexcept
       whole_(std::move(other.whole_)),
       whole_size_(other.whole_size_),
       contexts_(std::move(other.contexts_)) {
+  if (own_pool_) other.pool_ = nullptr;  // the pool went with the chunks
   other.chunks_.clear();
   other.size_ = other.refs_begin_ = other.refs_end_ = other.whole_size_ = 0;
   other.whole_.clear();
@@ -86,6 +102,8 @@ EventChunks& EventChunks::operator=(EventChunks&& other) noexcept {
   if (this != &other) {
     Clear();
     pool_ = other.pool_;
+    own_pool_ = std::move(other.own_pool_);
+    if (own_pool_) other.pool_ = nullptr;
     chunks_ = std::move(other.chunks_);
     size_ = other.size_;
     refs_begin_ = other.refs_begin_;
@@ -124,10 +142,13 @@ bool EventChunks::Pack(const TraceEvent& event, PackedEvent& out) {
 
 PackedEvent& EventChunks::Slot() {
   if (size_ % EventChunkPool::kChunkEvents == 0) {
-    chunks_.push_back(pool_ ? pool_->Take()
-                            : std::make_unique<EventChunk>(EventChunkPool::kChunkEvents));
+    if (!pool_) {
+      own_pool_ = std::make_unique<EventChunkPool>();
+      pool_ = own_pool_.get();
+    }
+    chunks_.push_back(pool_->Take());
   }
-  PackedEvent& slot = (*chunks_.back())[size_ % EventChunkPool::kChunkEvents];
+  PackedEvent& slot = chunks_.back()[size_ % EventChunkPool::kChunkEvents];
   ++size_;
   return slot;
 }
@@ -263,9 +284,7 @@ bool EventChunks::SameAt(size_t i, const EventChunks& other, size_t j) const {
 }
 
 void EventChunks::Clear() {
-  for (auto& chunk : chunks_) {
-    if (pool_) pool_->Give(std::move(chunk));
-  }
+  for (EventChunk* chunk : chunks_) pool_->Give(chunk);
   chunks_.clear();
   size_ = refs_begin_ = refs_end_ = 0;
   for (auto& chunk : whole_) {

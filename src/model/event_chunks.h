@@ -14,25 +14,30 @@
 
 #include "src/model/block_batch.h"
 #include "src/model/event_sink.h"
+#include "src/model/huge_slabs.h"
 #include "src/model/trace_event.h"
 
 namespace ptprof {
 
-// A chunk always holds kChunkEvents records; EventChunks knows how many of them are its own.
-using EventChunk = std::vector<PackedEvent>;
+// A chunk is room for kChunkEvents records in memory its pool owns (records never written are
+// not initialised); EventChunks knows how many of them are its own.
+using EventChunk = PackedEvent;
 // The events kept whole (instructions, most of all), in chunks of up to kWholeEvents, reserved
 // once: a vector that grew would copy every event each time it did.
 using WholeChunk = std::vector<TraceEvent>;
 
-// Spare chunks, shared by the threads of one decode. Keeps at most `keep` of them.
+// The chunks of one decode, shared by its threads. Chunks of packed records are carved from huge
+// page slabs (src/model/huge_slabs.h) and live as long as the pool: one given back waits in the
+// pool for the next piece. Of the chunks of whole events, at most `keep` spares are kept.
 class EventChunkPool {
  public:
   static constexpr size_t kChunkEvents = 4096;
   static constexpr size_t kWholeEvents = 1024;
   explicit EventChunkPool(size_t keep = 256) : keep_(keep) {}
-  std::unique_ptr<EventChunk> Take();
-  void Give(std::unique_ptr<EventChunk> chunk);
+  EventChunk* Take();
+  void Give(EventChunk* chunk);
   size_t spare() const;  // chunks kept, of either kind
+  size_t slabs() const;  // huge page slabs carved so far
   // The same for the chunks of events kept whole (emptied when given back, their capacity
   // kept): the next segment then writes into memory already in use.
   std::unique_ptr<WholeChunk> TakeWhole();
@@ -41,12 +46,14 @@ class EventChunkPool {
  private:
   mutable std::mutex mutex_;
   size_t keep_;
-  std::vector<std::unique_ptr<EventChunk>> spare_;
+  HugeSlabs slabs_;
+  std::vector<EventChunk*> spare_;
   std::vector<std::unique_ptr<WholeChunk>> spare_whole_;
 };
 
 class EventChunks {
  public:
+  // Without a pool, the container makes its own when it needs a chunk.
   explicit EventChunks(EventChunkPool* pool = nullptr) : pool_(pool) {}
   ~EventChunks() { Clear(); }
   EventChunks(EventChunks&& other) noexcept;
@@ -100,14 +107,15 @@ class EventChunks {
     return (*whole_[i / EventChunkPool::kWholeEvents])[i % EventChunkPool::kWholeEvents];
   }
   const PackedEvent& Packed(size_t i) const {
-    return (*chunks_[i / EventChunkPool::kChunkEvents])[i % EventChunkPool::kChunkEvents];
+    return chunks_[i / EventChunkPool::kChunkEvents][i % EventChunkPool::kChunkEvents];
   }
   // The index of (cpu, pid, tid) among contexts_, added when new; kMaxContexts when full.
   size_t ContextOf(int32_t cpu, int32_t pid, int32_t tid);
   PackedEvent& Slot();  // the next record, its chunk taken when needed; size_ counts it
 
   EventChunkPool* pool_;
-  std::vector<std::unique_ptr<EventChunk>> chunks_;
+  std::unique_ptr<EventChunkPool> own_pool_;  // pool_ when none was given
+  std::vector<EventChunk*> chunks_;
   size_t size_ = 0;
   size_t refs_begin_ = 0, refs_end_ = 0;
   std::vector<std::unique_ptr<WholeChunk>> whole_;

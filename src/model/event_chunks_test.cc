@@ -105,11 +105,37 @@ TEST_CASE("EventChunks gives its chunks back to the pool, which reuses them", "[
     EventChunks events(&pool);
     for (size_t i = 0; i < 3 * EventChunkPool::kChunkEvents; ++i) events.push_back(BlockAt(i));
   }
-  CHECK(pool.spare() == 2);  // three chunks, the pool keeps two
+  // Chunks of packed records live in the pool's slabs: all three are kept (`keep` bounds only
+  // the chunks of whole events), carved from one 2 MiB slab.
+  CHECK(pool.spare() == 3);
+  CHECK(pool.slabs() == 1);
   EventChunks again(&pool);
-  again.push_back(BlockAt(1));
+  for (size_t i = 0; i < 2 * EventChunkPool::kChunkEvents; ++i) again.push_back(BlockAt(i + 7));
   CHECK(pool.spare() == 1);
-  CHECK(again[0].header.offset == 1);
+  CHECK(pool.slabs() == 1);  // nothing new carved
+  CHECK(again[0].header.offset == 7);
+  CHECK(again[EventChunkPool::kChunkEvents].header.offset == EventChunkPool::kChunkEvents + 7);
+}
+
+TEST_CASE("EventChunks without a pool makes its own, which moves with its events",
+          "[event_chunks]") {
+  EventChunks events;
+  for (size_t i = 0; i < EventChunkPool::kChunkEvents + 5; ++i) events.push_back(BlockAt(i));
+  EventChunks moved(std::move(events));
+  CHECK(events.size() == 0);
+  // The emptied container makes a pool of its own again when it is used.
+  events.push_back(BlockAt(99));
+  CHECK(events[0].header.offset == 99);
+  REQUIRE(moved.size() == EventChunkPool::kChunkEvents + 5);
+  CHECK(moved[EventChunkPool::kChunkEvents + 4].header.offset == EventChunkPool::kChunkEvents + 4);
+  EventChunks assigned;
+  assigned.push_back(BlockAt(1));
+  assigned = std::move(moved);
+  CHECK(assigned.size() == EventChunkPool::kChunkEvents + 5);
+  CHECK(assigned[3].header.offset == 3);
+  assigned.Clear();
+  assigned.push_back(BlockAt(5));  // a chunk back from its own pool
+  CHECK(assigned[0].header.offset == 5);
 }
 
 TEST_CASE("EventChunks keeps instructions whole, in chunks the pool hands on", "[event_chunks]") {

@@ -1,0 +1,47 @@
+#include "src/model/huge_slabs.h"
+
+#include <cstdint>
+#include <cstring>
+#include <set>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+using ptprof::HugeSlabs;
+
+TEST_CASE("HugeSlabs carves distinct, aligned, writable pieces from 2 MiB slabs", "[huge_slabs]") {
+  HugeSlabs slabs;
+  CHECK(slabs.slabs() == 0);
+  constexpr size_t kPiece = 4096 * 40;  // an EventChunkPool chunk
+  std::set<uintptr_t> starts;
+  std::vector<unsigned char*> pieces;
+  for (int i = 0; i < 30; ++i) {
+    auto* piece = static_cast<unsigned char*>(slabs.Carve(kPiece));
+    const auto at = reinterpret_cast<uintptr_t>(piece);
+    CHECK(at % 64 == 0);
+    // Each piece lies within one slab: slabs are aligned to their size.
+    CHECK(at / HugeSlabs::kSlabBytes == (at + kPiece - 1) / HugeSlabs::kSlabBytes);
+    for (uintptr_t other : starts) CHECK((at + kPiece <= other || other + kPiece <= at));
+    starts.insert(at);
+    std::memset(piece, i, kPiece);
+    pieces.push_back(piece);
+  }
+  // 12 pieces of 160 KiB fit a slab: 30 take three.
+  CHECK(slabs.slabs() == 3);
+  // What was written to each piece is still there: no later piece overlapped it.
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    CHECK(pieces[i][0] == i);
+    CHECK(pieces[i][kPiece - 1] == i);
+  }
+}
+
+TEST_CASE("HugeSlabs rounds sizes to 64 bytes and refuses a piece larger than a slab",
+          "[huge_slabs]") {
+  HugeSlabs slabs;
+  auto* a = static_cast<char*>(slabs.Carve(1));
+  auto* b = static_cast<char*>(slabs.Carve(1));
+  CHECK(b - a == 64);
+  CHECK_THROWS_AS(slabs.Carve(HugeSlabs::kSlabBytes + 1), std::bad_alloc);
+  CHECK(slabs.Carve(HugeSlabs::kSlabBytes) != nullptr);  // a whole slab of its own
+  CHECK(slabs.slabs() == 2);
+}
