@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <ctime>
+#include <optional>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -55,32 +57,50 @@ pid_t StartChild(int go, int fast, int slow) {
   }
   _exit(0);
 }
+
+// What the tracepoints saw of a child making `fast` getpid calls and `slow` sleeps (StartChild),
+// or nullopt (with a warning) where this machine cannot open them.
+struct Recorded {
+  pid_t child = 0;
+  std::vector<TriggerEvent> events;
+  uint64_t lost = 0;
+};
+std::optional<Recorded> RecordChild(const SyscallTracepoints::Options& options, int fast, int slow) {
+  int pipefd[2];
+  REQUIRE(pipe(pipefd) == 0);
+  Recorded out;
+  out.child = StartChild(pipefd[0], fast, slow);
+  auto tp = SyscallTracepoints::Open(out.child, options);
+  if (!tp) {
+    kill(out.child, SIGKILL);
+    waitpid(out.child, nullptr, 0);
+    close(pipefd[0]);
+    close(pipefd[1]);
+    WARN("skipped: " << tp.error().message);
+    return std::nullopt;
+  }
+  REQUIRE((*tp)->Enable());
+  REQUIRE(write(pipefd[1], "g", 1) == 1);
+  int status = 0;
+  REQUIRE(waitpid(out.child, &status, 0) == out.child);
+  REQUIRE(WIFEXITED(status));
+  (*tp)->Drain(out.events);
+  out.lost = (*tp)->lost();
+  close(pipefd[0]);
+  close(pipefd[1]);
+  return out;
+}
 }  // namespace
 
 TEST_CASE("raw_syscalls tracepoints count a child's syscalls (live)") {
   for (auto scope : {SyscallTracepoints::Scope::kPerCpu, SyscallTracepoints::Scope::kPerThread}) {
-    int pipefd[2];
-    REQUIRE(pipe(pipefd) == 0);
-    const pid_t child = StartChild(pipefd[0], 500, 3);
     SyscallTracepoints::Options options;
     options.scope = scope;
-    auto tp = SyscallTracepoints::Open(child, options);
-    if (!tp) {
-      kill(child, SIGKILL);
-      waitpid(child, nullptr, 0);
-      WARN("skipped: " << tp.error().message);
-      return;
-    }
-    REQUIRE((*tp)->Enable());
-    REQUIRE(write(pipefd[1], "g", 1) == 1);
-    int status = 0;
-    REQUIRE(waitpid(child, &status, 0) == child);
-    REQUIRE(WIFEXITED(status));
-    std::vector<TriggerEvent> events;
-    (*tp)->Drain(events);
-    close(pipefd[0]);
-    close(pipefd[1]);
-    CHECK((*tp)->lost() == 0);
+    auto recorded = RecordChild(options, 500, 3);
+    if (!recorded) return;
+    const pid_t child = recorded->child;
+    const std::vector<TriggerEvent>& events = recorded->events;
+    CHECK(recorded->lost == 0);
     int getpid_enter = 0, getpid_exit = 0, sleeps = 0;
     SnapshotPolicy policy;
     // 10 ms: far above what a busy host adds to a nanosleep(0), far below the 20 ms sleeps.
@@ -111,27 +131,12 @@ TEST_CASE("raw_syscalls tracepoints count a child's syscalls (live)") {
 }
 
 TEST_CASE("a filtered ring holds only the syscalls asked for (live)") {
-  int pipefd[2];
-  REQUIRE(pipe(pipefd) == 0);
-  const pid_t child = StartChild(pipefd[0], 300, 2);
   SyscallTracepoints::Options options;
   options.only_syscalls = {SYS_nanosleep};
-  auto tp = SyscallTracepoints::Open(child, options);
-  if (!tp) {
-    kill(child, SIGKILL);
-    waitpid(child, nullptr, 0);
-    WARN("skipped: " << tp.error().message);
-    return;
-  }
-  REQUIRE((*tp)->Enable());
-  REQUIRE(write(pipefd[1], "g", 1) == 1);
-  int status = 0;
-  REQUIRE(waitpid(child, &status, 0) == child);
-  std::vector<TriggerEvent> events;
-  (*tp)->Drain(events);
-  close(pipefd[0]);
-  close(pipefd[1]);
+  auto recorded = RecordChild(options, 300, 2);
+  if (!recorded) return;
+  CHECK(recorded->lost == 0);
   // Two 20 ms sleeps and two nanosleep(0), each entered and left; none of the 300 getpid calls.
-  CHECK(events.size() == 8);
-  for (const TriggerEvent& e : events) CHECK(e.syscall == SYS_nanosleep);
+  CHECK(recorded->events.size() == 8);
+  for (const TriggerEvent& e : recorded->events) CHECK(e.syscall == SYS_nanosleep);
 }
