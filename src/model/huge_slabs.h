@@ -19,9 +19,10 @@ class HugeSlabs {
   HugeSlabs(const HugeSlabs&) = delete;
   HugeSlabs& operator=(const HugeSlabs&) = delete;
 
-  // `bytes` (at most kSlabBytes) of fresh memory aligned to 64 bytes, carved from the current
-  // slab or a new one. Throws std::bad_alloc when the system has no memory left.
-  void* Carve(size_t bytes);
+  // `bytes` (at most kSlabBytes) of fresh memory aligned to `align` (a power of two, at most
+  // 4096), carved from the current slab or a new one. Throws std::bad_alloc when the system has
+  // no memory left.
+  void* Carve(size_t bytes, size_t align = 64);
   size_t slabs() const { return slabs_.size(); }
 
  private:

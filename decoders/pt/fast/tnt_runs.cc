@@ -11,18 +11,11 @@ namespace ptprof::pt::fast {
 TntRuns::~TntRuns() = default;
 
 void* TntRuns::Allocate(size_t bytes) {
-  constexpr size_t kChunk = size_t{1} << 20;
-  bytes = (bytes + alignof(TntRun) - 1) & ~(alignof(TntRun) - 1);
-  if (bytes > free_bytes_) {
-    const size_t size = bytes > kChunk ? bytes : kChunk;
-    chunks_.push_back(std::make_unique<std::byte[]>(size));
-    free_ = chunks_.back().get();
-    free_bytes_ = size;
+  if (bytes > HugeSlabs::kSlabBytes / 4) {
+    large_.push_back(std::make_unique_for_overwrite<std::byte[]>(bytes));
+    return large_.back().get();
   }
-  void* memory = free_;
-  free_ += bytes;
-  free_bytes_ -= bytes;
-  return memory;
+  return slabs_.Carve(bytes, alignof(TntRun));  // packed one after the other, as built
 }
 
 const TntRun& TntRuns::Add(size_t i, const CodeBlock* start, uint64_t state, uint64_t ret,

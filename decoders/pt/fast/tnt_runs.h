@@ -23,6 +23,7 @@
 
 #include "decoders/pt/fast/code_blocks.h"
 #include "src/model/block_batch.h"
+#include "src/model/huge_slabs.h"
 
 namespace ptprof::pt::fast {
 
@@ -144,14 +145,15 @@ class TntRuns {
   void Grow();
   TntRun* Build(const CodeBlock* start, uint64_t state, uint64_t ret, pt_exec_mode mode,
                 bool speculative, uint64_t bits, uint32_t count);
-  // `bytes` for a run, from the current chunk (a new one when it is full): the runs are never
-  // freed one by one, and lie in the order they were built.
+  // `bytes` for a run, carved from huge-page slabs (src/model/huge_slabs.h; a run larger than a
+  // slab's quarter gets memory of its own): the runs are never freed one by one, and lie in the
+  // order they were built. The memory is not zeroed: a large program's runs take tens of MB
+  // that were faulted in by the zeroing before.
   void* Allocate(size_t bytes);
   CodeBlocks& code_;
   std::vector<TntRun*> table_ = std::vector<TntRun*>(1 << 12);  // a power of two, at most half full
-  std::vector<std::unique_ptr<std::byte[]>> chunks_;
-  std::byte* free_ = nullptr;  // the unused end of the last chunk
-  size_t free_bytes_ = 0;
+  HugeSlabs slabs_;
+  std::vector<std::unique_ptr<std::byte[]>> large_;  // runs too large for a slab
   // The builder's scratch: the blocks, return stack operations and own stack of the run being
   // built.
   std::vector<PackedEvent> blocks_;
