@@ -22,6 +22,23 @@ Result<uint64_t> FileSize(const std::string& file) {
 
 }  // namespace
 
+Result<SharedBytes> ImageSet::Mapped(const std::string& file) {
+  if (auto it = files_.find(file); it != files_.end()) return it->second;
+  auto bytes = SharedBytes::MapFile(file, SharedBytes::Access::kRandom);
+  if (!bytes) return tl::unexpected(bytes.error());
+  return files_.emplace(file, std::move(*bytes)).first->second;
+}
+
+Result<SharedBytes> ImageSet::FileRange(const std::string& file, uint64_t offset, uint64_t size) {
+  auto whole = Mapped(file);
+  if (!whole) return tl::unexpected(whole.error());
+  const uint64_t file_size = whole->size();
+  if (offset > file_size || size > file_size - offset)
+    return Fail(file + ": wanted " + std::to_string(size) + " bytes at offset " +
+                std::to_string(offset) + " but the file has " + std::to_string(file_size));
+  return whole->Slice(offset, size);
+}
+
 Status ImageSet::AddRaw(const RawImageSpec& spec) {
   auto file_size = FileSize(spec.file);
   if (!file_size) return tl::unexpected(file_size.error());
@@ -30,7 +47,7 @@ Status ImageSet::AddRaw(const RawImageSpec& spec) {
                 " is not inside the file (" + std::to_string(*file_size) + " bytes)");
   // A range reaching past the end of the file stops there, as libipt's image sections do.
   uint64_t size = std::min<uint64_t>(spec.size, *file_size - spec.file_offset);
-  auto bytes = ReadFileRange(spec.file, spec.file_offset, size);
+  auto bytes = FileRange(spec.file, spec.file_offset, size);
   if (!bytes) return tl::unexpected(bytes.error());
   AddSection(ImageSection{spec.file, spec.file_offset, size, spec.address, std::move(*bytes)});
   return {};
@@ -40,7 +57,7 @@ Status ImageSet::AddElf(const ElfImageSpec& spec) {
   auto elf = LoadElfImage(spec.file, spec.base);
   if (!elf) return tl::unexpected(elf.error());
   for (const ElfSegment& seg : elf->segments) {
-    auto bytes = ReadFileRange(spec.file, seg.file_offset, seg.file_size);
+    auto bytes = FileRange(spec.file, seg.file_offset, seg.file_size);
     if (!bytes) return tl::unexpected(bytes.error());
     AddSection(ImageSection{spec.file, seg.file_offset, seg.file_size, seg.address,
                             std::move(*bytes)});

@@ -2,12 +2,16 @@
 // ImageSet answers "which bytes and which symbol are at this address?" for the code images given
 // on the command line (--raw and --elf), in the order they were given: a later image hides the
 // part of an earlier one it overlaps, as in libipt's image. It keeps every section's file, offset
-// and address so that a trace decoder can map the same files itself.
+// and address so that a trace decoder can map the same files itself. Each file is mapped once
+// (read-only, paged in as the decode reads code) and its sections are slices of the mapping: the
+// code is neither copied into the heap nor read before it is needed.
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "sideband/image_spec.h"
+#include "sideband/shared_bytes.h"
 #include "sideband/symbol_table.h"
 #include "sideband/visible_ranges.h"
 #include "src/model/result.h"
@@ -19,7 +23,7 @@ struct ImageSection {
   uint64_t file_offset = 0;
   uint64_t size = 0;
   uint64_t address = 0;
-  std::vector<uint8_t> bytes;  // the section's contents
+  SharedBytes bytes;  // the section's contents: a slice of the file, mapped
 };
 
 class ImageSet {
@@ -46,6 +50,12 @@ class ImageSet {
   // Adds a section; it hides what it overlaps of the earlier ones.
   void AddSection(ImageSection section);
 
+  // The mapping of `file`, made at its first section.
+  Result<SharedBytes> Mapped(const std::string& file);
+  // [offset, offset + size) of `file`, or the error ReadFileRange gives for a range outside it.
+  Result<SharedBytes> FileRange(const std::string& file, uint64_t offset, uint64_t size);
+
+  std::map<std::string, SharedBytes> files_;
   std::vector<ImageSection> sections_;  // later sections take precedence
   VisibleRanges visible_;               // ids: indices into sections_
   SymbolTable symbols_;

@@ -49,6 +49,25 @@ TEST_CASE("raw images map file ranges; later images hide earlier ones") {
   std::remove(file.c_str());
 }
 
+TEST_CASE("an image file is mapped once; its sections are slices of the mapping, read after "
+          "the file's name is gone") {
+  std::vector<uint8_t> bytes(8192);
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i * 7);
+  std::string file = WriteTemp(bytes);
+  ImageSet set;
+  REQUIRE(set.AddRaw(RawImageSpec{file, 0, 4096, 0x1000}));
+  REQUIRE(set.AddRaw(RawImageSpec{file, 4096, 4096, 0x8000}));
+  const ImageSection& first = set.sections()[0];
+  const ImageSection& second = set.sections()[1];
+  CHECK(first.bytes.mapped());
+  CHECK(second.bytes.data() - first.bytes.data() == 4096);  // one mapping
+  std::remove(file.c_str());
+  uint8_t buf[2];
+  REQUIRE(set.Read(0x8001, buf, 2) == 2);
+  CHECK(buf[0] == static_cast<uint8_t>(4097 * 7));
+  CHECK(buf[1] == static_cast<uint8_t>(4098 * 7));
+}
+
 TEST_CASE("ELF images bring bytes and symbols") {
   ImageSet set;
   REQUIRE(set.AddElf(ElfImageSpec{"/proc/self/exe", 0x500000000000}));

@@ -129,7 +129,7 @@ SharedBytes::SharedBytes(std::vector<uint8_t> owned) {
   owner_ = std::move(buffer);
 }
 
-Result<SharedBytes> SharedBytes::MapFile(const std::string& path) {
+Result<SharedBytes> SharedBytes::MapFile(const std::string& path, Access access) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Fail(path + ": cannot open: " + std::strerror(errno));
   struct stat st {};
@@ -152,7 +152,7 @@ Result<SharedBytes> SharedBytes::MapFile(const std::string& path) {
   }
   close(fd);  // the mapping keeps the file
   // Decoders read a trace front to back: let the kernel read ahead and drop pages behind.
-  madvise(mapping->address, mapping->length, MADV_SEQUENTIAL);
+  if (access == Access::kSequential) madvise(mapping->address, mapping->length, MADV_SEQUENTIAL);
   mapping->slot = RegisterMapping(mapping->address, mapping->length, path);
   SharedBytes out;
   out.data_ = static_cast<const uint8_t*>(mapping->address);

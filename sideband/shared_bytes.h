@@ -20,9 +20,12 @@ class SharedBytes {
   SharedBytes() = default;
   explicit SharedBytes(std::vector<uint8_t> owned);
 
+  // How the bytes will be read: front to back (a trace: the kernel reads ahead and drops what was
+  // read), or anywhere (code images).
+  enum class Access { kSequential, kRandom };
   // The whole file at `path`, mapped read-only (a regular file), else read (a pipe, a device).
   // Errors name the file. An empty file gives empty bytes.
-  static Result<SharedBytes> MapFile(const std::string& path);
+  static Result<SharedBytes> MapFile(const std::string& path, Access access = Access::kSequential);
 
   // [offset, offset + size) of these bytes, sharing their owner. The range must lie inside.
   SharedBytes Slice(uint64_t offset, uint64_t size) const;

@@ -46,8 +46,8 @@ ImageSection Section(const std::string& file, uint64_t offset, uint64_t size, ui
   section.size = size;
   section.address = address;
   const std::vector<uint8_t> program = SampleProgram();
-  section.bytes.assign(program.begin() + static_cast<long>(offset),
-                       program.begin() + static_cast<long>(offset + size));
+  section.bytes = SharedBytes(std::vector<uint8_t>(program.begin() + static_cast<long>(offset),
+                                                   program.begin() + static_cast<long>(offset + size)));
   return section;
 }
 

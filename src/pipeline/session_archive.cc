@@ -132,9 +132,27 @@ Result<Session> OpenArchiveSession(const std::string& path) {
   for (const auto& image : manifest->images) only_streams[image.member] = false;
   const uint64_t map_from = MapStreamsFrom();
   std::map<std::string, SharedBytes> mapped;
+  // Members that only images use go straight to files in the private directory (checked as
+  // they are written), which ImageSet maps: the code never passes through the heap.
+  std::map<std::string, bool> only_images;
+  for (const auto& image : manifest->images) only_images.emplace(image.member, true);
+  for (const auto& stream : manifest->streams) only_images[stream.member] = false;
+  for (const auto& sideband : manifest->sideband) only_images[sideband.member] = false;
+  std::map<std::string, std::string> file_of_member;
+  std::map<std::string, uint64_t> size_of_member;
   // Every member is checked, also those this version of ptprof does not use.
   std::map<std::string, std::vector<uint8_t>> contents;
   for (const archive::MemberInfo& member : reader->members()) {
+    size_of_member[member.name] = member.size;
+    if (auto it = only_images.find(member.name); it != only_images.end() && it->second) {
+      auto dir = private_dir();
+      if (!dir) return tl::unexpected(dir.error());
+      const std::string file = fmt::format("{}/{}-{}", *dir, file_of_member.size() + 1,
+                                           SafeBaseName(member.name));
+      if (auto st = reader->ReadToFile(member, file); !st) return tl::unexpected(st.error());
+      file_of_member[member.name] = file;
+      continue;
+    }
     if (auto it = only_streams.find(member.name);
         it != only_streams.end() && it->second && member.size >= map_from && member.size > 0) {
       auto dir = private_dir();
@@ -191,11 +209,10 @@ Result<Session> OpenArchiveSession(const std::string& path) {
 
   auto dir = private_dir();
   if (!dir) return tl::unexpected(dir.error());
-  std::map<std::string, std::string> file_of_member;
   for (size_t i = 0; i < session.manifest.images.size(); ++i) {
     const archive::ImageEntry& image = session.manifest.images[i];
     std::string& file = file_of_member[image.member];
-    if (file.empty()) {
+    if (file.empty()) {  // a member that a stream or the sideband uses too, read above
       file = fmt::format("{}/{}-{}", *dir, file_of_member.size(),
                          SafeBaseName(image.member));
       if (auto st = WriteFile(file, contents[image.member]); !st) return tl::unexpected(st.error());
@@ -206,7 +223,7 @@ Result<Session> OpenArchiveSession(const std::string& path) {
     if (image.kind == archive::ImageEntry::Kind::kElf) {
       status = session.images.AddElf(ElfImageSpec{file, image.base});
     } else {
-      const uint64_t member_size = contents[image.member].size();
+      const uint64_t member_size = size_of_member[image.member];
       if (image.member_offset > member_size || image.size > member_size - image.member_offset ||
           image.size == 0)
         return Fail(fmt::format("{}: {} bytes at member offset {:#x} are not inside the member "
