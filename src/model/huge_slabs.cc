@@ -35,7 +35,7 @@ HugeSlabs::~HugeSlabs() {
 void* HugeSlabs::Carve(size_t bytes, size_t align) {
   used_ = (used_ + align - 1) & ~(align - 1);
   if (bytes > kSlabBytes) throw std::bad_alloc();
-  if (used_ > kSlabBytes || bytes > kSlabBytes - used_) {
+  if (slabs_.empty() || used_ > kSlabBytes || bytes > kSlabBytes - used_) {
     slabs_.reserve(slabs_.size() + 1);  // before mapping, so that a throw here leaks nothing
     slabs_.push_back(MapAlignedSlab());
     used_ = 0;
