@@ -1,5 +1,7 @@
 #include "sideband/shared_bytes.h"
 
+#include "src/model/huge_slabs.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cassert>
@@ -121,6 +123,33 @@ Result<SharedBytes> ReadToEnd(int fd, const std::string& path) {
 }
 
 }  // namespace
+
+Result<SharedBytes> SharedBytes::Filled(size_t size,
+                                        const std::function<Status(uint8_t* out)>& fill) {
+  if (size == 0 || HugeSlabs::PiecesOnTheHeap()) {
+    std::vector<uint8_t> bytes(size);
+    if (auto st = fill(bytes.data()); !st) return tl::unexpected(st.error());
+    return SharedBytes(std::move(bytes));
+  }
+  struct Anonymous {
+    void* memory = nullptr;
+    size_t length = 0;
+    ~Anonymous() { UnmapHuge(memory, length); }
+  };
+  auto owner = std::make_shared<Anonymous>();
+  owner->length = (size + HugeSlabs::kSlabBytes - 1) / HugeSlabs::kSlabBytes * HugeSlabs::kSlabBytes;
+  try {
+    owner->memory = MapHuge(owner->length);
+  } catch (const std::bad_alloc&) {
+    return Fail("no memory for " + std::to_string(size) + " bytes");
+  }
+  if (auto st = fill(static_cast<uint8_t*>(owner->memory)); !st) return tl::unexpected(st.error());
+  SharedBytes out;
+  out.data_ = static_cast<const uint8_t*>(owner->memory);
+  out.size_ = size;
+  out.owner_ = std::move(owner);
+  return out;
+}
 
 SharedBytes::SharedBytes(std::vector<uint8_t> owned) {
   auto buffer = std::make_shared<std::vector<uint8_t>>(std::move(owned));

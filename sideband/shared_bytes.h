@@ -6,6 +6,7 @@
 // Slices share their owner: a stream that is one piece of a mapped perf.data costs no copy.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -26,6 +27,12 @@ class SharedBytes {
   // The whole file at `path`, mapped read-only (a regular file), else read (a pipe, a device).
   // Errors name the file. An empty file gives empty bytes.
   static Result<SharedBytes> MapFile(const std::string& path, Access access = Access::kSequential);
+
+  // `size` bytes of fresh memory that `fill` writes whole, then shared read-only: a decompressed
+  // archive member. The memory is mapped in huge pages where the kernel gives them (one fault per
+  // 2 MiB instead of per 4 KiB; src/model/huge_slabs.h), on the heap in an AddressSanitizer
+  // build. An error of `fill` comes back as it is.
+  static Result<SharedBytes> Filled(size_t size, const std::function<Status(uint8_t* out)>& fill);
 
   // [offset, offset + size) of these bytes, sharing their owner. The range must lie inside.
   SharedBytes Slice(uint64_t offset, uint64_t size) const;

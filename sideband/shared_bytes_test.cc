@@ -85,6 +85,27 @@ TEST_CASE("owned bytes, empty files, pipes and errors") {
   CHECK(directory.error().message == "/tmp: is a directory, expected a file");
 }
 
+TEST_CASE("Filled bytes are what the filler wrote; its error comes back") {
+  const size_t size = 3 * 1024 * 1024 + 5;  // over one huge page, not a whole number of them
+  auto filled = SharedBytes::Filled(size, [&](uint8_t* out) -> Status {
+    for (size_t i = 0; i < size; ++i) out[i] = static_cast<uint8_t>(i * 13);
+    return {};
+  });
+  REQUIRE(filled);
+  REQUIRE(filled->size() == size);
+  CHECK_FALSE(filled->mapped());
+  CHECK((*filled)[size - 1] == static_cast<uint8_t>((size - 1) * 13));
+  const SharedBytes slice = filled->Slice(size - 5, 5);
+  filled = SharedBytes();  // the slice keeps the memory
+  CHECK(slice[4] == static_cast<uint8_t>((size - 1) * 13));
+  auto failed = SharedBytes::Filled(10, [](uint8_t*) -> Status { return Fail("no"); });
+  REQUIRE_FALSE(failed);
+  CHECK(failed.error().message == "no");
+  auto empty = SharedBytes::Filled(0, [](uint8_t*) -> Status { return {}; });
+  REQUIRE(empty);
+  CHECK(empty->empty());
+}
+
 TEST_CASE("a mapped file that shrinks under the reader is one line naming it, exit 1") {
   const std::string path = TempFile(std::string(3 * 4096, 'x'));
   auto bytes = SharedBytes::MapFile(path);

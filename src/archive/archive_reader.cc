@@ -222,6 +222,26 @@ Result<std::vector<uint8_t>> ArchiveReader::Read(const MemberInfo& member) const
   return bytes;
 }
 
+Result<SharedBytes> ArchiveReader::ReadShared(const MemberInfo& member) const {
+  // A damaged manifest may state any size: past 1 GiB the bytes grow as they come instead.
+  if (member.size > (uint64_t{1} << 30)) {
+    auto bytes = Read(member);
+    if (!bytes) return tl::unexpected(bytes.error());
+    return SharedBytes(std::move(*bytes));
+  }
+  const size_t size = static_cast<size_t>(member.size);
+  return SharedBytes::Filled(size, [&](uint8_t* out) -> Status {
+    size_t at = 0;
+    return ReadMember(member, [&](std::span<const uint8_t> piece) -> Status {
+      if (piece.size() > size - at)  // DecompressFrameTo stops at the size; checked all the same
+        return Fail(Where(member.offset, member.name) + ": damaged: more bytes than the manifest says");
+      std::memcpy(out + at, piece.data(), piece.size());
+      at += piece.size();
+      return {};
+    });
+  });
+}
+
 Status ArchiveReader::ReadToFile(const MemberInfo& member, const std::string& path) const {
   std::unique_ptr<FILE, int (*)(FILE*)> file(std::fopen(path.c_str(), "wb"), std::fclose);
   if (!file) return Fail(path + ": cannot create: " + std::strerror(errno));

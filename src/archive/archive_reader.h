@@ -38,6 +38,9 @@ class ArchiveReader {
   // The member's bytes, checked against its size and SHA-256.
   Result<std::vector<uint8_t>> Read(std::string_view name) const;
   Result<std::vector<uint8_t>> Read(const MemberInfo& member) const;
+  // The same in memory shared read-only, mapped in huge pages where the kernel gives them (one
+  // page fault per 2 MiB: SharedBytes::Filled), for a trace stream held while it is decoded.
+  Result<SharedBytes> ReadShared(const MemberInfo& member) const;
   // The member's bytes written to the file `path` (created or truncated) a chunk at a time, with
   // the same checks as Read: for members too large to hold in memory.
   Status ReadToFile(const MemberInfo& member, const std::string& path) const;

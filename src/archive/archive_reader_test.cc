@@ -108,6 +108,23 @@ TEST_CASE("a damaged member is named with its offset") {
             fmt::format("a.ptar: offset {:#x}: member 'images/x/prog': damaged", image.offset),
             0) == 0);
   CHECK(reader->Read("streams/raw.pt"));
+  // ReadShared checks the same and says the same.
+  auto shared = reader->ReadShared(image);
+  REQUIRE_FALSE(shared);
+  CHECK(shared.error().message == read.error().message);
+}
+
+TEST_CASE("ReadShared gives a member's bytes as Read does, in memory of its own") {
+  TempDir dir;
+  auto original = ArchiveReader::FromBytes("a.ptar", SmallArchive(dir));
+  REQUIRE(original);
+  for (const MemberInfo& member : original->members()) {
+    INFO(member.name);
+    auto shared = original->ReadShared(member);
+    REQUIRE(shared);
+    CHECK(*shared == *original->Read(member));
+    CHECK_FALSE(shared->mapped());  // not a file mapping
+  }
 }
 
 TEST_CASE("not an archive: empty, not zstd, zstd without the header, trailing bytes") {

@@ -5,31 +5,53 @@
 #include <cstdint>
 #include <new>
 
+#if defined(__SANITIZE_ADDRESS__)
+#define PTPROF_HUGE_SLABS_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PTPROF_HUGE_SLABS_ASAN 1
+#endif
+#endif
+
 namespace ptprof {
 
 namespace {
 
-// kSlabBytes aligned to kSlabBytes: twice that mapped, the ends around the aligned middle unmapped.
-void* MapAlignedSlab() {
+#ifdef PTPROF_HUGE_SLABS_ASAN
+constexpr bool kPiecesOnTheHeap = true;
+#else
+constexpr bool kPiecesOnTheHeap = false;
+#endif
+
+}  // namespace
+
+// What is asked for and one slab more mapped, the ends around the aligned middle unmapped.
+void* MapHuge(size_t bytes) {
   constexpr size_t kSlab = HugeSlabs::kSlabBytes;
-  void* mapped = mmap(nullptr, 2 * kSlab, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (bytes == 0 || bytes % kSlab != 0) throw std::bad_alloc();
+  void* mapped = mmap(nullptr, bytes + kSlab, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mapped == MAP_FAILED) throw std::bad_alloc();
   const auto begin = reinterpret_cast<uintptr_t>(mapped);
   const uintptr_t aligned = (begin + kSlab - 1) & ~(uintptr_t{kSlab} - 1);
   if (aligned > begin) munmap(mapped, aligned - begin);
-  if (const uintptr_t end = begin + 2 * kSlab; end > aligned + kSlab)
-    munmap(reinterpret_cast<void*>(aligned + kSlab), end - (aligned + kSlab));
-  void* slab = reinterpret_cast<void*>(aligned);
+  if (const uintptr_t end = begin + bytes + kSlab; end > aligned + bytes)
+    munmap(reinterpret_cast<void*>(aligned + bytes), end - (aligned + bytes));
+  void* memory = reinterpret_cast<void*>(aligned);
 #ifdef MADV_HUGEPAGE
-  madvise(slab, kSlab, MADV_HUGEPAGE);  // a hint: without transparent huge pages, 4 KiB pages
+  madvise(memory, bytes, MADV_HUGEPAGE);  // a hint: without transparent huge pages, 4 KiB pages
 #endif
-  return slab;
+  return memory;
 }
 
-}  // namespace
+void UnmapHuge(void* memory, size_t bytes) {
+  if (memory) munmap(memory, bytes);
+}
+
+bool HugeSlabs::PiecesOnTheHeap() { return kPiecesOnTheHeap; }
 
 HugeSlabs::~HugeSlabs() {
-  for (void* slab : slabs_) munmap(slab, kSlabBytes);
+  for (void* slab : slabs_) UnmapHuge(slab, kSlabBytes);
+  for (const Piece& piece : pieces_) ::operator delete(piece.memory, std::align_val_t{piece.align});
 }
 
 void* HugeSlabs::Carve(size_t bytes, size_t align) {
@@ -37,8 +59,15 @@ void* HugeSlabs::Carve(size_t bytes, size_t align) {
   if (bytes > kSlabBytes) throw std::bad_alloc();
   if (slabs_.empty() || used_ > kSlabBytes || bytes > kSlabBytes - used_) {
     slabs_.reserve(slabs_.size() + 1);  // before mapping, so that a throw here leaks nothing
-    slabs_.push_back(MapAlignedSlab());
+    slabs_.push_back(kPiecesOnTheHeap ? nullptr : MapHuge(kSlabBytes));
     used_ = 0;
+  }
+  if (kPiecesOnTheHeap) {
+    pieces_.reserve(pieces_.size() + 1);
+    void* memory = ::operator new(bytes ? bytes : 1, std::align_val_t{align});
+    pieces_.push_back(Piece{memory, align});
+    used_ += bytes;
+    return memory;
   }
   void* out = static_cast<char*>(slabs_.back()) + used_;
   used_ += bytes;

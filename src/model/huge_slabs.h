@@ -6,6 +6,8 @@
 // a 4 KiB page on the development VM, docs/performance.md), which made a 32 MB burst of chunks
 // cost more than the decode that filled them. Where the kernel gives no huge page the slab is
 // ordinary memory. Slabs live until the HugeSlabs is destroyed; nothing is zeroed by hand.
+// Built with AddressSanitizer, each piece is a heap allocation of its own instead (the slabs are
+// only counted), so that reading or writing past a piece is reported as it was before the slabs.
 #include <cstddef>
 #include <vector>
 
@@ -24,10 +26,23 @@ class HugeSlabs {
   // no memory left.
   void* Carve(size_t bytes, size_t align = 64);
   size_t slabs() const { return slabs_.size(); }
+  // Whether pieces are heap allocations of their own (an AddressSanitizer build): their layout
+  // within a slab then means nothing, only the slabs' count does.
+  static bool PiecesOnTheHeap();
 
  private:
-  std::vector<void*> slabs_;
+  struct Piece {
+    void* memory;
+    size_t align;
+  };
+  std::vector<void*> slabs_;  // null under AddressSanitizer
+  std::vector<Piece> pieces_;  // under AddressSanitizer: every piece carved
   size_t used_ = kSlabBytes;  // bytes of the last slab carved (full: none yet)
 };
+
+// `bytes` (a multiple of HugeSlabs::kSlabBytes) of fresh memory aligned to kSlabBytes and marked
+// MADV_HUGEPAGE, for one large buffer; UnmapHuge gives it back. Throws std::bad_alloc.
+void* MapHuge(size_t bytes);
+void UnmapHuge(void* memory, size_t bytes);
 
 }  // namespace ptprof

@@ -167,6 +167,13 @@ Result<Session> OpenArchiveSession(const std::string& path) {
       mapped[member.name] = std::move(*bytes);
       continue;
     }
+    if (auto it = only_streams.find(member.name); it != only_streams.end() && it->second) {
+      // A shorter stream: in memory, but in huge pages (SharedBytes::Filled).
+      auto bytes = reader->ReadShared(member);
+      if (!bytes) return tl::unexpected(bytes.error());
+      mapped[member.name] = std::move(*bytes);
+      continue;
+    }
     auto bytes = reader->Read(member);
     if (!bytes) return tl::unexpected(bytes.error());
     contents[member.name] = std::move(*bytes);
