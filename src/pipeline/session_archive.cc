@@ -125,26 +125,26 @@ Result<Session> OpenArchiveSession(const std::string& path) {
     }
     return session.extracted->dir();
   };
-  // Large members that only streams use are decompressed to files and mapped.
-  std::map<std::string, bool> only_streams;
-  for (const auto& stream : manifest->streams) only_streams.emplace(stream.member, true);
-  for (const auto& sideband : manifest->sideband) only_streams[sideband.member] = false;
-  for (const auto& image : manifest->images) only_streams[image.member] = false;
+  // What each member is for. A member only streams use is decompressed to a file and mapped when
+  // large, else into huge-page memory; a member only images use goes straight to a file in the
+  // private directory (checked as it is written), which ImageSet maps: the code never passes
+  // through the heap. A member with other uses is read into memory.
+  enum Role : unsigned { kStreamRole = 1, kSidebandRole = 2, kImageRole = 4 };
+  std::map<std::string, unsigned> roles;
+  for (const auto& stream : manifest->streams) roles[stream.member] |= kStreamRole;
+  for (const auto& sideband : manifest->sideband) roles[sideband.member] |= kSidebandRole;
+  for (const auto& image : manifest->images) roles[image.member] |= kImageRole;
   const uint64_t map_from = MapStreamsFrom();
-  std::map<std::string, SharedBytes> mapped;
-  // Members that only images use go straight to files in the private directory (checked as
-  // they are written), which ImageSet maps: the code never passes through the heap.
-  std::map<std::string, bool> only_images;
-  for (const auto& image : manifest->images) only_images.emplace(image.member, true);
-  for (const auto& stream : manifest->streams) only_images[stream.member] = false;
-  for (const auto& sideband : manifest->sideband) only_images[sideband.member] = false;
+  std::map<std::string, SharedBytes> streams;  // of the members only streams use
   std::map<std::string, std::string> file_of_member;
   std::map<std::string, uint64_t> size_of_member;
   // Every member is checked, also those this version of ptprof does not use.
   std::map<std::string, std::vector<uint8_t>> contents;
   for (const archive::MemberInfo& member : reader->members()) {
     size_of_member[member.name] = member.size;
-    if (auto it = only_images.find(member.name); it != only_images.end() && it->second) {
+    const auto role = roles.find(member.name);
+    const unsigned only = role == roles.end() ? 0 : role->second;
+    if (only == kImageRole) {
       auto dir = private_dir();
       if (!dir) return tl::unexpected(dir.error());
       const std::string file = fmt::format("{}/{}-{}", *dir, file_of_member.size() + 1,
@@ -153,25 +153,23 @@ Result<Session> OpenArchiveSession(const std::string& path) {
       file_of_member[member.name] = file;
       continue;
     }
-    if (auto it = only_streams.find(member.name);
-        it != only_streams.end() && it->second && member.size >= map_from && member.size > 0) {
+    if (only == kStreamRole && member.size >= map_from && member.size > 0) {
       auto dir = private_dir();
       if (!dir) return tl::unexpected(dir.error());
       const std::string file =
-          fmt::format("{}/stream{}-{}", *dir, mapped.size(), SafeBaseName(member.name));
+          fmt::format("{}/stream{}-{}", *dir, streams.size(), SafeBaseName(member.name));
       if (auto st = reader->ReadToFile(member, file); !st) return tl::unexpected(st.error());
       auto bytes = SharedBytes::MapFile(file);
       if (!bytes) return tl::unexpected(bytes.error());
       // The mapping keeps the data; the name can go (nothing else reads the file).
       std::filesystem::remove(file);
-      mapped[member.name] = std::move(*bytes);
+      streams[member.name] = std::move(*bytes);
       continue;
     }
-    if (auto it = only_streams.find(member.name); it != only_streams.end() && it->second) {
-      // A shorter stream: in memory, but in huge pages (SharedBytes::Filled).
+    if (only == kStreamRole) {
       auto bytes = reader->ReadShared(member);
       if (!bytes) return tl::unexpected(bytes.error());
-      mapped[member.name] = std::move(*bytes);
+      streams[member.name] = std::move(*bytes);
       continue;
     }
     auto bytes = reader->Read(member);
@@ -191,7 +189,7 @@ Result<Session> OpenArchiveSession(const std::string& path) {
     return --uses[member] == 0 ? std::move(contents[member]) : contents[member];
   };
   for (const archive::StreamEntry& stream : session.manifest.streams) {
-    if (auto it = mapped.find(stream.member); it != mapped.end())
+    if (auto it = streams.find(stream.member); it != streams.end())
       session.stream_bytes.push_back(it->second);
     else
       session.stream_bytes.push_back(SharedBytes(take(stream.member)));
