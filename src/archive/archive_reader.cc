@@ -230,7 +230,9 @@ Result<SharedBytes> ArchiveReader::ReadShared(const MemberInfo& member) const {
     return SharedBytes(std::move(*bytes));
   }
   const size_t size = static_cast<size_t>(member.size);
-  return SharedBytes::Filled(size, [&](uint8_t* out) -> Status {
+  bool filling = false;  // the filler ran: an error before it is the buffer's, not the member's
+  auto shared = SharedBytes::Filled(size, [&](uint8_t* out) -> Status {
+    filling = true;
     size_t at = 0;
     return ReadMember(member, [&](std::span<const uint8_t> piece) -> Status {
       if (piece.size() > size - at)  // DecompressFrameTo stops at the size; checked all the same
@@ -240,6 +242,10 @@ Result<SharedBytes> ArchiveReader::ReadShared(const MemberInfo& member) const {
       return {};
     });
   });
+  if (!shared && !filling)
+    return Fail(Where(member.offset, member.name) + ": cannot hold it in memory: " +
+                shared.error().message);
+  return shared;
 }
 
 Status ArchiveReader::ReadToFile(const MemberInfo& member, const std::string& path) const {

@@ -2,9 +2,15 @@
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
 
 #include "src/archive/archive_test_util.h"
 #include "src/archive/archive_writer.h"
+#include "src/model/huge_slabs.h"
 
 using namespace ptprof;
 using namespace ptprof::archive;
@@ -125,6 +131,46 @@ TEST_CASE("ReadShared gives a member's bytes as Read does, in memory of its own"
     CHECK(*shared == *original->Read(member));
     CHECK_FALSE(shared->mapped());  // not a file mapping
   }
+}
+
+TEST_CASE("ReadShared says which member it has no memory for") {
+  if (HugeSlabs::PiecesOnTheHeap()) return;  // AddressSanitizer reserves more than any limit
+  TempDir dir;
+  auto reader = ArchiveReader::FromBytes("a.ptar", SmallArchive(dir));
+  REQUIRE(reader);
+  MemberInfo claimed = reader->members().front();
+  claimed.size = uint64_t{900} << 20;  // what a damaged manifest may claim, under the 1 GiB cut
+  // In a child whose address space cannot take another 900 MiB (the parent's stays whole).
+  int pipe_fds[2];
+  REQUIRE(pipe(pipe_fds) == 0);
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    close(pipe_fds[0]);
+    long pages = 0;
+    if (FILE* statm = std::fopen("/proc/self/statm", "r")) {
+      if (std::fscanf(statm, "%ld", &pages) != 1) pages = 0;
+      std::fclose(statm);
+    }
+    const rlim_t limit = static_cast<rlim_t>(pages) * sysconf(_SC_PAGESIZE) + (rlim_t{256} << 20);
+    const rlimit as{limit, limit};
+    setrlimit(RLIMIT_AS, &as);
+    auto shared = reader->ReadShared(claimed);
+    const std::string said = shared ? std::string("read") : shared.error().message;
+    if (write(pipe_fds[1], said.data(), said.size()) < 0) _exit(2);
+    _exit(0);
+  }
+  close(pipe_fds[1]);
+  std::string said;
+  char buffer[512];
+  for (ssize_t n; (n = read(pipe_fds[0], buffer, sizeof buffer)) > 0;) said.append(buffer, n);
+  close(pipe_fds[0]);
+  int status = 0;
+  waitpid(child, &status, 0);
+  CHECK(WIFEXITED(status));
+  CHECK(said == fmt::format("a.ptar: offset {:#x}: member '{}': cannot hold it in memory: no "
+                            "memory for 943718400 bytes",
+                            claimed.offset, claimed.name));
 }
 
 TEST_CASE("not an archive: empty, not zstd, zstd without the header, trailing bytes") {
