@@ -30,7 +30,7 @@ namespace {
 
 std::vector<const CallTreeNode*> ByWeight(const CallTreeNode& node, TreeWeight weight) {
   std::vector<const CallTreeNode*> children;
-  for (const auto& child : node.children) children.push_back(child.get());
+  for (const CallTreeNode* child : node.children) children.push_back(child);
   std::stable_sort(children.begin(), children.end(), [weight](auto* a, auto* b) {
     return TotalWeight(*a, weight) > TotalWeight(*b, weight);
   });

@@ -124,10 +124,10 @@ std::vector<TracerCode> NewPaths(const CallTree& a, const CallTree& b, uint64_t 
   while (!work.empty()) {
     auto [node_b, node_a] = work.back();
     work.pop_back();
-    for (const auto& child : node_b->children) {
+    for (const CallTreeNode* child : node_b->children) {
       const CallTreeNode* match = node_a->FindChild(child->name);
       if (match) {
-        work.emplace_back(child.get(), match);
+        work.emplace_back(child, match);
         continue;
       }
       TracerCode& code = by_name[child->name];

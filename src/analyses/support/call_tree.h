@@ -4,16 +4,91 @@
 // The one tree shape shared by the analyses that build trees (call_stack from a decoded flow,
 // syscalls per instance) and the ones that consume them (stacks text/folded/sunburst, stack diffs,
 // tracer impact). A node is identified by its name below its parent; the root is nameless.
+//
+// A tree's nodes live in one arena (CallTreeArena), made in chunks and destroyed together, not
+// one allocation each: `ptprof syscalls` on a compiler makes about half a million nodes, and one
+// malloc and free per node (and per children vector), on memory faulted in 4 KiB at a time, cost
+// about a seventh of its time. A node's children are a list through the nodes themselves.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "src/model/huge_slabs.h"
+
 namespace ptprof {
+
+struct CallTreeNode;
+
+// Makes the nodes of one tree and destroys them all when it goes (nodes never go one by one).
+class CallTreeArena {
+ public:
+  CallTreeArena() = default;
+  ~CallTreeArena();
+  CallTreeArena(const CallTreeArena&) = delete;
+  CallTreeArena& operator=(const CallTreeArena&) = delete;
+
+  // A new node with zero counts and no children, owned by the arena.
+  CallTreeNode* New();
+  size_t size() const { return size_; }
+
+ private:
+  struct Chunk {
+    std::byte* memory = nullptr;  // from the heap, or a slab of slabs_
+    size_t capacity = 0;          // nodes
+    size_t used = 0;
+    bool on_heap = false;
+  };
+  std::vector<Chunk> chunks_;
+  // A large tree's chunks (past kHeapNodes nodes): whole 2 MiB slabs in huge pages, one page
+  // fault each instead of 512 (a compiler's call tree takes tens of MB of nodes).
+  std::unique_ptr<HugeSlabs> slabs_;
+  size_t size_ = 0;
+};
+
+// A node's children in order of first entry: iterating gives CallTreeNode pointers.
+class CallTreeChildren {
+ public:
+  class iterator {
+   public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = CallTreeNode*;
+    using difference_type = std::ptrdiff_t;
+    using pointer = CallTreeNode* const*;
+    using reference = CallTreeNode* const&;
+    iterator() = default;
+    explicit iterator(CallTreeNode* at) : at_(at) {}
+    CallTreeNode* const& operator*() const { return at_; }
+    iterator& operator++();
+    iterator operator++(int) {
+      iterator before = *this;
+      ++*this;
+      return before;
+    }
+    bool operator==(const iterator& other) const { return at_ == other.at_; }
+
+   private:
+    CallTreeNode* at_ = nullptr;
+  };
+  iterator begin() const { return iterator(first_); }
+  iterator end() const { return iterator(); }
+  bool empty() const { return first_ == nullptr; }
+  size_t size() const { return size_; }
+  CallTreeNode* front() const { return first_; }
+  CallTreeNode* back() const { return last_; }
+
+ private:
+  friend struct CallTreeNode;
+  CallTreeNode* first_ = nullptr;
+  CallTreeNode* last_ = nullptr;
+  size_t size_ = 0;
+};
 
 struct CallTreeNode {
   std::string name;            // function symbol, or "[unknown]"/"0x..." where no symbol is known
@@ -23,7 +98,13 @@ struct CallTreeNode {
   uint64_t total_insns = 0;    // self plus all descendants (valid after CallTree::Finalize)
   uint64_t total_ns = 0;       // self plus all descendants (valid after CallTree::Finalize)
   CallTreeNode* parent = nullptr;
-  std::vector<std::unique_ptr<CallTreeNode>> children;  // in order of first entry
+  CallTreeChildren children;  // in order of first entry
+
+  CallTreeNode() = default;
+  // Moving a node moves its children's arena with it; its children still name the old node as
+  // their parent, so only a node without children is moved (a container's growth).
+  CallTreeNode(CallTreeNode&&) noexcept = default;
+  CallTreeNode& operator=(CallTreeNode&&) noexcept = default;
 
   // The child called `child_name`, created (with zero counts) if it does not exist yet.
   CallTreeNode& Child(std::string_view child_name);
@@ -31,7 +112,22 @@ struct CallTreeNode {
   const CallTreeNode* FindChild(std::string_view child_name) const;
   // Names from the root's child down to this node.
   std::vector<std::string> Path() const;
+
+ private:
+  friend class CallTreeChildren::iterator;
+  friend class CallTreeArena;
+  friend class CallTree;
+  CallTreeNode* next_sibling_ = nullptr;
+  // Where this node's children are made: its tree's arena, or for a node outside any tree (a
+  // stand-in of a part) the one it makes for them and owns.
+  CallTreeArena* arena_ = nullptr;
+  std::unique_ptr<CallTreeArena> own_arena_;
 };
+
+inline CallTreeChildren::iterator& CallTreeChildren::iterator::operator++() {
+  at_ = at_->next_sibling_;
+  return *this;
+}
 
 // Adds `from`'s entries and self counts into `into`, and its children's below `into` by name (new
 // ones after `into`'s own, in `from`'s order).
@@ -56,7 +152,7 @@ class CallTree {
   const CallTreeNode* Find(const std::vector<std::string>& path) const;
 
  private:
-  std::unique_ptr<CallTreeNode> root_;
+  std::unique_ptr<CallTreeNode> root_;  // owns the arena of every node below it
 };
 
 }  // namespace ptprof
