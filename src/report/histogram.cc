@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "src/model/huge_allocator.h"
+
 namespace ptprof {
 
-double Percentile(const std::vector<double>& sorted, double p) {
+double Percentile(std::span<const double> sorted, double p) {
   // A tolerance keeps 99.9% of 1000 at rank 999 despite binary fractions.
   double rank = std::ceil(p * static_cast<double>(sorted.size()) / 100.0 - 1e-9);
   size_t index = rank < 1 ? 0 : static_cast<size_t>(rank) - 1;
@@ -14,13 +16,13 @@ double Percentile(const std::vector<double>& sorted, double p) {
 
 namespace {
 
-bool AllIntegers(const std::vector<double>& values) {
+bool AllIntegers(std::span<const double> values) {
   for (double v : values)
     if (v != std::floor(v)) return false;
   return true;
 }
 
-std::vector<HistogramBin> LinearBins(const std::vector<double>& sorted, size_t count) {
+std::vector<HistogramBin> LinearBins(std::span<const double> sorted, size_t count) {
   const double lo = sorted.front(), hi = sorted.back();
   std::vector<HistogramBin> bins;
   if (AllIntegers(sorted)) {
@@ -44,7 +46,7 @@ std::vector<HistogramBin> LinearBins(const std::vector<double>& sorted, size_t c
 
 int Octave(double v) { return v < 1 ? -1 : static_cast<int>(std::floor(std::log2(v))); }
 
-std::vector<HistogramBin> Log2Bins(const std::vector<double>& sorted) {
+std::vector<HistogramBin> Log2Bins(std::span<const double> sorted) {
   int first = Octave(std::max(0.0, sorted.front())), last = Octave(std::max(0.0, sorted.back()));
   std::vector<HistogramBin> bins;
   for (int k = first; k <= last; ++k)
@@ -57,11 +59,13 @@ std::vector<HistogramBin> Log2Bins(const std::vector<double>& sorted) {
 
 }  // namespace
 
-Histogram MakeHistogram(std::vector<double> values, size_t bins, BinScale scale) {
+Histogram MakeHistogram(std::span<const double> unsorted, size_t bins, BinScale scale) {
   Histogram h;
   h.scale = scale;
-  h.count = values.size();
-  if (values.empty()) return h;
+  h.count = unsorted.size();
+  if (unsorted.empty()) return h;
+  // A copy to sort, in huge pages when large (millions of intervals).
+  std::vector<double, HugeAllocator<double>> values(unsorted.begin(), unsorted.end());
   std::sort(values.begin(), values.end());
   h.bins = scale == BinScale::kLog2 ? Log2Bins(values) : LinearBins(values, std::max<size_t>(1, bins));
   Percentiles& p = h.percentiles;

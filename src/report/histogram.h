@@ -5,6 +5,7 @@
 // straddles two bins and a narrow range gets one bin per value.
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -36,9 +37,9 @@ struct Histogram {
 // `bins` applies to the linear scale (at least 1); log2 bins are the octaves [2^k, 2^(k+1))
 // from the smallest value's to the largest's, with [0, 1) for zero (and below: the first bin then
 // starts at the smallest value). Empty `values`: no bins.
-Histogram MakeHistogram(std::vector<double> values, size_t bins, BinScale scale);
+Histogram MakeHistogram(std::span<const double> values, size_t bins, BinScale scale);
 
 // The nearest-rank percentile `p` (0 < p <= 100) of sorted `values` (not empty).
-double Percentile(const std::vector<double>& sorted, double p);
+double Percentile(std::span<const double> sorted, double p);
 
 }  // namespace ptprof

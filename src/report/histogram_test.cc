@@ -5,7 +5,7 @@
 using namespace ptprof;
 
 TEST_CASE("integer values get integer bins; a narrow range one bin per value") {
-  Histogram h = MakeHistogram({22, 22, 24, 25, 31}, 20, BinScale::kLinear);
+  Histogram h = MakeHistogram(std::vector<double>{22, 22, 24, 25, 31}, 20, BinScale::kLinear);
   REQUIRE(h.bins.size() == 10);  // 22..31, width 1
   CHECK(h.bins[0].low == 22);
   CHECK(h.bins[0].high == 23);
@@ -15,7 +15,7 @@ TEST_CASE("integer values get integer bins; a narrow range one bin per value") {
   REQUIRE(h.distinct.size() == 4);
   CHECK(h.distinct[0] == std::make_pair(22.0, uint64_t{2}));
 
-  Histogram wide = MakeHistogram({0, 100, 199}, 2, BinScale::kLinear);
+  Histogram wide = MakeHistogram(std::vector<double>{0, 100, 199}, 2, BinScale::kLinear);
   REQUIRE(wide.bins.size() == 2);
   CHECK(wide.bins[0].high == 100);
   CHECK(wide.bins[0].count == 1);
@@ -23,7 +23,7 @@ TEST_CASE("integer values get integer bins; a narrow range one bin per value") {
 }
 
 TEST_CASE("fractional values: N equal bins, the last one closed") {
-  Histogram h = MakeHistogram({0.5, 1.5, 2.5}, 2, BinScale::kLinear);
+  Histogram h = MakeHistogram(std::vector<double>{0.5, 1.5, 2.5}, 2, BinScale::kLinear);
   REQUIRE(h.bins.size() == 2);
   CHECK(h.bins[0].count == 1);
   CHECK(h.bins[1].count == 2);
@@ -31,7 +31,7 @@ TEST_CASE("fractional values: N equal bins, the last one closed") {
 }
 
 TEST_CASE("log2 bins are octaves, zero in [0, 1)") {
-  Histogram h = MakeHistogram({0, 1, 3, 4, 1000}, 20, BinScale::kLog2);
+  Histogram h = MakeHistogram(std::vector<double>{0, 1, 3, 4, 1000}, 20, BinScale::kLog2);
   REQUIRE(h.bins.size() == 11);  // [0,1) [1,2) [2,4) ... [512,1024)
   CHECK(h.bins[0].count == 1);
   CHECK(h.bins[1].count == 1);
@@ -40,7 +40,7 @@ TEST_CASE("log2 bins are octaves, zero in [0, 1)") {
   CHECK(h.bins[3].count == 1);
   CHECK(h.bins[10].low == 512);
   CHECK(h.bins[10].count == 1);
-  Histogram negative = MakeHistogram({-3, 0.5, 5}, 20, BinScale::kLog2);
+  Histogram negative = MakeHistogram(std::vector<double>{-3, 0.5, 5}, 20, BinScale::kLog2);
   CHECK(negative.bins[0].low == -3);
   CHECK(negative.bins[0].count == 2);
 }
@@ -56,6 +56,6 @@ TEST_CASE("nearest-rank percentiles") {
   CHECK(h.percentiles.max == 1000);
   CHECK(h.percentiles.mean == 500.5);
   CHECK(h.distinct.empty());  // too many to list
-  CHECK(Percentile({7}, 99.9) == 7);
+  CHECK(Percentile(std::vector<double>{7}, 99.9) == 7);
   CHECK(MakeHistogram({}, 10, BinScale::kLinear).bins.empty());
 }

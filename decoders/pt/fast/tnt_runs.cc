@@ -27,8 +27,8 @@ const TntRun& TntRuns::Add(size_t i, const CodeBlock* start, uint64_t state, uin
 }
 
 void TntRuns::Grow() {
-  std::vector<TntRun*> old = std::move(table_);
-  table_ = std::vector<TntRun*>(old.size() * 2);
+  ZeroedArray<TntRun*> old = std::move(table_);
+  table_ = ZeroedArray<TntRun*>(old.size() * 2);
   mask_ = table_.size() - 1;
   for (TntRun* run : old) {
     if (!run) continue;

@@ -24,6 +24,7 @@
 #include "decoders/pt/fast/code_blocks.h"
 #include "src/model/block_batch.h"
 #include "src/model/huge_slabs.h"
+#include "src/model/zeroed_array.h"
 
 namespace ptprof::pt::fast {
 
@@ -151,7 +152,8 @@ class TntRuns {
   // that were faulted in by the zeroing before.
   void* Allocate(size_t bytes);
   CodeBlocks& code_;
-  std::vector<TntRun*> table_ = std::vector<TntRun*>(1 << 12);  // a power of two, at most half full
+  // A power of two, at most half full; it grows in huge pages (src/model/zeroed_array.h).
+  ZeroedArray<TntRun*> table_ = ZeroedArray<TntRun*>(1 << 12);
   HugeSlabs slabs_;
   std::vector<std::unique_ptr<std::byte[]>> large_;  // runs too large for a slab
   // The builder's scratch: the blocks, return stack operations and own stack of the run being

@@ -26,10 +26,15 @@
 #include "src/analyses/patterns/insn_cache.h"
 #include "src/analyses/patterns/pattern.h"
 #include "src/analyses/patterns/pattern_matcher.h"
+#include "src/model/huge_allocator.h"
 #include "src/model/parted_sink.h"
 #include "src/model/result.h"
 
 namespace ptprof::delta {
+
+// One value per closed interval (instructions, or time), in the order they closed: millions on a
+// frequent pair, so past 2 MiB in huge pages (src/model/huge_allocator.h).
+using DeltaValues = std::vector<double, HugeAllocator<double>>;
 
 // One closed interval.
 struct Interval {
@@ -112,8 +117,8 @@ class DeltaProfiler : public PartedSink {
   const std::deque<Interval>& intervals() const { return intervals_; }  // empty unless kept
   bool keeps_intervals() const { return options_.keeping.all; }
   // Per closed interval in closing order: its instructions, and its time (those that have one).
-  const std::vector<double>& instruction_values() const { return instruction_values_; }
-  const std::vector<double>& time_values() const { return time_values_; }
+  const DeltaValues& instruction_values() const { return instruction_values_; }
+  const DeltaValues& time_values() const { return time_values_; }
   // The longest intervals (at most keeping.longest), longest first: by time when every interval
   // has one, else by instructions (then by instructions; equally long ones in closing order).
   std::vector<Interval> Longest() const;
@@ -194,7 +199,7 @@ class DeltaProfiler : public PartedSink {
   std::vector<int> matched_;  // per pattern, scratch
   bool same_pattern_ = false;
   std::deque<Interval> intervals_;
-  std::vector<double> instruction_values_, time_values_;
+  DeltaValues instruction_values_, time_values_;
   // The longest intervals by time (while every interval has one) and by instructions: heaps
   // whose front is the shortest kept (KeepIfLongest).
   std::vector<Interval> longest_by_time_, longest_by_insns_;

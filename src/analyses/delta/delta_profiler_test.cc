@@ -238,7 +238,7 @@ TEST_CASE("a profile that keeps only the longest intervals has the same values a
     CHECK_FALSE((*some)->keeps_intervals());
     CHECK((*some)->instruction_values() == (*all)->instruction_values());
     CHECK((*some)->time_values() == (*all)->time_values());
-    CHECK((*all)->instruction_values() == std::vector<double>{3, 5, 3, 5, 3});
+    CHECK((*all)->instruction_values() == DeltaValues{3, 5, 3, 5, 3});
     CHECK((*all)->time_values().size() == (timeless_last ? 4u : 5u));
     std::vector<uint64_t> ids, all_ids;
     for (const Interval& i : (*some)->Longest()) ids.push_back(i.id);

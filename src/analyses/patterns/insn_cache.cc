@@ -3,8 +3,8 @@
 namespace ptprof::patterns {
 
 void InsnCache::Grow() {
-  std::vector<Slot> old = std::move(slots_);
-  slots_ = std::vector<Slot>(old.size() * 2);
+  ZeroedArray<Slot> old = std::move(slots_);
+  slots_ = ZeroedArray<Slot>(old.size() * 2);
   for (const Slot& slot : old)
     if (slot.mode) SlotOf(slot.ip, slot.mode) = slot;
 }

@@ -14,6 +14,7 @@
 #include "sideband/image_set.h"
 #include "src/analyses/patterns/insn_decoder.h"
 #include "src/analyses/patterns/pattern_matcher.h"
+#include "src/model/zeroed_array.h"
 
 namespace ptprof::patterns {
 
@@ -49,7 +50,7 @@ class InsnCache {
     uint8_t length = 0;
     uint8_t mode = 0;  // 0: free; else the mode + 1
   };
-  std::vector<Slot> slots_ = std::vector<Slot>(1 << 12);
+  ZeroedArray<Slot> slots_ = ZeroedArray<Slot>(1 << 12);  // grows in huge pages
   size_t used_ = 0;
   // The slot for (ip, mode): its own, or the free one where it goes.
   Slot& SlotOf(uint64_t ip, uint8_t mode) {
