@@ -5,6 +5,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <new>
 
 #include "decoders/pt/fast/tnt_runs.h"
 #include "decoders/pt/flow_config.h"
@@ -98,8 +99,9 @@ bool CodeBlocks::InOneMode(uint64_t begin, uint64_t end, pt_exec_mode mode, std:
   if (!mixed_) {
     if (mode == first_mode_) return true;
     mixed_ = true;
-    for (const auto& [key, block] : blocks_)
-      NoteSpan(block.first_ip, block.last_ip + block.last.length, first_mode_);
+    block_memory_.ForEach([&](const CodeBlock* block) {
+      NoteSpan(block->first_ip, block->last_ip + block->last.length, first_mode_);
+    });
     for (const auto& [key, insn] : insns_)
       NoteSpan(insn.ip, insn.ip + insn.insn.length, first_mode_);
   }
@@ -129,8 +131,8 @@ const CodeBlock* CodeBlocks::Block(uint64_t ip, pt_exec_mode mode, std::string& 
   const uint64_t key = Key(ip, mode);
   Slot& slot = front_[(key ^ (key >> 12) ^ (key >> 24)) & (kFrontSlots - 1)];
   if (slot.key == key) return slot.block;
-  if (auto it = blocks_.find(key); it != blocks_.end()) {
-    slot = Slot{key, &it->second};
+  if (const BlockSlot& known = BlockSlotOf(key); known.block) {
+    slot = Slot{key, known.block};
     return slot.block;
   }
   CodeBlock block;
@@ -148,9 +150,18 @@ const CodeBlock* CodeBlocks::Block(uint64_t ip, pt_exec_mode mode, std::string& 
     at += insn.insn.length;
   }
   if (!InOneMode(ip, block.last_ip + block.last.length, mode, why)) return nullptr;
-  const CodeBlock* added = &blocks_.emplace(key, block).first->second;
+  CodeBlock* added = new (block_memory_.Allocate()) CodeBlock(block);
+  BlockSlotOf(key) = BlockSlot{key, added};
+  if (block_memory_.size() * 2 > block_table_.size()) GrowBlockTable();
   slot = Slot{key, added};
   return added;
+}
+
+void CodeBlocks::GrowBlockTable() {
+  ZeroedArray<BlockSlot> old = std::move(block_table_);
+  block_table_ = ZeroedArray<BlockSlot>(old.size() * 2);
+  for (const BlockSlot& moved : old)
+    if (moved.block) BlockSlotOf(moved.key) = moved;
 }
 
 std::unique_ptr<CodeGraphPool::Entry> CodeGraphPool::Borrow(

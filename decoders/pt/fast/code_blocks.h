@@ -13,13 +13,16 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "decoders/pt/image_cache.h"
 #include "sideband/x86_insn.h"
+#include "src/model/piece_arena.h"
 #include "src/model/result.h"
+#include "src/model/zeroed_array.h"
 
 namespace ptprof::pt::fast {
 
@@ -56,6 +59,7 @@ struct CodeBlock {
   // For a block a TIP decides: where the TIP went the last time.
   mutable TipMemo tip;
 };
+static_assert(std::is_trivially_destructible_v<CodeBlock>, "blocks go with their arena");
 
 class CodeBlocks {
  public:
@@ -86,7 +90,7 @@ class CodeBlocks {
     return memo.next;
   }
 
-  size_t blocks() const { return blocks_.size(); }
+  size_t blocks() const { return block_memory_.size(); }
 
   // The TNT runs over this graph (fast/tnt_runs.h), made when first asked for.
   TntRuns& runs();
@@ -110,7 +114,22 @@ class CodeBlocks {
   size_t image_index_;
   X86Decoder x86_;
   std::unordered_map<uint64_t, CodeInsn> insns_;
-  std::unordered_map<uint64_t, CodeBlock> blocks_;  // node-based: the blocks never move
+  // The blocks by key: open addressing, linear probing, at most half full, over blocks that never
+  // move (a compiler's 122 K blocks, one malloc each in a node-based map before, were 4 K page
+  // faults of a cold decode).
+  struct BlockSlot {
+    uint64_t key;
+    CodeBlock* block;  // null: free
+  };
+  BlockSlot& BlockSlotOf(uint64_t key) {
+    const size_t mask = block_table_.size() - 1;
+    size_t i = static_cast<size_t>((key * 0x9e3779b97f4a7c15ull) >> 24) & mask;
+    while (block_table_[i].block && block_table_[i].key != key) i = (i + 1) & mask;
+    return block_table_[i];
+  }
+  void GrowBlockTable();
+  ZeroedArray<BlockSlot> block_table_ = ZeroedArray<BlockSlot>(1 << 10);
+  PieceArena<CodeBlock> block_memory_;
   // A direct-mapped cache in front of blocks_: most lookups of a hot loop end here.
   struct Slot {
     uint64_t key = UINT64_MAX;

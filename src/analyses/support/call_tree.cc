@@ -5,50 +5,12 @@
 
 namespace ptprof {
 
-namespace {
-
-constexpr size_t kFirstChunkNodes = 16;  // a syscall's small kernel tree takes one chunk
-// About 60 KiB: under malloc's mmap threshold (128 KiB), so a chunk reuses freed heap rather than
-// fresh pages.
-constexpr size_t kLargestHeapChunkNodes = 512;
-// Past this many nodes, chunks are whole huge-page slabs.
-constexpr size_t kHeapNodes = 4096;
-constexpr size_t kSlabNodes = HugeSlabs::kSlabBytes / sizeof(CallTreeNode);
-
-}  // namespace
-
 CallTreeArena::~CallTreeArena() {
-  for (Chunk& chunk : chunks_) {
-    auto* nodes = reinterpret_cast<CallTreeNode*>(chunk.memory);
-    for (size_t i = 0; i < chunk.used; ++i) nodes[i].~CallTreeNode();
-    if (chunk.on_heap) delete[] chunk.memory;
-  }
-}  // slabs_ goes after
+  nodes_.ForEach([](CallTreeNode* node) { node->~CallTreeNode(); });
+}
 
 CallTreeNode* CallTreeArena::New() {
-  if (chunks_.empty() || chunks_.back().used == chunks_.back().capacity) {
-    chunks_.reserve(chunks_.size() + 1);  // first, so that nothing leaks if it throws
-    Chunk chunk;
-    if (size_ < kHeapNodes) {
-      chunk.capacity = chunks_.empty()
-                           ? kFirstChunkNodes
-                           : std::min(chunks_.back().capacity * 2, kLargestHeapChunkNodes);
-      // operator new[] of std::byte is aligned for any fundamental type, and a node is no more.
-      static_assert(alignof(CallTreeNode) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
-      chunk.memory = new std::byte[chunk.capacity * sizeof(CallTreeNode)];
-      chunk.on_heap = true;
-    } else {
-      if (!slabs_) slabs_ = std::make_unique<HugeSlabs>();
-      chunk.capacity = kSlabNodes;
-      chunk.memory = static_cast<std::byte*>(
-          slabs_->Carve(kSlabNodes * sizeof(CallTreeNode), alignof(CallTreeNode)));
-    }
-    chunks_.push_back(chunk);
-  }
-  Chunk& chunk = chunks_.back();
-  auto* node = new (chunk.memory + chunk.used * sizeof(CallTreeNode)) CallTreeNode();
-  chunk.used += 1;
-  size_ += 1;
+  auto* node = new (nodes_.Allocate()) CallTreeNode();
   node->arena_ = this;
   return node;
 }

@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-#include "src/model/huge_slabs.h"
+#include "src/model/piece_arena.h"
 
 namespace ptprof {
 
@@ -36,20 +36,10 @@ class CallTreeArena {
 
   // A new node with zero counts and no children, owned by the arena.
   CallTreeNode* New();
-  size_t size() const { return size_; }
+  size_t size() const { return nodes_.size(); }
 
  private:
-  struct Chunk {
-    std::byte* memory = nullptr;  // from the heap, or a slab of slabs_
-    size_t capacity = 0;          // nodes
-    size_t used = 0;
-    bool on_heap = false;
-  };
-  std::vector<Chunk> chunks_;
-  // A large tree's chunks (past kHeapNodes nodes): whole 2 MiB slabs in huge pages, one page
-  // fault each instead of 512 (a compiler's call tree takes tens of MB of nodes).
-  std::unique_ptr<HugeSlabs> slabs_;
-  size_t size_ = 0;
+  PieceArena<CallTreeNode> nodes_;
 };
 
 // A node's children in order of first entry: iterating gives CallTreeNode pointers.
