@@ -11,6 +11,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "tests/unit/child_process.h"
+
 using namespace ptprof;
 
 namespace {
@@ -111,26 +113,14 @@ TEST_CASE("a mapped file that shrinks under the reader is one line naming it, ex
   auto bytes = SharedBytes::MapFile(path);
   REQUIRE(bytes);
   REQUIRE(bytes->mapped());
-  int err[2];
-  REQUIRE(pipe(err) == 0);
-  const pid_t child = fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
-    dup2(err[1], STDERR_FILENO);
+  const ptprof::testing::ChildRun run = ptprof::testing::RunInChild([&](int err) {
+    dup2(err, STDERR_FILENO);
     if (truncate(path.c_str(), 100) != 0) _exit(9);
     volatile uint8_t sink = (*bytes)[2 * 4096 + 5];  // past the new end: SIGBUS
     (void)sink;
-    _exit(0);
-  }
-  close(err[1]);
-  std::string message;
-  char buffer[512];
-  for (ssize_t n; (n = read(err[0], buffer, sizeof buffer)) > 0;) message.append(buffer, n);
-  close(err[0]);
-  int status = 0;
-  REQUIRE(waitpid(child, &status, 0) == child);
+  });
   std::remove(path.c_str());
-  REQUIRE(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == 1);
+  CHECK(run.Exited(1));
+  const std::string& message = run.output;
   CHECK(message == "ptprof: " + path + ": offset 0x2005: the file was truncated while it was being read\n");
 }

@@ -3,7 +3,6 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -11,6 +10,7 @@
 #include "src/archive/archive_test_util.h"
 #include "src/archive/archive_writer.h"
 #include "src/model/huge_slabs.h"
+#include "tests/unit/child_process.h"
 
 using namespace ptprof;
 using namespace ptprof::archive;
@@ -141,12 +141,7 @@ TEST_CASE("ReadShared says which member it has no memory for") {
   MemberInfo claimed = reader->members().front();
   claimed.size = uint64_t{900} << 20;  // what a damaged manifest may claim, under the 1 GiB cut
   // In a child whose address space cannot take another 900 MiB (the parent's stays whole).
-  int pipe_fds[2];
-  REQUIRE(pipe(pipe_fds) == 0);
-  const pid_t child = fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
-    close(pipe_fds[0]);
+  const ptprof::testing::ChildRun run = ptprof::testing::RunInChild([&](int out) {
     long pages = 0;
     if (FILE* statm = std::fopen("/proc/self/statm", "r")) {
       if (std::fscanf(statm, "%ld", &pages) != 1) pages = 0;
@@ -157,17 +152,10 @@ TEST_CASE("ReadShared says which member it has no memory for") {
     setrlimit(RLIMIT_AS, &as);
     auto shared = reader->ReadShared(claimed);
     const std::string said = shared ? std::string("read") : shared.error().message;
-    if (write(pipe_fds[1], said.data(), said.size()) < 0) _exit(2);
-    _exit(0);
-  }
-  close(pipe_fds[1]);
-  std::string said;
-  char buffer[512];
-  for (ssize_t n; (n = read(pipe_fds[0], buffer, sizeof buffer)) > 0;) said.append(buffer, n);
-  close(pipe_fds[0]);
-  int status = 0;
-  waitpid(child, &status, 0);
-  CHECK(WIFEXITED(status));
+    if (write(out, said.data(), said.size()) < 0) _exit(2);
+  });
+  CHECK(run.Exited(0));
+  const std::string& said = run.output;
   CHECK(said == fmt::format("a.ptar: offset {:#x}: member '{}': cannot hold it in memory: no "
                             "memory for 943718400 bytes",
                             claimed.offset, claimed.name));
