@@ -1,5 +1,6 @@
 #include "sideband/elf_image.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -43,6 +44,8 @@ void ReadSymbols(Elf* elf, ElfImage& image) {
     Elf_Data* data = elf_getdata(scn, nullptr);
     if (!data || shdr.sh_entsize == 0) continue;
     size_t count = shdr.sh_size / shdr.sh_entsize;
+    // At most as many as the section's data holds (a damaged header may claim any size).
+    image.symbols.reserve(image.symbols.size() + std::min(count, data->d_size / shdr.sh_entsize));
     for (size_t i = 0; i < count; ++i) {
       GElf_Sym sym;
       if (!gelf_getsym(data, static_cast<int>(i), &sym)) continue;

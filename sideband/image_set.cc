@@ -62,7 +62,7 @@ Status ImageSet::AddElf(const ElfImageSpec& spec) {
     AddSection(ImageSection{spec.file, seg.file_offset, seg.file_size, seg.address,
                             std::move(*bytes)});
   }
-  for (Symbol& s : elf->symbols) symbols_.Add(std::move(s));
+  symbols_.AddAll(std::move(elf->symbols));
   return {};
 }
 

@@ -3,11 +3,24 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <iterator>
 
 namespace ptprof {
 
 void SymbolTable::Add(Symbol symbol) {
   symbols_.push_back(std::move(symbol));
+  sorted_ = false;
+}
+
+void SymbolTable::AddAll(std::vector<Symbol> symbols) {
+  if (symbols.empty()) return;
+  if (symbols_.empty()) {
+    symbols_ = std::move(symbols);
+  } else {
+    if (symbols_.capacity() < symbols_.size() + symbols.size())  // geometric, not one per image
+      symbols_.reserve(std::max(symbols_.size() + symbols.size(), 2 * symbols_.capacity()));
+    std::move(symbols.begin(), symbols.end(), std::back_inserter(symbols_));
+  }
   sorted_ = false;
 }
 

@@ -31,6 +31,8 @@ class SymbolTable {
   }
 
   void Add(Symbol symbol);
+  // Add for each of `symbols`, moved in at once (a large binary has tens of thousands).
+  void AddAll(std::vector<Symbol> symbols);
 
   // The symbol covering `address`, or nullptr. Once symbols are no longer added, any number of
   // threads may ask at once (the first sorts the table and indexes it, under a lock).

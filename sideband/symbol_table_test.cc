@@ -22,6 +22,22 @@ TEST_CASE("symbols cover their size, labels reach to the end of their segment") 
   CHECK(t.Describe(0x10) == "");
 }
 
+TEST_CASE("AddAll adds as Add does, into an empty table and after symbols already there") {
+  SymbolTable one_by_one, at_once;
+  std::vector<Symbol> first = {{"a_long_function_name_one", 0x1000, 0x10, 0x9000},
+                               {"b", 0x1010, 0x10, 0x9000}};
+  std::vector<Symbol> second = {{"c", 0x2000, 0, 0x2100}, {"a_long_function_name_two", 0x3000, 8, 0x9000}};
+  for (const auto& s : first) one_by_one.Add(s);
+  for (const auto& s : second) one_by_one.Add(s);
+  at_once.AddAll(first);
+  at_once.AddAll({});
+  at_once.AddAll(second);
+  REQUIRE(at_once.size() == 4);
+  for (uint64_t address : {0x1000ull, 0x1015ull, 0x2050ull, 0x3004ull, 0x3008ull, 0x10ull})
+    CHECK(at_once.Describe(address) == one_by_one.Describe(address));
+  CHECK(at_once.Describe(0x3004) == "a_long_function_name_two+0x4");
+}
+
 TEST_CASE("a sized symbol wins over a label at the same address") {
   SymbolTable t;
   t.Add(Symbol{"label", 0x1000, 0, 0x2000});
