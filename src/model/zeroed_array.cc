@@ -1,18 +1,19 @@
 #include "src/model/zeroed_array.h"
 
+#include <cstddef>
 #include <cstdlib>
 #include <new>
 
+#include "src/model/huge_allocator.h"
 #include "src/model/huge_slabs.h"
 
 namespace ptprof::zeroed_array_detail {
 
 void* Allocate(size_t bytes, size_t& mapped) {
-  constexpr size_t kSlab = HugeSlabs::kSlabBytes;
-  if (bytes >= kSlab && !HugeSlabs::PiecesOnTheHeap()) {
-    const size_t length = (bytes + kSlab - 1) / kSlab * kSlab;
-    void* memory = MapHuge(length);  // anonymous: zero
-    mapped = length;
+  if (bytes >= HugeSlabs::kSlabBytes && !HugeSlabs::PiecesOnTheHeap()) {
+    // HugeAllocator maps this in huge pages: anonymous memory, zero from the kernel.
+    void* memory = huge_allocator_detail::Allocate(bytes, alignof(std::max_align_t));
+    mapped = bytes;
     return memory;
   }
   mapped = 0;
@@ -23,7 +24,7 @@ void* Allocate(size_t bytes, size_t& mapped) {
 
 void Free(void* memory, size_t mapped) {
   if (mapped)
-    UnmapHuge(memory, mapped);
+    huge_allocator_detail::Free(memory, mapped, alignof(std::max_align_t));
   else
     std::free(memory);
 }

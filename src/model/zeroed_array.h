@@ -62,7 +62,7 @@ class ZeroedArray {
  private:
   T* data_ = nullptr;
   size_t size_ = 0;
-  size_t mapped_ = 0;  // bytes mapped; 0: from calloc
+  size_t mapped_ = 0;  // bytes, when mapped in huge pages (HugeAllocator); 0: from calloc
 };
 
 }  // namespace ptprof

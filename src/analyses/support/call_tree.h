@@ -36,7 +36,6 @@ class CallTreeArena {
 
   // A new node with zero counts and no children, owned by the arena.
   CallTreeNode* New();
-  size_t size() const { return nodes_.size(); }
 
  private:
   PieceArena<CallTreeNode> nodes_;
