@@ -104,7 +104,7 @@ int main(int argc, char** argv) {
   auto measures = [&only](const char* what) { return only.empty() || only == what; };
   for (auto [open, close] : {std::pair{"superCLI", "superSTI"}, std::pair{"call", "ret"}}) {
     if (!measures("delta")) break;
-    uint64_t intervals = 0, addresses = 0, disassembled = 0;
+    uint64_t intervals = 0, classified = 0, disassembled = 0;
     double seconds = Best(repeat, [&] {
       delta::DeltaOptions options;
       options.keeping = {false, 10};  // as `ptprof delta` keeps them for a text or JSON report
@@ -113,14 +113,14 @@ int main(int argc, char** argv) {
       DecodeStreams(*session, *selected, DecodeStreamsOptions{}, **profiler);
       (*profiler)->OnEnd();
       intervals = (*profiler)->counts().intervals;
-      addresses = (*profiler)->decoded_addresses();
-      disassembled = (*profiler)->disassembled_addresses();
+      classified = (*profiler)->decoded_instructions();
+      disassembled = (*profiler)->disassembled_instructions();
     });
     std::string name = std::string("delta ") + open + "," + close + " (" +
                        std::to_string(intervals) + " intervals)";
-    std::printf("  %-34s %8.1f M insn/s  ratio %.2f  (%llu addresses decoded, %llu disassembled)\n",
+    std::printf("  %-34s %8.1f M insn/s  ratio %.2f  (%llu instructions classified, %llu disassembled)\n",
                 name.c_str(), insns / seconds / 1e6, plain / seconds,
-                static_cast<unsigned long long>(addresses), static_cast<unsigned long long>(disassembled));
+                static_cast<unsigned long long>(classified), static_cast<unsigned long long>(disassembled));
   }
   if (measures("stacks")) {
     uint64_t blocks = 0, entries = 0, parts = 0, redone = 0;

@@ -1,14 +1,14 @@
 #pragma once
 // BlockExpander answers "which instructions of this ExecBlock match a pattern atom, and where?":
-// it walks the block's instructions through the per-address InsnCache once per distinct block
-// (first IP, instruction count, mode) and keeps only the instructions with atoms, so that a block
-// seen again costs one lookup however long it is.
+// it classifies the block's instructions (InsnClassifier) once per distinct block (first IP,
+// instruction count, mode), reading its code from the images a window at a time, and keeps only
+// the instructions with atoms, so that a block seen again costs one lookup however long it is.
 #include <cstdint>
 #include <span>
 #include <unordered_map>
 #include <vector>
 
-#include "src/analyses/patterns/insn_cache.h"
+#include "src/analyses/patterns/insn_classifier.h"
 #include "src/analyses/patterns/pattern_matcher.h"
 #include "src/model/trace_event.h"
 
@@ -47,7 +47,7 @@ void StepThroughBlock(const patterns::PatternMatcher& matcher,
 
 class BlockExpander {
  public:
-  explicit BlockExpander(patterns::InsnCache& cache) : cache_(cache) {}
+  explicit BlockExpander(patterns::InsnClassifier& classifier) : classifier_(classifier) {}
 
   // A block as last looked up, with what most lookups need to know kept beside its key, so that
   // they need not touch the block itself (a cache miss when blocks are many).
@@ -94,7 +94,7 @@ class BlockExpander {
                                    static_cast<uint64_t>(k.mode));
     }
   };
-  patterns::InsnCache& cache_;
+  patterns::InsnClassifier& classifier_;
   std::unordered_map<Key, ExpandedBlock, KeyHash> blocks_;
 };
 

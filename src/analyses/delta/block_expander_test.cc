@@ -15,8 +15,8 @@ TEST_CASE("a block expands into the positions of its instructions with atoms, on
   REQUIRE(pattern);
   auto matcher = patterns::PatternMatcher::Compile({*pattern});
   REQUIRE(matcher);
-  patterns::InsnCache cache(images, *matcher);
-  BlockExpander expander(cache);
+  patterns::InsnClassifier classifier(images, *matcher);
+  BlockExpander expander(classifier);
   ExecBlock block;
   block.first_ip = 0x2000;
   block.insns = 4;
@@ -27,9 +27,9 @@ TEST_CASE("a block expands into the positions of its instructions with atoms, on
   CHECK(e.hits[0].index == 1);
   CHECK(e.hits[0].ip == 0x2001);
   CHECK(e.hits[1].index == 3);
-  CHECK(cache.decoded() == 4);
+  CHECK(classifier.decoded() == 4);
   expander.Expand(block);
-  CHECK(cache.decoded() == 4);
+  CHECK(classifier.decoded() == 4);
 
   ExecBlock beyond = block;
   beyond.insns = 6;  // runs past the end of the code

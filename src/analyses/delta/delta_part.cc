@@ -221,17 +221,17 @@ void DeltaProfiler::ReturnExpansion(std::unique_ptr<Expansion> expansion) const 
   spare_.emplace_back(std::this_thread::get_id(), std::move(expansion));
 }
 
-uint64_t DeltaProfiler::decoded_addresses() const {
+uint64_t DeltaProfiler::decoded_instructions() const {
   std::lock_guard<std::mutex> lock(spare_mutex_);
-  uint64_t decoded = cache_.decoded();
-  for (const auto& [thread, expansion] : spare_) decoded += expansion->cache.decoded();
+  uint64_t decoded = classifier_.decoded();
+  for (const auto& [thread, expansion] : spare_) decoded += expansion->classifier.decoded();
   return decoded;
 }
 
-uint64_t DeltaProfiler::disassembled_addresses() const {
+uint64_t DeltaProfiler::disassembled_instructions() const {
   std::lock_guard<std::mutex> lock(spare_mutex_);
-  uint64_t disassembled = cache_.disassembled();
-  for (const auto& [thread, expansion] : spare_) disassembled += expansion->cache.disassembled();
+  uint64_t disassembled = classifier_.disassembled();
+  for (const auto& [thread, expansion] : spare_) disassembled += expansion->classifier.disassembled();
   return disassembled;
 }
 

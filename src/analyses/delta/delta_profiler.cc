@@ -22,8 +22,8 @@ DeltaProfiler::DeltaProfiler(const ImageSet& images, patterns::Pattern open,
       matcher_(std::move(matcher)),
       options_(std::move(options)),
       images_(images),
-      cache_(images, matcher_),
-      expander_(cache_) {
+      classifier_(images, matcher_),
+      expander_(classifier_) {
   same_pattern_ = open_.name == close_.name;
   counts_.matches[0].assign(open_.alternatives.size(), 0);
   counts_.matches[1].assign(close_.alternatives.size(), 0);

@@ -23,7 +23,7 @@
 
 #include "sideband/image_set.h"
 #include "src/analyses/delta/block_expander.h"
-#include "src/analyses/patterns/insn_cache.h"
+#include "src/analyses/patterns/insn_classifier.h"
 #include "src/analyses/patterns/pattern.h"
 #include "src/analyses/patterns/pattern_matcher.h"
 #include "src/model/huge_allocator.h"
@@ -104,7 +104,7 @@ class DeltaProfiler : public PartedSink {
   void OnEnd() override;
 
   // In parts (src/model/parted_sink.h): a part expands its blocks with its thread's own
-  // instruction cache and keeps, in stream order, only what the matching needs: the blocks with
+  // instruction classifier and keeps, in stream order, only what the matching needs: the blocks with
   // an instruction of either pattern (or with code not found), how far each lane moved between
   // them, and the gaps (delta_part.h). Fold runs that through the lanes' matchers and intervals
   // exactly as the blocks themselves would have run, so the profile is the same however the
@@ -125,10 +125,10 @@ class DeltaProfiler : public PartedSink {
   const DeltaCounts& counts() const { return counts_; }
   const patterns::Pattern& open_pattern() const { return open_; }
   const patterns::Pattern& close_pattern() const { return close_; }
-  // Instruction addresses decoded (and disassembled: they may match an operand) so far, by this
-  // profiler and the threads' caches its parts used.
-  uint64_t decoded_addresses() const;
-  uint64_t disassembled_addresses() const;
+  // Instructions classified (and disassembled: they may match an operand) so far, once per
+  // distinct block, by this profiler and the threads' expansions its parts used.
+  uint64_t decoded_instructions() const;
+  uint64_t disassembled_instructions() const;
 
   // The lane an event belongs to: its CPU, or its thread (no CPU known, or per_thread).
   static int32_t LaneId(const EventHeader& header, bool per_thread) {
@@ -154,11 +154,11 @@ class DeltaProfiler : public PartedSink {
   };
 
   friend class DeltaPart;
-  // A thread's instruction cache and block expander, lent to the parts that thread feeds.
+  // A thread's instruction classifier and block expander, lent to the parts that thread feeds.
   struct Expansion {
     Expansion(const ImageSet& images, const patterns::PatternMatcher& matcher)
-        : cache(images, matcher), expander(cache) {}
-    patterns::InsnCache cache;
+        : classifier(images, matcher), expander(classifier) {}
+    patterns::InsnClassifier classifier;
     BlockExpander expander;
   };
   std::unique_ptr<Expansion> BorrowExpansion() const;
@@ -189,7 +189,7 @@ class DeltaProfiler : public PartedSink {
   patterns::PatternMatcher matcher_;
   DeltaOptions options_;
   const ImageSet& images_;
-  patterns::InsnCache cache_;
+  patterns::InsnClassifier classifier_;
   BlockExpander expander_;
   mutable std::mutex spare_mutex_;
   mutable std::vector<std::pair<std::thread::id, std::unique_ptr<Expansion>>> spare_;

@@ -1,0 +1,43 @@
+#include "src/analyses/patterns/insn_classifier.h"
+
+#include <algorithm>
+
+namespace ptprof::patterns {
+
+ClassifiedInsn InsnClassifier::Classify(uint64_t ip, const uint8_t* bytes, size_t size,
+                                        ExecMode mode) {
+  if (size == 0) return {};
+  size = std::min<size_t>(size, 16);
+  ++decoded_;
+  // Kernel-only patterns on user code, or a mnemonic no pattern names: the length is all we need.
+  uint64_t candidates = matcher_.CandidatesAt(IsKernelAddress(ip, mode));
+  if (auto quick = decoder_.QuickX86(bytes, size, mode)) {
+    auto [known, fresh] = candidates_.try_emplace(quick->mnemonic);
+    if (fresh) known->second = matcher_.CandidatesFor(quick->mnemonic);
+    candidates &= known->second;
+    if (!candidates) return ClassifiedInsn{quick->length, 0};
+  }
+  ++disassembled_;
+  auto text = decoder_.Decode(ip, bytes, size, mode);
+  if (!text) return {};
+  return ClassifiedInsn{text->length, matcher_.AtomsOf(*text, candidates)};
+}
+
+ClassifiedInsn InsnClassifier::At(uint64_t ip, ExecMode mode) {
+  uint8_t bytes[16];
+  return Classify(ip, bytes, images_.Read(ip, bytes, sizeof bytes), mode);
+}
+
+std::string InsnClassifier::Describe(uint64_t ip, ExecMode mode) const {
+  uint8_t bytes[16];
+  size_t size = images_.Read(ip, bytes, sizeof bytes);
+  if (size == 0) return {};
+  auto text = decoder_.Decode(ip, bytes, size, mode);
+  if (!text) return {};
+  std::string out = text->mnemonic;
+  for (size_t i = 0; i < text->operands.size(); ++i)
+    out += (i ? ", " : " ") + text->operands[i].text;
+  return out;
+}
+
+}  // namespace ptprof::patterns
