@@ -194,12 +194,12 @@ void FlowToModel::FlushBlocks() {
 }
 
 bool FlowToModel::JoinsRef(uint8_t end) {
-  const PackedEvent* source = held_source_;
+  const RunBlock* source = held_source_;
   held_source_ = nullptr;
   if (batch_count_ == 0 || end != source->end) return false;
   PackedEvent& ref = batch_blocks_[batch_count_ - 1];
   if (!IsRunRef(ref) || RunRefBlocks(ref) == kRunRefMaxBlocks ||
-      reinterpret_cast<const PackedEvent*>(ref.first_ip_or_index) + RunRefBlocks(ref) != source)
+      reinterpret_cast<const RunBlock*>(ref.first_ip_or_index) + RunRefBlocks(ref) != source)
     return false;
   ref.last_insn_size += 1;  // the reference's block count
   ref.insns += source->insns;
@@ -207,13 +207,11 @@ bool FlowToModel::JoinsRef(uint8_t end) {
   return true;
 }
 
-bool FlowToModel::WriteRunRef(const PackedEvent* blocks, uint32_t n, uint64_t insns, uint64_t tsc,
+bool FlowToModel::WriteRunRef(const RunBlock* blocks, uint32_t n, uint64_t insns, uint64_t tsc,
                               uint64_t first_offset, uint64_t offset, PackedEvent* out) {
   if (!MakeRunRef(blocks, n - 1, insns - blocks[n - 1].insns, tsc, first_offset, offset, out[0]))
     return false;
-  out[1] = blocks[n - 1];
-  out[1].tsc = tsc;
-  out[1].offset = offset;
+  StampRunBlock(blocks[n - 1], tsc, offset, out[1]);
   batch_ref_blocks_ += n - 2;
   held_source_ = &blocks[n - 1];
   return true;

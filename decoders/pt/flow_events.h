@@ -124,10 +124,10 @@ class FlowToModel : public FlowObserver {
   // `last_kind` what the last one's last instruction is.
   // (Inlined into the fast engine's run step, its hottest loop, whatever the compiler's
   // estimate of its size.)
-  [[gnu::always_inline]] void TakeRun(const PackedEvent* blocks, uint32_t n, uint64_t insns,
+  [[gnu::always_inline]] void TakeRun(const RunBlock* blocks, uint32_t n, uint64_t insns,
                                       X86Kind last_kind, uint64_t last_ip, uint64_t first_offset,
                                       uint64_t offset, bool has_tsc, uint64_t tsc) {
-    PassHeldTo(blocks[0].first_ip_or_index);
+    PassHeldTo(blocks[0].first_ip);
     holding_ = true;  // the last of these blocks, from here on
     if (OtherBatch()) NewBatch();
     PutRun(blocks, n, insns, has_tsc ? tsc : kUnknownTime, first_offset, offset);
@@ -140,7 +140,7 @@ class FlowToModel : public FlowObserver {
   // and none of TakeRun's other checks can change anything (same cpu/pid/tid). blocks[0] is
   // stamped at `first_offset`, the others at `offset`, all with `tsc` (kUnknownTime: none).
   // Call EndRuns after the last.
-  [[gnu::always_inline]] void AppendRun(const PackedEvent* blocks, uint32_t n, uint64_t insns,
+  [[gnu::always_inline]] void AppendRun(const RunBlock* blocks, uint32_t n, uint64_t insns,
                                         uint64_t tsc, uint64_t first_offset, uint64_t offset) {
     if (!(held_source_ && JoinsRef(held().end)) && ++batch_count_ >= kBatchBlocks) FlushBlocks();
     PutRun(blocks, n, insns, tsc, first_offset, offset);
@@ -149,8 +149,8 @@ class FlowToModel : public FlowObserver {
   // decided (so its end does not depend on where it went), stamped at `offset` with `tsc`.
   void AppendBlock(uint64_t ip, uint64_t last_ip, uint32_t ninsn, const X86Insn& last,
                    ExecMode mode, bool speculative, uint64_t tsc, uint64_t offset) {
-    PackedEvent block;
-    block.first_ip_or_index = ip;
+    RunBlock block;
+    block.first_ip = ip;
     block.span = static_cast<uint32_t>(last_ip - ip);
     block.insns = ninsn;
     block.last_insn_size = last.length;
@@ -228,7 +228,7 @@ class FlowToModel : public FlowObserver {
   // TakeRun's and AppendRun's blocks, once the held block has gone on: written from the batch
   // slot after the blocks passed on (the batch goes on first when they do not fit), as one run
   // reference where the window allows, else copied and stamped; the last of them is held.
-  [[gnu::always_inline]] void PutRun(const PackedEvent* blocks, uint32_t n, uint64_t insns,
+  [[gnu::always_inline]] void PutRun(const RunBlock* blocks, uint32_t n, uint64_t insns,
                                      uint64_t tsc, uint64_t first_offset, uint64_t offset) {
     if (batch_count_ + n > kBatchBlocks + 1) FlushBlocks();
     PackedEvent* out = &batch_blocks_[batch_count_];
@@ -240,14 +240,7 @@ class FlowToModel : public FlowObserver {
       slots = 2;
     } else {
       held_source_ = nullptr;
-      for (uint32_t i = 0; i < n; ++i) {
-        // Field by field: the copy and the stamps in one pass.
-        out[i].first_ip_or_index = blocks[i].first_ip_or_index;
-        out[i].tsc = tsc;
-        out[i].offset = stamp_offset;
-        std::memcpy(&out[i].span, &blocks[i].span,
-                    sizeof(PackedEvent) - offsetof(PackedEvent, span));
-      }
+      for (uint32_t i = 0; i < n; ++i) StampRunBlock(blocks[i], tsc, stamp_offset, out[i]);
       out[0].offset = start_offset;
     }
     batch_count_ += slots - 1;
@@ -265,7 +258,7 @@ class FlowToModel : public FlowObserver {
   bool JoinsRef(uint8_t end);
   // TakeRun's blocks[0, n - 1) as one run reference in out[0], blocks[n - 1] copied to out[1] as
   // the held block (false, nothing written: the reference cannot hold them).
-  bool WriteRunRef(const PackedEvent* blocks, uint32_t n, uint64_t insns, uint64_t tsc,
+  bool WriteRunRef(const RunBlock* blocks, uint32_t n, uint64_t insns, uint64_t tsc,
                    uint64_t first_offset, uint64_t offset, PackedEvent* out);
   // Whether the batch is of another cpu/pid/tid than the blocks now decoded; NewBatch passes it
   // on and starts one of theirs.
@@ -356,7 +349,7 @@ class FlowToModel : public FlowObserver {
   uint64_t batch_ref_blocks_ = 0;
   // The run block the held one was copied from, when a reference to the blocks before it is the
   // batch's last record (JoinsRef).
-  const PackedEvent* held_source_ = nullptr;
+  const RunBlock* held_source_ = nullptr;
   std::vector<PackedEvent> batch_blocks_ = std::vector<PackedEvent>(kBatchBlocks + 1);
   size_t batch_count_ = 0;
   BlockBatch batch_;

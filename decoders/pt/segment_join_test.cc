@@ -63,7 +63,7 @@ TEST_CASE("FindJoin refuses two ways to line the pieces up", "[segment_join]") {
 namespace {
 
 // `segment` with a run reference (to `blocks`) appended: one record, standing for them.
-void AppendRef(DecodedSegment& segment, const std::vector<PackedEvent>& blocks, uint64_t offset) {
+void AppendRef(DecodedSegment& segment, const std::vector<RunBlock>& blocks, uint64_t offset) {
   std::vector<PackedEvent> record(1);
   REQUIRE(MakeRunRef(blocks.data(), static_cast<uint32_t>(blocks.size()), 2 * blocks.size(), 0,
                      offset, offset, record[0]));
@@ -76,7 +76,7 @@ void AppendRef(DecodedSegment& segment, const std::vector<PackedEvent>& blocks, 
 
 TEST_CASE("FindJoin compares no run reference",
           "[segment_join]") {
-  const std::vector<PackedEvent> blocks(3);
+  const std::vector<RunBlock> blocks(3);
   // Well before the candidates: the join is as without it.
   auto prev = Segment(0, {Block(5, 0x90)}, 0);
   AppendRef(prev, blocks, 6);

@@ -270,9 +270,9 @@ TEST_CASE("EventChunks keeps run references as one record each and passes on the
           "[event_chunks]") {
   // A run's blocks as the fast engine keeps them (no tsc or offset of their own), referred to
   // between plain blocks, a whole event and another task's blocks.
-  std::vector<PackedEvent> run(7);
+  std::vector<RunBlock> run(7);
   for (size_t i = 0; i < run.size(); ++i) {
-    run[i].first_ip_or_index = 0x4000 + 16 * i;
+    run[i].first_ip = 0x4000 + 16 * i;
     run[i].span = 4;
     run[i].insns = 2 + static_cast<uint32_t>(i);
     run[i].last_insn_size = 2;
@@ -300,9 +300,11 @@ TEST_CASE("EventChunks keeps run references as one record each and passes on the
     uint64_t insns = 0;
     for (uint32_t i = 0; i < n; ++i) {
       TraceEvent event{EventHeader{}, ExecBlock{}};
-      UnpackBlock(run[i], kUnknownId, kUnknownId, tid, event);
+      PackedEvent packed;
+      StampRunBlock(run[i], 0, 0, packed);
+      UnpackBlock(packed, kUnknownId, kUnknownId, tid, event);
       event.header.offset = i == 0 ? first_offset : offset;
-      std::get<ExecBlock>(event.body).first_ip = run[i].first_ip_or_index;
+      std::get<ExecBlock>(event.body).first_ip = run[i].first_ip;
       event.header.time_ns = kUnknownTime;
       expected.push_back(event);
       insns += run[i].insns;

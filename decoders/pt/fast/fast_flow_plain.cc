@@ -201,7 +201,7 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeTntRun(FlowToModel& model, TntRuns
   if (before_tip)
     model.TakeRun(run.blocks(), before_tip, run.all.insns - run.all.last->ninsn,
                   RunBlockKind(run.blocks()[before_tip - 1]),
-                  run.blocks()[before_tip - 1].first_ip_or_index +
+                  run.blocks()[before_tip - 1].first_ip +
                       run.blocks()[before_tip - 1].span,
                   offset, after, time_known_, time_tsc_);
   const uint64_t at_tip = qry_->Offset();
@@ -297,11 +297,11 @@ FastFlowDecoder::RunStep FastFlowDecoder::HandBack(FlowToModel& model, const Tnt
   const uint32_t emit = stop.blocks - 1;
   const CodeBlock* last = stop.last;
   if (emit) {
-    const PackedEvent& before = run.blocks()[emit - 1];
+    const RunBlock& before = run.blocks()[emit - 1];
     uint64_t insns = 0;
     for (uint32_t i = 0; i < emit; ++i) insns += run.blocks()[i].insns;
     model.TakeRun(run.blocks(), emit, insns, RunBlockKind(before),
-                  before.first_ip_or_index + before.span, offset, after, time_known_, time_tsc_);
+                  before.first_ip + before.span, offset, after, time_known_, time_tsc_);
     offset = after;
   }
   SetWalk(walk, *last, last->first_ip);

@@ -44,7 +44,7 @@ TntRun* TntRuns::Build(const CodeBlock* start, uint64_t state, uint64_t ret, pt_
   head.start = start;
   head.state = state;
   head.ret = ret;
-  std::vector<PackedEvent>& blocks = blocks_;
+  std::vector<RunBlock>& blocks = blocks_;
   std::vector<uint64_t>& ops = ops_;
   blocks.clear();
   ops.clear();
@@ -106,8 +106,8 @@ TntRun* TntRuns::Build(const CodeBlock* start, uint64_t state, uint64_t ret, pt_
     } else {
       break;  // a TIP decides while bits are pending, or (trailing) a bit would be needed
     }
-    PackedEvent packed;
-    packed.first_ip_or_index = block->first_ip;
+    RunBlock packed;
+    packed.first_ip = block->first_ip;
     packed.span = static_cast<uint32_t>(block->last_ip - block->first_ip);
     packed.insns = block->ninsn;
     packed.last_insn_size = last.length;
@@ -133,10 +133,10 @@ TntRun* TntRuns::Build(const CodeBlock* start, uint64_t state, uint64_t ret, pt_
     ops.clear();
     head.all = RunStop();
   }
-  const size_t bytes = sizeof(TntRun) + blocks.size() * sizeof(PackedEvent) +
+  const size_t bytes = sizeof(TntRun) + blocks.size() * sizeof(RunBlock) +
                        ops.size() * sizeof(uint64_t);
   TntRun* run = new (Allocate(bytes)) TntRun(head);
-  if (!blocks.empty()) std::memcpy(run->blocks(), blocks.data(), blocks.size() * sizeof(PackedEvent));
+  if (!blocks.empty()) std::memcpy(run->blocks(), blocks.data(), blocks.size() * sizeof(RunBlock));
   if (!ops.empty()) std::memcpy(run->ops(), ops.data(), ops.size() * sizeof(uint64_t));
   return run;
 }

@@ -24,6 +24,7 @@
 #include "decoders/pt/fast/code_blocks.h"
 #include "src/model/block_batch.h"
 #include "src/model/huge_slabs.h"
+#include "src/model/run_ref.h"
 #include "src/model/zeroed_array.h"
 
 namespace ptprof::pt::fast {
@@ -61,20 +62,20 @@ struct TntRun {
   // The run taken right after this one the last time (loops repeat them): checked first.
   mutable const TntRun* follow = nullptr;
 
-  // The blocks, packed for the model: each one's end resolved by the next (the last one's by
-  // where the run goes), mode and flags set, tsc and offset left to the caller.
-  const PackedEvent* blocks() const { return reinterpret_cast<const PackedEvent*>(this + 1); }
-  PackedEvent* blocks() { return reinterpret_cast<PackedEvent*>(this + 1); }
+  // The blocks, for the model: each one's end resolved by the next (the last one's by where the
+  // run goes), mode and flags set; the model stamps them with a tsc and offset.
+  const RunBlock* blocks() const { return reinterpret_cast<const RunBlock*>(this + 1); }
+  RunBlock* blocks() { return reinterpret_cast<RunBlock*>(this + 1); }
   const uint64_t* ops() const { return reinterpret_cast<const uint64_t*>(blocks() + all.blocks); }
   uint64_t* ops() { return reinterpret_cast<uint64_t*>(blocks() + all.blocks); }
   static constexpr uint64_t kPop = ~uint64_t{0};
 };
-static_assert(sizeof(TntRun) % alignof(PackedEvent) == 0);
+static_assert(sizeof(TntRun) % alignof(RunBlock) == 0);
 static_assert(std::is_trivially_destructible_v<TntRun>, "runs are freed with their chunks");
 
 // The last instruction's kind of a run's block (a run holds only direct calls and jumps,
 // conditional branches and near returns, which its end tells apart).
-inline X86Kind RunBlockKind(const PackedEvent& block) {
+inline X86Kind RunBlockKind(const RunBlock& block) {
   switch (static_cast<BlockEnd>(block.end)) {
     case BlockEnd::kCall: return X86Kind::kCallNear;
     case BlockEnd::kJump: return X86Kind::kJumpNear;
@@ -158,7 +159,7 @@ class TntRuns {
   std::vector<std::unique_ptr<std::byte[]>> large_;  // runs too large for a slab
   // The builder's scratch: the blocks, return stack operations and own stack of the run being
   // built.
-  std::vector<PackedEvent> blocks_;
+  std::vector<RunBlock> blocks_;
   std::vector<uint64_t> ops_;
   std::vector<uint64_t> stack_;
   size_t mask_ = (1 << 12) - 1;

@@ -12,7 +12,7 @@ namespace {
 
 using Graph = SampleGraph;
 
-BlockEnd EndOf(const PackedEvent& block) { return static_cast<BlockEnd>(block.end); }
+BlockEnd EndOf(const RunBlock& block) { return static_cast<BlockEnd>(block.end); }
 
 }  // namespace
 
@@ -26,15 +26,15 @@ TEST_CASE("A taken branch, a call, its return and a syscall the TIP decides", "[
   REQUIRE(run.all.blocks == 4);
   CHECK(run.bits == 2);
   CHECK_FALSE(run.pops);
-  CHECK(run.blocks()[0].first_ip_or_index == 0x1000);
+  CHECK(run.blocks()[0].first_ip == 0x1000);
   CHECK(run.blocks()[0].span == 1);
   CHECK(run.blocks()[0].insns == 2);
   CHECK(EndOf(run.blocks()[0]) == BlockEnd::kCondTaken);
-  CHECK(run.blocks()[1].first_ip_or_index == 0x1005);
+  CHECK(run.blocks()[1].first_ip == 0x1005);
   CHECK(EndOf(run.blocks()[1]) == BlockEnd::kCall);
-  CHECK(run.blocks()[2].first_ip_or_index == 0x1010);
+  CHECK(run.blocks()[2].first_ip == 0x1010);
   CHECK(EndOf(run.blocks()[2]) == BlockEnd::kReturn);
-  CHECK(run.blocks()[3].first_ip_or_index == 0x100a);
+  CHECK(run.blocks()[3].first_ip == 0x100a);
   CHECK(EndOf(run.blocks()[3]) == BlockEnd::kSyscall);
   CHECK(run.ends_in_tip);
   CHECK(run.core.insns == 2 + 1 + 2);
@@ -59,7 +59,7 @@ TEST_CASE("A branch not taken, then direct calls after the last bit", "[tnt_runs
   CHECK(run.core.next_ip == 0x1003);
   // After the bit: 1003-1005 ends in the call, then the return at 1011 needs a bit: it stops.
   REQUIRE(run.all.blocks == 2);
-  CHECK(run.blocks()[1].first_ip_or_index == 0x1003);
+  CHECK(run.blocks()[1].first_ip == 0x1003);
   CHECK(run.blocks()[1].insns == 3);
   CHECK(EndOf(run.blocks()[1]) == BlockEnd::kCall);
   CHECK(run.all.next_ip == 0x1010);
