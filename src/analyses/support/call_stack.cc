@@ -94,10 +94,8 @@ std::pair<std::string, uint64_t> CallStackBuilder::FunctionAt(uint64_t ip) const
   return {named.name, named.function};
 }
 
-const CallStackBuilder::NameSlot& CallStackBuilder::SlotAt(uint64_t ip) const {
-  // Calls and jumps go to the same few addresses over and over: a direct-mapped slot first.
-  NameSlot& slot = name_front_[(ip * 0x9e3779b97f4a7c15ull) >> (64 - kNameFrontBits)];
-  if (slot.named && slot.ip == ip) return slot;
+const CallStackBuilder::NameSlot& CallStackBuilder::FillNameSlot(NameSlot& slot,
+                                                                 uint64_t ip) const {
   const Named& named = LookUpName(ip);
   slot = NameSlot{ip, named.function, named.symbol, &named};
   return slot;
@@ -244,16 +242,6 @@ void CallStackBuilder::AttributePending(Lane& lane, std::optional<uint64_t> unti
     p.stop_ns = *until_ns;
   }
   p.cost_done = true;
-}
-
-void CallStackBuilder::AddCost(Lane& lane, CallTreeNode& node, uint64_t insns, uint64_t ns) {
-  node.self_insns += insns;
-  node.self_ns += ns;
-  lane.view.insns += insns;
-  // Observers hear of the cost once the frame changes (ReportCost): one call for a run of blocks.
-  lane.unreported_insns += insns;
-  lane.unreported_ns += ns;
-  lane.unreported = true;
 }
 
 void CallStackBuilder::Transition(Lane& lane, uint64_t target) {
@@ -464,16 +452,6 @@ void CallStackBuilder::KernelExitTo(Lane& lane, uint64_t target, FrameKind kind)
   }
   PopTo(lane, *to);
   if (stack.empty()) StartStack(lane, target, FrameKind::kCaller);
-}
-
-bool CallStackBuilder::JumpStays(Lane& lane, uint64_t target) {
-  if (!options_.symbols) return true;
-  const NameSlot& slot = SlotAt(target);
-  if (!slot.symbol) return true;
-  const StackFrame& top = lane.view.stack.back();
-  // A stand-in's kind first: a kernel entry stays whatever its function.
-  if (top.stand_in && GuessEntryStays(lane)) return true;
-  return TopRuns(lane, slot.function) || IsKernelEntry(top);
 }
 
 void CallStackBuilder::JumpTo(Lane& lane, uint64_t target) {

@@ -380,7 +380,16 @@ class CallStackBuilder : public PartedSink {
   void TakeBlock(Lane& lane, const std::optional<uint64_t>& now, const ExecBlock& block);
   void AttributePending(Lane& lane, std::optional<uint64_t> until_ns);
   // `insns` and `ns` of the top frame's, on its node and the lane's counters.
-  static void AddCost(Lane& lane, CallTreeNode& node, uint64_t insns, uint64_t ns);
+  static void AddCost(Lane& lane, CallTreeNode& node, uint64_t insns, uint64_t ns) {
+    node.self_insns += insns;
+    node.self_ns += ns;
+    lane.view.insns += insns;
+    // Observers hear of the cost once the frame changes (ReportCost): one call for a run of
+    // blocks.
+    lane.unreported_insns += insns;
+    lane.unreported_ns += ns;
+    lane.unreported = true;
+  }
   // Tells the observers hearing everything of the cost the lane's top frame took since they last
   // heard of it (AddCost), before the stack changes.
   void ReportCost(Lane& lane) {
@@ -431,7 +440,13 @@ class CallStackBuilder : public PartedSink {
     const Named* named = nullptr;  // names_ is node-based: it stays put
   };
   const Named& NameAt(uint64_t ip) const { return *SlotAt(ip).named; }
-  const NameSlot& SlotAt(uint64_t ip) const;
+  // Calls and jumps go to the same few addresses over and over: a direct-mapped slot first.
+  const NameSlot& SlotAt(uint64_t ip) const {
+    NameSlot& slot = name_front_[(ip * 0x9e3779b97f4a7c15ull) >> (64 - kNameFrontBits)];
+    if (slot.named && slot.ip == ip) return slot;
+    return FillNameSlot(slot, ip);
+  }
+  [[gnu::noinline]] const NameSlot& FillNameSlot(NameSlot& slot, uint64_t ip) const;
   const Named& LookUpName(uint64_t ip) const;
   static constexpr unsigned kNameFrontBits = 12;
   // What the block ending a pending block (call, return, jump) does to the stack when the next
@@ -457,6 +472,9 @@ class CallStackBuilder : public PartedSink {
   [[gnu::always_inline]] const EdgeSlot& EdgeFor(Lane& lane, BlockEnd end, uint64_t target);
   // Finds what EdgeFor keeps in `slot`.
   [[gnu::noinline]] void FillEdge(EdgeSlot& slot, Lane& lane, BlockEnd end, uint64_t target);
+  // Whether the lane's stack stays as it is from `block` to the block at `next` (the move
+  // MoveOf would find kNone), while no time passes. The lane's stack is not empty.
+  [[gnu::always_inline]] bool StaysAfter(Lane& lane, const PackedEvent& block, uint64_t next);
   // Applies a move other than kNone and kOther of the lane's pending block.
   [[gnu::always_inline]] void Apply(Lane& lane, Move move, const EdgeSlot* edge);
   void Transition(Lane& lane, uint64_t target);
@@ -482,7 +500,15 @@ class CallStackBuilder : public PartedSink {
   // Whether a jump to `target` leaves the stack as it is (JumpTo does nothing): no symbols, no
   // symbol there, the top frame's function, or a kernel entry on top (the entry code jumps
   // between its assembly symbols).
-  bool JumpStays(Lane& lane, uint64_t target);
+  bool JumpStays(Lane& lane, uint64_t target) {
+    if (!options_.symbols) return true;
+    const NameSlot& slot = SlotAt(target);
+    if (!slot.symbol) return true;
+    const StackFrame& top = lane.view.stack.back();
+    // A stand-in's kind first: a kernel entry stays whatever its function.
+    if (top.stand_in && GuessEntryStays(lane)) return true;
+    return TopRuns(lane, slot.function) || IsKernelEntry(top);
+  }
   // Whether a call from the lane's top frame to `target` (named `named`) is to a label of the
   // same function (a retpoline's `call 1f`, a get-pc thunk): no new frame.
   bool IsLocalCall(Lane& lane, const Named& named, uint64_t target) {

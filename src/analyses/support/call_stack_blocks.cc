@@ -42,6 +42,11 @@ inline CallStackBuilder::Move CallStackBuilder::MoveOf(Lane& lane, BlockEnd end,
   }
 }
 
+inline bool CallStackBuilder::StaysAfter(Lane& lane, const PackedEvent& block, uint64_t next) {
+  const auto end = static_cast<BlockEnd>(block.end);
+  return end == BlockEnd::kJump ? JumpStays(lane, next) : !Transitions(end);
+}
+
 inline void CallStackBuilder::Apply(Lane& lane, Move move, const EdgeSlot* edge) {
   const Pending& p = lane.pending;
   switch (move) {
@@ -123,11 +128,12 @@ void CallStackBuilder::OnBlocks(const BlockBatch& batch) {
         Apply(lane, move, edge);
         cost_node = lane.view.stack.back().node;
       }
-      // The blocks after this one at the same time that move nothing: each one's cost is its
-      // predecessor's instructions (no time passes between them), and only the last one of them
-      // is left pending, not each in turn.
+      // The blocks after this one at the same time that move nothing (after a conditional
+      // branch, or a jump within the function): each one's cost is its predecessor's
+      // instructions (no time passes between them), and only the last one of them is left
+      // pending, not each in turn.
       while (i + 1 < batch.blocks.size() && batch.blocks[i + 1].tsc == header.tsc &&
-             !Transitions(static_cast<BlockEnd>(batch.blocks[i].end))) {
+             StaysAfter(lane, batch.blocks[i], batch.blocks[i + 1].first_ip_or_index)) {
         cost_insns += batch.blocks[i].insns;
         ++i;
         ++blocks_;
