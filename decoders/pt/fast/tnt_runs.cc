@@ -116,11 +116,17 @@ TntRun* TntRuns::Build(const CodeBlock* start, uint64_t state, uint64_t ret, pt_
     packed.flags = flags;
     blocks.push_back(packed);
     insns += block->ninsn;
-    const RunStop stop{static_cast<uint32_t>(blocks.size()), static_cast<uint32_t>(ops.size()),
-                       insns, block->last_ip, block, next_ip, next, last.kind};
+    const RunStop stop{block->last_ip,
+                       block,
+                       next_ip,
+                       next,
+                       static_cast<uint32_t>(insns),
+                       static_cast<uint8_t>(blocks.size()),
+                       static_cast<uint8_t>(ops.size()),
+                       last.kind};
     if (!trailing) {
       head.core = stop;
-      head.bits = count - pending;
+      head.bits = static_cast<uint8_t>(count - pending);
     }
     head.all = stop;
     head.ends_in_tip = tip;

@@ -31,18 +31,20 @@ namespace ptprof::pt::fast {
 
 // Where a part of a run stops: its core (the blocks walked while bits are pending) or the whole
 // run (the trailing part included).
+// (Small fields: a large program has a few hundred thousand runs, each in fresh memory.)
 struct RunStop {
-  uint32_t blocks = 0;  // blocks()[0, blocks)
-  uint32_t ops = 0;     // ops()[0, ops): a return address pushed, or kPop
-  uint64_t insns = 0;   // instructions in those blocks
   uint64_t last_ip = 0;             // the last instruction of blocks()[blocks - 1]
   const CodeBlock* last = nullptr;  // the code block of blocks()[blocks - 1]
   // Where the code goes after it, with its block when the graph has one (not known when the
   // run ends in a TIP).
   uint64_t next_ip = 0;
   const CodeBlock* next = nullptr;
+  uint32_t insns = 0;  // instructions in those blocks (at most kMaxBlocks of kMaxBlockInsns)
+  uint8_t blocks = 0;  // blocks()[0, blocks)
+  uint8_t ops = 0;     // ops()[0, ops): a return address pushed, or kPop (at most one a block)
   X86Kind last_kind = X86Kind::kOther;
 };
+static_assert(sizeof(RunStop) == 40);
 
 // One run, in one allocation: this header, then its packed blocks, then its return stack
 // operations (the run's calls and returns, in order).
@@ -54,7 +56,7 @@ struct TntRun {
   uint64_t ret = 0;
   bool pops = false;         // the first block returns: one address comes off the caller's stack
   bool ends_in_tip = false;  // the last block's branch needs a TIP
-  uint32_t bits = 0;         // bits taken by the core
+  uint8_t bits = 0;          // bits taken by the core (at most 63)
   RunStop core;              // core.blocks == 0: no run
   RunStop all;
   // For a run that ends in a TIP: where the TIP went the last time.
@@ -88,6 +90,8 @@ class TntRuns {
  public:
   // Blocks a run holds at most (a batch of the model takes it whole).
   static constexpr uint32_t kMaxBlocks = 96;
+  static_assert(kMaxBlocks <= UINT8_MAX && uint64_t{kMaxBlocks} * kMaxBlockInsns <= UINT32_MAX,
+                "RunStop's fields hold a run's counts");
   // Return addresses a run's own calls may stack up (the return stack holds 64, so the run's
   // returns always find their own calls' addresses there).
   static constexpr uint32_t kMaxDepth = 32;
