@@ -473,7 +473,8 @@ class CallStackBuilder : public PartedSink {
   // Finds what EdgeFor keeps in `slot`.
   [[gnu::noinline]] void FillEdge(EdgeSlot& slot, Lane& lane, BlockEnd end, uint64_t target);
   // Whether the lane's stack stays as it is from `block` to the block at `next` (the move
-  // MoveOf would find kNone), while no time passes. The lane's stack is not empty.
+  // MoveOf would find kNone, once `block` is pending), while no time passes; false when that
+  // needs `block` pending. The lane's stack is not empty.
   [[gnu::always_inline]] bool StaysAfter(Lane& lane, const PackedEvent& block, uint64_t next);
   // Applies a move other than kNone and kOther of the lane's pending block.
   [[gnu::always_inline]] void Apply(Lane& lane, Move move, const EdgeSlot* edge);

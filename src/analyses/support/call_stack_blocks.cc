@@ -44,7 +44,10 @@ inline CallStackBuilder::Move CallStackBuilder::MoveOf(Lane& lane, BlockEnd end,
 
 inline bool CallStackBuilder::StaysAfter(Lane& lane, const PackedEvent& block, uint64_t next) {
   const auto end = static_cast<BlockEnd>(block.end);
-  return end == BlockEnd::kJump ? JumpStays(lane, next) : !Transitions(end);
+  if (end != BlockEnd::kJump) return !Transitions(end);
+  // Not under a part's stand-in: JumpStays would guess its function from the pending block,
+  // which is not `block` yet.
+  return !lane.view.stack.back().stand_in && JumpStays(lane, next);
 }
 
 inline void CallStackBuilder::Apply(Lane& lane, Move move, const EdgeSlot* edge) {

@@ -96,6 +96,22 @@ TEST_CASE("a call stack built in parts is the one built from the whole stream", 
   CHECK(refused > 0);
 }
 
+TEST_CASE("blocks in batches fold in the parts that blocks one by one fold in", "[parts]") {
+  // OnBlocks' own moves must guess a part's stack exactly as TakeBlock does: a guess made from
+  // another block than the pending one fails the fold, and the part is decoded again.
+  const SymbolTable symbols = RandomFlowSymbols();
+  for (uint32_t seed = 1; seed <= 40; ++seed) {
+    const std::vector<TraceEvent> events = RandomFlow(seed).Run(3000);
+    for (const std::vector<size_t>& cuts : testing::SomeRandomCuts(events.size(), seed)) {
+      INFO("seed " << seed << ", " << cuts.size() - 1 << " parts");
+      const Outcome one_by_one = InParts(&symbols, events, cuts, false);
+      const Outcome batched = InParts(&symbols, events, cuts, true);
+      REQUIRE(batched.folded == one_by_one.folded);
+      REQUIRE(batched.refused == one_by_one.refused);
+    }
+  }
+}
+
 TEST_CASE("a call stack cut at every event is the one of the whole stream", "[parts]") {
   const std::vector<TraceEvent> events = RandomFlow(99).Run(600);
   // Beyond the first parts, which always fold.
