@@ -13,7 +13,6 @@
 // block keeps the first part's offset and takes the second part's time.
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <deque>
 #include <optional>
 #include <unordered_map>

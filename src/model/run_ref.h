@@ -6,9 +6,7 @@
 // small batch right before the consumer, where it is read from the cache and not from memory the
 // other core wrote. The blocks share the reference's tsc; the first has its own trace offset, the
 // others the reference's.
-#include <cstddef>
 #include <cstdint>
-#include <cstring>
 
 #include "src/model/block_batch.h"
 
