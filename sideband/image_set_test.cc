@@ -7,23 +7,16 @@
 
 #include <catch2/catch.hpp>
 
+#include "sideband/image_testing.h"
+
 using namespace ptprof;
 
-namespace {
-std::string WriteTemp(const std::vector<uint8_t>& bytes) {
-  char path[] = "/tmp/ptprof_image_set_XXXXXX";
-  int fd = mkstemp(path);
-  REQUIRE(fd >= 0);
-  REQUIRE(write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size()));
-  close(fd);
-  return path;
-}
-}  // namespace
+using testing::WriteTempFile;
 
 TEST_CASE("raw images map file ranges; later images hide earlier ones") {
   std::vector<uint8_t> bytes(64);
   for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i);
-  std::string file = WriteTemp(bytes);
+  std::string file = WriteTempFile(bytes);
   ImageSet set;
   REQUIRE(set.AddRaw(RawImageSpec{file, 0, UINT64_MAX, 0x1000}));
   REQUIRE(set.AddRaw(RawImageSpec{file, 0x10, 0x8, 0x1020}));  // bytes 16..23 at 0x1020
@@ -53,7 +46,7 @@ TEST_CASE("an image file is mapped once; its sections are slices of the mapping,
           "the file's name is gone") {
   std::vector<uint8_t> bytes(8192);
   for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i * 7);
-  std::string file = WriteTemp(bytes);
+  std::string file = WriteTempFile(bytes);
   ImageSet set;
   REQUIRE(set.AddRaw(RawImageSpec{file, 0, 4096, 0x1000}));
   REQUIRE(set.AddRaw(RawImageSpec{file, 4096, 4096, 0x8000}));

@@ -7,7 +7,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "src/analyses/delta/delta_test_image.h"
+#include "sideband/image_testing.h"
 #include "src/analyses/patterns/pattern_parser.h"
 
 using namespace ptprof;
@@ -41,7 +41,7 @@ TraceEvent Block(uint64_t ip, uint32_t insns, uint64_t tsc) {
 
 TEST_CASE("the report holds counts, both histograms and the longest intervals") {
   // 0x1000 pause ; nop ; nop ; lfence
-  ImageSet images = delta::testing::ImageWith({0xf3, 0x90, 0x90, 0x90, 0x0f, 0xae, 0xe8}, 0x1000);
+  ImageSet images = testing::ImageWith({0xf3, 0x90, 0x90, 0x90, 0x0f, 0xae, 0xe8}, 0x1000);
   auto open = patterns::ParsePattern("open", "pause");
   auto close = patterns::ParsePattern("close", "lfence");
   delta::DeltaOptions options;
@@ -86,7 +86,7 @@ TEST_CASE("the report holds counts, both histograms and the longest intervals") 
 
 TEST_CASE("the longest intervals come longest first, equally long ones in closing order") {
   // 0x1000 pause ; nop ; nop ; lfence
-  ImageSet images = delta::testing::ImageWith({0xf3, 0x90, 0x90, 0x90, 0x0f, 0xae, 0xe8}, 0x1000);
+  ImageSet images = testing::ImageWith({0xf3, 0x90, 0x90, 0x90, 0x0f, 0xae, 0xe8}, 0x1000);
   auto open = patterns::ParsePattern("open", "pause");
   auto close = patterns::ParsePattern("close", "lfence");
   auto p = delta::DeltaProfiler::Create(images, *open, *close, {});  // no time: by instructions

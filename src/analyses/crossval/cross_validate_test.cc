@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <unistd.h>
 
+#include "sideband/image_testing.h"
+
 using namespace ptprof;
 
 namespace {
@@ -13,14 +15,7 @@ namespace {
 //   0: nop; 1: nop; 2: je 6; 4: nop; 5: nop; 6: jmp 0; 8: ret
 const std::vector<uint8_t> kCode = {0x90, 0x90, 0x74, 0x02, 0x90, 0x90, 0xeb, 0xf8, 0xc3};
 
-std::string WriteCode() {
-  char name[] = "/tmp/crossval_testXXXXXX";
-  int fd = mkstemp(name);
-  REQUIRE(fd >= 0);
-  REQUIRE(write(fd, kCode.data(), kCode.size()) == static_cast<ssize_t>(kCode.size()));
-  close(fd);
-  return name;
-}
+std::string WriteCode() { return testing::WriteTempFile(kCode); }
 
 BranchSample Burst(uint64_t index, std::vector<std::pair<uint64_t, uint64_t>> branches) {
   BranchSample s;

@@ -2,7 +2,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "src/analyses/delta/delta_test_image.h"
+#include "sideband/image_testing.h"
 #include "src/analyses/patterns/pattern_parser.h"
 
 using namespace ptprof;

@@ -1,12 +1,11 @@
 #include "src/analyses/patterns/insn_classifier.h"
 
-#include <cstdio>
-#include <string>
-
-#include <unistd.h>
+#include <cstdint>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
+#include "sideband/image_testing.h"
 #include "src/analyses/patterns/pattern_parser.h"
 
 using namespace ptprof;
@@ -15,13 +14,7 @@ using namespace ptprof::patterns;
 TEST_CASE("instructions are classified by length and atoms, from the images or from given bytes") {
   // pushfq ; pop rax ; cli ; pause
   std::vector<uint8_t> code = {0x9c, 0x58, 0xfa, 0xf3, 0x90};
-  char path[] = "/tmp/ptprof_insn_classifier_XXXXXX";
-  int fd = mkstemp(path);
-  REQUIRE(fd >= 0);
-  REQUIRE(write(fd, code.data(), code.size()) == static_cast<ssize_t>(code.size()));
-  close(fd);
-  ImageSet images;
-  REQUIRE(images.AddRaw(RawImageSpec{path, 0, UINT64_MAX, 0x1000}));
+  ImageSet images = testing::ImageWith(code, 0x1000);
   auto cli = ParsePattern("c", "cli");
   auto pause = ParsePattern("p", "pause");
   REQUIRE(cli);
@@ -45,5 +38,4 @@ TEST_CASE("instructions are classified by length and atoms, from the images or f
   CHECK(classifier.Classify(0x9000, code.data() + 3, 1, ExecMode::k64Bit).length == 0);  // pause cut short
   CHECK(classifier.Classify(0x9000, code.data() + 3, 2, ExecMode::k64Bit).length == 2);
   CHECK(classifier.Classify(0x9000, code.data(), 0, ExecMode::k64Bit).length == 0);
-  unlink(path);
 }
