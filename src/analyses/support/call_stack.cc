@@ -325,18 +325,7 @@ void CallStackBuilder::PushNamed(Lane& lane, FrameKind kind, const Named& named,
 void CallStackBuilder::PushNode(Lane& lane, FrameKind kind, CallTreeNode& node,
                                 uint64_t function, uint64_t return_ip) {
   ReportCost(lane);
-  std::vector<StackFrame>& stack = lane.view.stack;
-  ++node.entries;
-  // Written in place: a frame built aside and copied in is read back wider than it was written
-  // (a store-forwarding stall on every call).
-  StackFrame& frame = stack.emplace_back();
-  frame.node = &node;
-  frame.kind = kind;
-  frame.function = function;
-  frame.return_ip = return_ip;
-  frame.entry_insns = lane.view.insns;
-  frame.entry_ns = lane.view.ns;
-  frame.entry_time_known = lane.view.time_known;
+  const StackFrame& frame = PlaceFrame(lane, kind, node, function, return_ip);
   if (IsKernelEntry(frame)) {
     for (CallStackObserver* observer : observers_) observer->OnPush(lane.view, frame);
   } else {

@@ -251,18 +251,21 @@ class CallStackBuilder : public PartedSink {
     bool stopped = false;   // its cost ended at a known time (stop_ns): next block, gap, disable
     uint64_t stop_ns = 0;
     uint64_t end_time_ns = kUnknownTime;
-    // A new pending block, begun at `now`, its cost not attributed yet.
+    // A new pending block, begun at `now`, its cost not attributed yet. Every field is written
+    // once (not cleared first and written again: this runs for most blocks).
     void Start(uint64_t first, uint64_t last, uint8_t last_insn_size, BlockEnd block_end,
                uint32_t block_insns, const std::optional<uint64_t>& now, uint64_t end_time) {
-      *this = Pending{};
       valid = true;
       first_ip = first;
       last_ip = last;
       fall_through = last + last_insn_size;
       end = block_end;
       insns = block_insns;
-      start_known = now.has_value();
       start_ns = now.value_or(0);
+      start_known = now.has_value();
+      cost_done = false;
+      stopped = false;
+      stop_ns = 0;
       end_time_ns = end_time;
     }
     // The time the block took when what follows it came at `until` (unknown: the block's own
@@ -380,12 +383,14 @@ class CallStackBuilder : public PartedSink {
   void TakeBlock(Lane& lane, const std::optional<uint64_t>& now, const ExecBlock& block);
   void AttributePending(Lane& lane, std::optional<uint64_t> until_ns);
   // `insns` and `ns` of the top frame's, on its node and the lane's counters.
-  static void AddCost(Lane& lane, CallTreeNode& node, uint64_t insns, uint64_t ns) {
+  void AddCost(Lane& lane, CallTreeNode& node, uint64_t insns, uint64_t ns) {
     node.self_insns += insns;
     node.self_ns += ns;
     lane.view.insns += insns;
     // Observers hear of the cost once the frame changes (ReportCost): one call for a run of
-    // blocks.
+    // blocks. Cost taken while none hears everything is not kept for later: observers change
+    // what they hear only when they are told something, which is always after ReportCost.
+    if (hearing_all_ == 0) return;
     lane.unreported_insns += insns;
     lane.unreported_ns += ns;
     lane.unreported = true;
@@ -453,7 +458,8 @@ class CallStackBuilder : public PartedSink {
   // block starts at `target`, for the moves OnBlocks makes itself; kOther: TakeBlock's way.
   enum class Move : uint8_t { kNone, kPop, kPush, kLocalCall, kTailCall, kOther };
   // A call's or a jump's move from a top frame to a target, found once (FillEdge) and kept in
-  // a direct-mapped table: for a push or tail call, the node the new frame is and its function.
+  // a direct-mapped table: for a push or tail call, the node the new frame is and its function;
+  // kNone for a jump that stays in the frame (not kept for a stand-in's jumps, which guess).
   struct EdgeSlot {
     const CallTreeNode* from = nullptr;  // the top frame's node; null: an empty slot
     uint64_t from_function = 0;          // the top frame's function
@@ -461,6 +467,7 @@ class CallStackBuilder : public PartedSink {
     CallTreeNode* to = nullptr;
     uint64_t function = 0;
     BlockEnd end = BlockEnd::kUnknown;   // kCall or kJump
+    bool from_entry = false;             // the top frame is a kernel entry (JumpStays reads it)
     Move move = Move::kOther;
   };
   static constexpr unsigned kEdgeBits = 11;
@@ -486,6 +493,25 @@ class CallStackBuilder : public PartedSink {
   void PushNamed(Lane& lane, FrameKind kind, const Named& named, uint64_t return_ip);
   void PushNode(Lane& lane, FrameKind kind, CallTreeNode& node, uint64_t function,
                 uint64_t return_ip);
+  // The frame PushNode pushes, pushed (the node's entries counted) with no one told.
+  [[gnu::always_inline]] static StackFrame& PlaceFrame(Lane& lane, FrameKind kind, CallTreeNode& node,
+                                uint64_t function, uint64_t return_ip) {
+    ++node.entries;
+    // Written in place: a frame built aside and copied in is read back wider than it was
+    // written (a store-forwarding stall on every call).
+    StackFrame& frame = lane.view.stack.emplace_back();
+    frame.node = &node;
+    frame.kind = kind;
+    frame.function = function;
+    frame.return_ip = return_ip;
+    frame.entry_insns = lane.view.insns;
+    frame.entry_ns = lane.view.ns;
+    frame.entry_time_known = lane.view.time_known;
+    return frame;
+  }
+  // Whether a push or a pop of a frame other than a stand-in or a kernel entry needs no one told
+  // (PushNode and Pop would tell no one): none hears everything, and no cost waits to be heard.
+  bool Quiet(const Lane& lane) const { return hearing_all_ == 0 && !lane.unreported; }
   CallTreeNode& TopNode(Lane& lane) {
     return lane.view.stack.empty() ? lane.tree.root() : *lane.view.stack.back().node;
   }

@@ -14,7 +14,7 @@ inline const CallStackBuilder::EdgeSlot& CallStackBuilder::EdgeFor(Lane& lane, B
   const uint64_t key = reinterpret_cast<uintptr_t>(top.node) ^ (target * 0x9e3779b97f4a7c15ull);
   EdgeSlot& slot = edges_[(key * 0xff51afd7ed558ccdull) >> (64 - kEdgeBits)];
   if (slot.from == top.node && slot.target == target && slot.from_function == top.function &&
-      slot.end == end)
+      slot.end == end && slot.from_entry == IsKernelEntry(top))
     return slot;
   FillEdge(slot, lane, end, target);
   return slot;
@@ -34,7 +34,9 @@ inline CallStackBuilder::Move CallStackBuilder::MoveOf(Lane& lane, BlockEnd end,
       edge = &EdgeFor(lane, end, target);
       return edge->move;
     case BlockEnd::kJump:
-      if (JumpStays(lane, target)) return Move::kNone;
+      // Under a stand-in, JumpStays guesses (and keeps what it guessed); on any other frame its
+      // answer is the edge's, kept with the rest (FillEdge).
+      if (stack.back().stand_in && JumpStays(lane, target)) return Move::kNone;
       edge = &EdgeFor(lane, end, target);
       return edge->move;
     default:
@@ -52,12 +54,20 @@ inline bool CallStackBuilder::StaysAfter(Lane& lane, const PackedEvent& block, u
 
 inline void CallStackBuilder::Apply(Lane& lane, Move move, const EdgeSlot* edge) {
   const Pending& p = lane.pending;
+  // Most pushes and pops here need no one told (Quiet): made in place, not by PushNode and Pop.
+  const bool quiet = Quiet(lane);
   switch (move) {
     case Move::kPop:
-      Pop(lane);
+      if (quiet && !lane.view.stack.back().stand_in)
+        lane.view.stack.pop_back();
+      else
+        Pop(lane);
       break;
     case Move::kPush:
-      PushNode(lane, FrameKind::kCall, *edge->to, edge->function, p.fall_through);
+      if (quiet)
+        PlaceFrame(lane, FrameKind::kCall, *edge->to, edge->function, p.fall_through);
+      else
+        PushNode(lane, FrameKind::kCall, *edge->to, edge->function, p.fall_through);
       break;
     case Move::kLocalCall:
       CountLocalCall(lane, edge->target);
@@ -65,11 +75,16 @@ inline void CallStackBuilder::Apply(Lane& lane, Move move, const EdgeSlot* edge)
     case Move::kTailCall: {
       ++repairs_.tail_calls;
       const uint64_t return_ip = lane.view.stack.back().return_ip;
-      Pop(lane);
-      if (edge->to->parent == &TopNode(lane))
+      if (quiet && !lane.view.stack.back().stand_in)
+        lane.view.stack.pop_back();
+      else
+        Pop(lane);
+      if (edge->to->parent != &TopNode(lane))  // a frame whose node is not its caller's child
+        PushNamed(lane, FrameKind::kTailCall, NameAt(edge->target), return_ip);  // as JumpTo
+      else if (Quiet(lane))
+        PlaceFrame(lane, FrameKind::kTailCall, *edge->to, edge->function, return_ip);
+      else
         PushNode(lane, FrameKind::kTailCall, *edge->to, edge->function, return_ip);
-      else  // a frame whose node is not its caller's child (none is made so): as JumpTo
-        PushNamed(lane, FrameKind::kTailCall, NameAt(edge->target), return_ip);
       break;
     }
     default:
@@ -94,6 +109,7 @@ void CallStackBuilder::OnBlocks(const BlockBatch& batch) {
     cost_node = nullptr;
     cost_insns = cost_ns = 0;
   };
+  const PackedEvent* const end = batch.blocks.data() + batch.blocks.size();
   for (size_t i = 0; i < batch.blocks.size(); ++i) {
     const PackedEvent& p = batch.blocks[i];
     if (!timed || p.tsc != header.tsc) {
@@ -135,15 +151,16 @@ void CallStackBuilder::OnBlocks(const BlockBatch& batch) {
       // branch, or a jump within the function): each one's cost is its predecessor's
       // instructions (no time passes between them), and only the last one of them is left
       // pending, not each in turn.
-      while (i + 1 < batch.blocks.size() && batch.blocks[i + 1].tsc == header.tsc &&
-             StaysAfter(lane, batch.blocks[i], batch.blocks[i + 1].first_ip_or_index)) {
-        cost_insns += batch.blocks[i].insns;
-        ++i;
+      const PackedEvent* last = &p;
+      for (const PackedEvent* next = last + 1; next != end && next->tsc == header.tsc &&
+                                               StaysAfter(lane, *last, next->first_ip_or_index);
+           last = next++) {
+        cost_insns += last->insns;
         ++blocks_;
       }
-      const PackedEvent& last = batch.blocks[i];
-      pending.Start(last.first_ip_or_index, last.first_ip_or_index + last.span,
-                    last.last_insn_size, static_cast<BlockEnd>(last.end), last.insns, now,
+      i = static_cast<size_t>(last - batch.blocks.data());
+      pending.Start(last->first_ip_or_index, last->first_ip_or_index + last->span,
+                    last->last_insn_size, static_cast<BlockEnd>(last->end), last->insns, now,
                     kUnknownTime);
       ++blocks_;
       continue;
@@ -163,7 +180,12 @@ void CallStackBuilder::OnBlocks(const BlockBatch& batch) {
 
 void CallStackBuilder::FillEdge(EdgeSlot& slot, Lane& lane, BlockEnd end, uint64_t target) {
   const StackFrame& top = lane.view.stack.back();
-  slot = EdgeSlot{top.node, top.function, target, nullptr, 0, end, Move::kOther};
+  slot = EdgeSlot{top.node, top.function, target, nullptr, 0, end, IsKernelEntry(top),
+                  Move::kOther};
+  if (end == BlockEnd::kJump && !top.stand_in && JumpStays(lane, target)) {
+    slot.move = Move::kNone;  // what JumpStays answers depends on nothing the slot's key leaves out
+    return;
+  }
   const Named& named = NameAt(target);
   if (end == BlockEnd::kCall) {  // as Transition
     if (IsLocalCall(lane, named, target)) {

@@ -331,6 +331,20 @@ struct Totals : CallStackObserver {
   void OnReset(const StackLane&) override { log += "!"; }
 };
 
+// Totals that hears kernel entries only, but for everything while a syscall frame is open: the
+// builder then makes the other pushes and pops without telling anyone.
+struct SyscallTotals : Totals {
+  SyscallTotals() { ListenToKernelEntriesOnly(true); }
+  void OnPush(const StackLane& lane, const StackFrame& frame) override {
+    Totals::OnPush(lane, frame);
+    if (frame.kind == FrameKind::kSyscall) ListenToKernelEntriesOnly(false);
+  }
+  void OnPop(const StackLane& lane, const StackFrame& frame) override {
+    Totals::OnPop(lane, frame);
+    if (frame.kind == FrameKind::kSyscall) ListenToKernelEntriesOnly(true);
+  }
+};
+
 }  // namespace
 
 TEST_CASE("blocks in batches build what the same blocks one by one build") {
@@ -362,14 +376,15 @@ TEST_CASE("blocks in batches build what the same blocks one by one build") {
       {0x2070, 0x2074, 2, BlockEnd::kCall},     {0x3000, 0x3004, 2, BlockEnd::kReturn},
       {0x2076, 0x207a, 2, BlockEnd::kReturn},   {0x4012, 0x4014, 1, BlockEnd::kCondTaken}};
   // batch_size 0: one by one (OnEvent).
-  auto run = [&](size_t batch_size, std::string& tree, Totals& totals, RepairCounts& repairs) {
+  auto run = [&](size_t batch_size, std::string& tree, Totals& totals, RepairCounts& repairs,
+                 Totals* syscall_totals = nullptr) {
     const bool batched = batch_size != 0;
     // Time from the TSC (the default takes time_ns only).
     CallStackBuilder builder({&symbols, [](const EventHeader& h) -> std::optional<uint64_t> {
                                 if (h.tsc == kUnknownTime) return std::nullopt;
                                 return h.tsc * 2;
                               }});
-    builder.AddObserver(&totals);
+    builder.AddObserver(syscall_totals ? syscall_totals : &totals);
     std::vector<PackedEvent> packed;
     uint64_t tsc = 100;
     auto flush = [&] {
@@ -430,6 +445,27 @@ TEST_CASE("blocks in batches build what the same blocks one by one build") {
     CHECK(totals_batched.log == totals_one.log);
     CHECK(totals_batched.cost_insns == totals_one.cost_insns);
     CHECK(totals_batched.cost_ns == totals_one.cost_ns);
+    CHECK(RepairCountsJson(repairs_batched) == RepairCountsJson(repairs_one));
+  }
+  // With an observer that hears everything only inside syscalls, the batches make most pushes
+  // and pops telling no one: the same tree, and the same told of the syscalls.
+  SyscallTotals syscalls_one;
+  std::string heard_one_by_one;
+  run(0, heard_one_by_one, totals_one, repairs_one, &syscalls_one);
+  CHECK(heard_one_by_one == one_by_one);
+  CHECK(syscalls_one.log.find("+entry_SYSCALL_64:syscall") != std::string::npos);
+  CHECK(syscalls_one.cost_insns["__x64_sys_getpid"] > 0);
+  for (size_t batch_size : {1, 5, 64}) {
+    INFO("batches of " << batch_size << ", heard inside syscalls only");
+    std::string in_batches;
+    Totals unused;
+    RepairCounts repairs_batched;
+    SyscallTotals syscalls_batched;
+    run(batch_size, in_batches, unused, repairs_batched, &syscalls_batched);
+    CHECK(in_batches == one_by_one);
+    CHECK(syscalls_batched.log == syscalls_one.log);
+    CHECK(syscalls_batched.cost_insns == syscalls_one.cost_insns);
+    CHECK(syscalls_batched.cost_ns == syscalls_one.cost_ns);
     CHECK(RepairCountsJson(repairs_batched) == RepairCountsJson(repairs_one));
   }
 }
