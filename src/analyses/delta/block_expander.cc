@@ -5,6 +5,10 @@ namespace ptprof::delta {
 const ExpandedBlock& BlockExpander::Walk(uint64_t first_ip, uint32_t insns, ExecMode mode) {
   auto [it, inserted] = blocks_.try_emplace(Key{first_ip, insns, mode});
   if (!inserted) return it->second;
+  if (blocks_.size() > front_.size() / 2 && front_.size() < kMaxFrontSlots) {
+    front_.assign(front_.size() * 2, Seen{});
+    front_mask_ = front_.size() - 1;
+  }
   ExpandedBlock& expanded = it->second;
   // The code from window_ip on, as the images hold it (a read stops where its image's visible
   // range ends, so an instruction sees the bytes a read at its own address would give).

@@ -35,3 +35,44 @@ TEST_CASE("a block expands into the positions of its instructions with atoms, on
   beyond.insns = 6;  // runs past the end of the code
   CHECK(expander.Expand(beyond).expanded == 4);
 }
+
+TEST_CASE("the expander's front grows with the distinct blocks and keeps every block") {
+  // 40 K bytes of nop, with a cli every 16 bytes: blocks of 1 to 4 instructions from each byte.
+  std::vector<uint8_t> code(40000, 0x90);
+  for (size_t i = 0; i < code.size(); i += 16) code[i] = 0xfa;
+  ImageSet images = testing::ImageWith(code, 0x10000);
+  auto pattern = patterns::ParsePattern("p", "cli");
+  REQUIRE(pattern);
+  auto matcher = patterns::PatternMatcher::Compile({*pattern});
+  REQUIRE(matcher);
+  patterns::InsnClassifier classifier(images, *matcher);
+  BlockExpander expander(classifier);
+  const size_t first_slots = expander.front_slots();
+  std::vector<const ExpandedBlock*> seen;
+  for (int pass = 0; pass < 2; ++pass) {
+    size_t n = 0;
+    for (uint64_t at = 0; at + 4 <= code.size(); ++at) {
+      const uint32_t insns = static_cast<uint32_t>(1 + at % 4);
+      const BlockExpander::Seen& entry = expander.Find(0x10000 + at, insns, ExecMode::k64Bit);
+      REQUIRE(entry.block);
+      CHECK(entry.ip == 0x10000 + at);
+      CHECK(entry.insns == insns);
+      // Its hits: the cli bytes among its instructions (each one byte long).
+      size_t clis = 0;
+      for (uint64_t i = at; i < at + insns; ++i) clis += i % 16 == 0;
+      CHECK(entry.block->hits.size() == clis);
+      CHECK(entry.plain == (clis == 0));
+      if (pass == 0) {
+        seen.push_back(entry.block);
+      } else {
+        CHECK(entry.block == seen[n]);  // the same block, not expanded again
+      }
+      ++n;
+    }
+    if (pass == 0) CHECK(expander.front_slots() > first_slots);
+  }
+  // Each distinct block's instructions classified once, on the first pass.
+  uint64_t instructions = 0;
+  for (uint64_t at = 0; at + 4 <= code.size(); ++at) instructions += 1 + at % 4;
+  CHECK(classifier.decoded() == instructions);
+}
