@@ -8,14 +8,24 @@
 using namespace ptprof;
 using namespace ptprof::delta;
 
-TEST_CASE("a block expands into the positions of its instructions with atoms, once") {
-  // nop ; cli ; nop ; sti
-  ImageSet images = testing::ImageWith({0x90, 0xfa, 0x90, 0xfb}, 0x2000);
-  auto pattern = patterns::ParsePattern("p", "cli | sti");
+namespace {
+
+// The matcher of one pattern, `text`.
+patterns::PatternMatcher MatcherOf(const std::string& text) {
+  auto pattern = patterns::ParsePattern("p", text);
   REQUIRE(pattern);
   auto matcher = patterns::PatternMatcher::Compile({*pattern});
   REQUIRE(matcher);
-  patterns::InsnClassifier classifier(images, *matcher);
+  return std::move(*matcher);
+}
+
+}  // namespace
+
+TEST_CASE("a block expands into the positions of its instructions with atoms, once") {
+  // nop ; cli ; nop ; sti
+  ImageSet images = testing::ImageWith({0x90, 0xfa, 0x90, 0xfb}, 0x2000);
+  const patterns::PatternMatcher matcher = MatcherOf("cli | sti");
+  patterns::InsnClassifier classifier(images, matcher);
   BlockExpander expander(classifier);
   ExecBlock block;
   block.first_ip = 0x2000;
@@ -41,11 +51,8 @@ TEST_CASE("the expander's front grows with the distinct blocks and keeps every b
   std::vector<uint8_t> code(40000, 0x90);
   for (size_t i = 0; i < code.size(); i += 16) code[i] = 0xfa;
   ImageSet images = testing::ImageWith(code, 0x10000);
-  auto pattern = patterns::ParsePattern("p", "cli");
-  REQUIRE(pattern);
-  auto matcher = patterns::PatternMatcher::Compile({*pattern});
-  REQUIRE(matcher);
-  patterns::InsnClassifier classifier(images, *matcher);
+  const patterns::PatternMatcher matcher = MatcherOf("cli");
+  patterns::InsnClassifier classifier(images, matcher);
   BlockExpander expander(classifier);
   const size_t first_slots = expander.front_slots();
   std::vector<const ExpandedBlock*> seen;

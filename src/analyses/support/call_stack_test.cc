@@ -193,18 +193,23 @@ TEST_CASE("syscalls push a frame named after the kernel entry; sysret pops to it
                             "pop entry_SYSCALL_64 insns 10 ns 100"});
 }
 
+// `Observer`, listening to kernel entries only until a syscall frame is pushed, and again once
+// it pops.
+template <typename Observer>
+struct HearingInSyscalls : Observer {
+  HearingInSyscalls() { this->ListenToKernelEntriesOnly(true); }
+  void OnPush(const StackLane& lane, const StackFrame& frame) override {
+    Observer::OnPush(lane, frame);
+    if (frame.kind == FrameKind::kSyscall) this->ListenToKernelEntriesOnly(false);
+  }
+  void OnPop(const StackLane& lane, const StackFrame& frame) override {
+    Observer::OnPop(lane, frame);
+    if (frame.kind == FrameKind::kSyscall) this->ListenToKernelEntriesOnly(true);
+  }
+};
+
 TEST_CASE("an observer listening to kernel entries only hears nothing else until it stops") {
-  // Listens to kernel entries only until a syscall frame is pushed, and again once it pops.
-  struct SyscallWatcher : Recorder {
-    SyscallWatcher() { ListenToKernelEntriesOnly(true); }
-    void OnPush(const StackLane& lane, const StackFrame& frame) override {
-      Recorder::OnPush(lane, frame);
-      if (frame.kind == FrameKind::kSyscall) ListenToKernelEntriesOnly(false);
-    }
-    void OnPop(const StackLane& lane, const StackFrame& frame) override {
-      Recorder::OnPop(lane, frame);
-      if (frame.kind == FrameKind::kSyscall) ListenToKernelEntriesOnly(true);
-    }
+  struct SyscallWatcher : HearingInSyscalls<Recorder> {
     void OnCost(const StackLane& lane, uint64_t insns, uint64_t) override {
       log.push_back("cost " + lane.stack.back().node->name + " " + std::to_string(insns));
     }
@@ -331,19 +336,9 @@ struct Totals : CallStackObserver {
   void OnReset(const StackLane&) override { log += "!"; }
 };
 
-// Totals that hears kernel entries only, but for everything while a syscall frame is open: the
+// Totals that hears kernel entries only, but everything while a syscall frame is open: the
 // builder then makes the other pushes and pops without telling anyone.
-struct SyscallTotals : Totals {
-  SyscallTotals() { ListenToKernelEntriesOnly(true); }
-  void OnPush(const StackLane& lane, const StackFrame& frame) override {
-    Totals::OnPush(lane, frame);
-    if (frame.kind == FrameKind::kSyscall) ListenToKernelEntriesOnly(false);
-  }
-  void OnPop(const StackLane& lane, const StackFrame& frame) override {
-    Totals::OnPop(lane, frame);
-    if (frame.kind == FrameKind::kSyscall) ListenToKernelEntriesOnly(true);
-  }
-};
+using SyscallTotals = HearingInSyscalls<Totals>;
 
 }  // namespace
 
