@@ -6,7 +6,7 @@ const ExpandedBlock& BlockExpander::Walk(uint64_t first_ip, uint32_t insns, Exec
   auto [it, inserted] = blocks_.try_emplace(Key{first_ip, insns, mode});
   if (!inserted) return it->second;
   if (blocks_.size() > front_.size() / 2 && front_.size() < kMaxFrontSlots) {
-    front_.assign(front_.size() * 2, Seen{});
+    front_ = ZeroedArray<Seen>(front_.size() * 2);
     front_mask_ = front_.size() - 1;
   }
   ExpandedBlock& expanded = it->second;

@@ -11,6 +11,7 @@
 #include "src/analyses/patterns/insn_classifier.h"
 #include "src/analyses/patterns/pattern_matcher.h"
 #include "src/model/trace_event.h"
+#include "src/model/zeroed_array.h"
 
 namespace ptprof::delta {
 
@@ -87,7 +88,9 @@ class BlockExpander {
   // each miss took a cache miss or two in the map (most of the delta profile's time of its own).
   static constexpr size_t kFrontSlots = size_t{1} << 14;
   static constexpr size_t kMaxFrontSlots = size_t{1} << 17;
-  std::vector<Seen> front_ = std::vector<Seen>(kFrontSlots);
+  // Zeroed (an empty slot has no block), not value-initialised: 2 MiB and more come in huge
+  // pages, not 4 KiB faults (src/model/zeroed_array.h).
+  ZeroedArray<Seen> front_ = ZeroedArray<Seen>(kFrontSlots);
   size_t front_mask_ = kFrontSlots - 1;
   struct Key {
     uint64_t ip;
