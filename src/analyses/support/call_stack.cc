@@ -322,8 +322,8 @@ void CallStackBuilder::PushNamed(Lane& lane, FrameKind kind, const Named& named,
   PushNode(lane, kind, NodeOf(TopNode(lane), named), named.function, return_ip);
 }
 
-void CallStackBuilder::PushNode(Lane& lane, FrameKind kind, CallTreeNode& node,
-                                uint64_t function, uint64_t return_ip) {
+void CallStackBuilder::PushNodeTelling(Lane& lane, FrameKind kind, CallTreeNode& node,
+                                       uint64_t function, uint64_t return_ip) {
   ReportCost(lane);
   const StackFrame& frame = PlaceFrame(lane, kind, node, function, return_ip);
   if (IsKernelEntry(frame)) {
@@ -333,7 +333,7 @@ void CallStackBuilder::PushNode(Lane& lane, FrameKind kind, CallTreeNode& node,
   }
 }
 
-void CallStackBuilder::Pop(Lane& lane) {
+void CallStackBuilder::PopTelling(Lane& lane) {
   if (lane.view.stack.back().stand_in && ++lane.part->consumed + 1 >= kStandIns)
     Fail("a return went below the " + std::to_string(kStandIns) +
          " frames a part keeps of the stack before it");

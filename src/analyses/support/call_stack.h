@@ -491,11 +491,22 @@ class CallStackBuilder : public PartedSink {
                  uint64_t return_ip);
   // PushNamed for a name NameAt gave.
   void PushNamed(Lane& lane, FrameKind kind, const Named& named, uint64_t return_ip);
-  void PushNode(Lane& lane, FrameKind kind, CallTreeNode& node, uint64_t function,
-                uint64_t return_ip);
+  // Pushes a frame on `node`. Most pushes need no one told (Quiet, and not a kernel entry, which
+  // observers of kernel entries hear): those are made here, in place; the others by
+  // PushNodeTelling.
+  [[gnu::always_inline]] void PushNode(Lane& lane, FrameKind kind, CallTreeNode& node,
+                                       uint64_t function, uint64_t return_ip) {
+    if (Quiet(lane) && kind != FrameKind::kSyscall && kind != FrameKind::kInterrupt)
+      PlaceFrame(lane, kind, node, function, return_ip);
+    else
+      PushNodeTelling(lane, kind, node, function, return_ip);
+  }
+  [[gnu::noinline]] void PushNodeTelling(Lane& lane, FrameKind kind, CallTreeNode& node,
+                                         uint64_t function, uint64_t return_ip);
   // The frame PushNode pushes, pushed (the node's entries counted) with no one told.
-  [[gnu::always_inline]] static StackFrame& PlaceFrame(Lane& lane, FrameKind kind, CallTreeNode& node,
-                                uint64_t function, uint64_t return_ip) {
+  [[gnu::always_inline]] static StackFrame& PlaceFrame(Lane& lane, FrameKind kind,
+                                                       CallTreeNode& node, uint64_t function,
+                                                       uint64_t return_ip) {
     ++node.entries;
     // Written in place: a frame built aside and copied in is read back wider than it was
     // written (a store-forwarding stall on every call).
@@ -509,13 +520,21 @@ class CallStackBuilder : public PartedSink {
     frame.entry_time_known = lane.view.time_known;
     return frame;
   }
-  // Whether a push or a pop of a frame other than a stand-in or a kernel entry needs no one told
-  // (PushNode and Pop would tell no one): none hears everything, and no cost waits to be heard.
+  // Whether a push or a pop of a frame other than a stand-in or a kernel entry needs no one told:
+  // none hears everything, and no cost waits to be heard.
   bool Quiet(const Lane& lane) const { return hearing_all_ == 0 && !lane.unreported; }
   CallTreeNode& TopNode(Lane& lane) {
     return lane.view.stack.empty() ? lane.tree.root() : *lane.view.stack.back().node;
   }
-  void Pop(Lane& lane);
+  // Pops the top frame: in place when no one needs telling (Quiet, not a stand-in, which a part
+  // counts), else by PopTelling.
+  [[gnu::always_inline]] void Pop(Lane& lane) {
+    if (Quiet(lane) && !lane.view.stack.back().stand_in)
+      lane.view.stack.pop_back();
+    else
+      PopTelling(lane);
+  }
+  [[gnu::noinline]] void PopTelling(Lane& lane);
   void PopTo(Lane& lane, size_t index);  // pops frames index..top
   void StartStack(Lane& lane, uint64_t ip, FrameKind kind);
   void Reset(Lane& lane);

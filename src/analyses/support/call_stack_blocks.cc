@@ -54,20 +54,12 @@ inline bool CallStackBuilder::StaysAfter(Lane& lane, const PackedEvent& block, u
 
 inline void CallStackBuilder::Apply(Lane& lane, Move move, const EdgeSlot* edge) {
   const Pending& p = lane.pending;
-  // Most pushes and pops here need no one told (Quiet): made in place, not by PushNode and Pop.
-  const bool quiet = Quiet(lane);
   switch (move) {
     case Move::kPop:
-      if (quiet && !lane.view.stack.back().stand_in)
-        lane.view.stack.pop_back();
-      else
-        Pop(lane);
+      Pop(lane);
       break;
     case Move::kPush:
-      if (quiet)
-        PlaceFrame(lane, FrameKind::kCall, *edge->to, edge->function, p.fall_through);
-      else
-        PushNode(lane, FrameKind::kCall, *edge->to, edge->function, p.fall_through);
+      PushNode(lane, FrameKind::kCall, *edge->to, edge->function, p.fall_through);
       break;
     case Move::kLocalCall:
       CountLocalCall(lane, edge->target);
@@ -75,16 +67,11 @@ inline void CallStackBuilder::Apply(Lane& lane, Move move, const EdgeSlot* edge)
     case Move::kTailCall: {
       ++repairs_.tail_calls;
       const uint64_t return_ip = lane.view.stack.back().return_ip;
-      if (quiet && !lane.view.stack.back().stand_in)
-        lane.view.stack.pop_back();
-      else
-        Pop(lane);
-      if (edge->to->parent != &TopNode(lane))  // a frame whose node is not its caller's child
-        PushNamed(lane, FrameKind::kTailCall, NameAt(edge->target), return_ip);  // as JumpTo
-      else if (Quiet(lane))
-        PlaceFrame(lane, FrameKind::kTailCall, *edge->to, edge->function, return_ip);
-      else
+      Pop(lane);
+      if (edge->to->parent == &TopNode(lane))
         PushNode(lane, FrameKind::kTailCall, *edge->to, edge->function, return_ip);
+      else  // a frame whose node is not its caller's child (none is made so): as JumpTo
+        PushNamed(lane, FrameKind::kTailCall, NameAt(edge->target), return_ip);
       break;
     }
     default:
