@@ -239,7 +239,10 @@ class FlowToModel : public FlowObserver {
       slots = 2;
     } else {
       held_source_ = nullptr;
-      for (uint32_t i = 0; i < n; ++i) StampRunBlock(blocks[i], tsc, stamp_offset, out[i]);
+      const RunStamp stamp{tsc, stamp_offset};
+      PackedEvent* to = out;
+      for (const RunBlock* from = blocks; from != blocks + n; ++from)
+        StampRunBlock(*from, stamp, *to++);
       out[0].offset = start_offset;
     }
     batch_count_ += slots - 1;
