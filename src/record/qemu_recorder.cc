@@ -233,13 +233,28 @@ Result<QemuRecording> RecordWithQemu(const QemuRecordOptions& options) {
   // The stream file exists before the emulator starts, so that it can be followed from the start.
   const int fd = open(options.stream_path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return Fail(options.stream_path + ": " + std::strerror(errno));
-  const auto started = Clock::now();
+  // The child waits for a byte on `go` before it starts the emulator, so that the probes of
+  // signal= triggers are watching before the program can send its first signal (it may finish
+  // before a busy machine lets this process open them).
+  int go[2];
+  if (pipe2(go, O_CLOEXEC) != 0) {
+    close(fd);
+    return Fail(std::string("pipe: ") + std::strerror(errno));
+  }
   pid_t child = fork();
   if (child < 0) {
     close(fd);
+    close(go[0]);
+    close(go[1]);
     return Fail(std::string("fork: ") + std::strerror(errno));
   }
   if (child == 0) {
+    close(go[1]);
+    char byte = 0;
+    ssize_t got;
+    while ((got = read(go[0], &byte, 1)) < 0 && errno == EINTR) {
+    }
+    if (got != 1) _exit(127);  // the recorder gave up before the start
     if (options.quiet_child) {
       int null = open("/dev/null", O_WRONLY);
       if (null >= 0) {
@@ -260,6 +275,8 @@ Result<QemuRecording> RecordWithQemu(const QemuRecordOptions& options) {
     auto opened = triggers::ProcessProbes::Open(child, probe_options);
     Status enabled = opened ? (*opened)->Enable() : Status(tl::unexpected(opened.error()));
     if (!enabled) {
+      close(go[0]);
+      close(go[1]);
       kill(child, SIGKILL);
       while (waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
       }
@@ -268,6 +285,12 @@ Result<QemuRecording> RecordWithQemu(const QemuRecordOptions& options) {
     }
     probes = std::move(*opened);
   }
+  close(go[0]);
+  const auto started = Clock::now();
+  const char byte = 1;
+  while (write(go[1], &byte, 1) < 0 && errno == EINTR) {
+  }
+  close(go[1]);
   StreamFollower follower;
   follower.probes = probes.get();
   follower.fd = fd;
