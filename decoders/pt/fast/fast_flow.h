@@ -168,7 +168,16 @@ class FastFlowDecoder {
   uint64_t StampTsc() const { return time_known_ ? time_tsc_ : kUnknownTime; }
   RunStep TakeTipBlock(FlowToModel& model, const CodeBlock* block, Walk& walk, uint64_t& offset,
                        int& status);
-  int TipAfterBlock(uint64_t last_ip);
+  // Asks the trace where the branch that ends the block at `last_ip` went (into ip_): what
+  // NextPlain returns for such a block. Inline: the steady loop asks it at every TIP.
+  [[gnu::always_inline]] int TipAfterBlock(uint64_t last_ip) {
+    ip_ = last_ip;
+    const int tip = qry_->IndirectBranch(&ip_);
+    if (tip < 0) return tip;
+    status_ = tip;
+    if (tip & pts_ip_suppressed) return -pte_noip;
+    return AfterBlock();
+  }
   void SetWalk(Walk& walk, const CodeBlock& block, uint64_t ip) const;
   [[gnu::always_inline]] inline RunStep TakeRunPart(FlowToModel& model, const TntRun& run,
                                                     const RunStop& stop, uint64_t& offset,

@@ -226,17 +226,6 @@ FastFlowDecoder::RunStep FastFlowDecoder::RefillFailed(FlowToModel& model,
   return RunStep::kReturn;
 }
 
-// Asks the trace where the branch that ends the block at `last_ip` went (into ip_): what NextPlain
-// returns for such a block.
-int FastFlowDecoder::TipAfterBlock(uint64_t last_ip) {
-  ip_ = last_ip;
-  const int tip = qry_->IndirectBranch(&ip_);
-  if (tip < 0) return tip;
-  status_ = tip;
-  if (tip & pts_ip_suppressed) return -pte_noip;
-  return AfterBlock();
-}
-
 // `walk` as the plain walk leaves it after walking `block` from `ip` (its first IP, or where the
 // walk entered it).
 void FastFlowDecoder::SetWalk(Walk& walk, const CodeBlock& block, uint64_t ip) const {

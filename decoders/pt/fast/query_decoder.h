@@ -161,7 +161,7 @@ class QueryDecoder {
   // IndirectBranch for a TIP at pos_ that no event binds to; kNotPlain when it is not that simple
   // (nothing has changed then).
   static constexpr int kNotPlain = -2000;
-  int PlainTip(uint64_t* ip) {
+  [[gnu::always_inline]] int PlainTip(uint64_t* ip) {
     const uint8_t ipc = *pos_ >> 5;
     const int payload = IpPayloadSize(ipc);
     if (payload < 0 || end_ - pos_ < 1 + payload) return kNotPlain;
