@@ -113,7 +113,14 @@ class FastFlowDecoder {
     ret_top_ = ret_top_ ? ret_top_ - 1 : kRetStackSize;
     return retstack_[ret_top_];
   }
-  void ReplayReturns(const uint64_t* ops, uint32_t count);
+  // The return stack operations of a run, in order, as its calls and returns made them (inline:
+  // the steady loop replays them for every run, most of which have none or a few).
+  void ReplayReturns(const uint64_t* ops, uint32_t count) {
+    for (const uint64_t* op = ops; op != ops + count; ++op) {
+      if (*op == TntRun::kPop) PopReturn();
+      else PushReturn(*op);
+    }
+  }
 
   // --- the next block, known from the graph ---
   void SetNextBlock(const CodeBlock* block) {

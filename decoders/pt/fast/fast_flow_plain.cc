@@ -111,14 +111,6 @@ int FastFlowDecoder::RunPlain(FlowToModel& model, Walk& walk, uint64_t& offset) 
   }
 }
 
-// The return stack operations of a run, in order, as its calls and returns made them.
-void FastFlowDecoder::ReplayReturns(const uint64_t* ops, uint32_t count) {
-  for (uint32_t i = 0; i < count; ++i) {
-    if (ops[i] == TntRun::kPop) PopReturn();
-    else PushReturn(ops[i]);
-  }
-}
-
 // The run's blocks up to `stop` (its core, or all of it) to the model, in one copy; the walk
 // goes on from where they lead.
 inline FastFlowDecoder::RunStep FastFlowDecoder::TakeRunPart(FlowToModel& model, const TntRun& run,
