@@ -9,6 +9,7 @@
 
 #include "decoders/pt/fast/tnt_runs.h"
 #include "decoders/pt/flow_config.h"
+#include "sideband/x86_length.h"
 
 namespace ptprof::pt::fast {
 
@@ -58,15 +59,25 @@ TntRuns& CodeBlocks::runs() {
 bool CodeBlocks::DecodeAt(uint64_t ip, pt_exec_mode mode, CodeInsn& out, std::string& why) const {
   uint8_t raw[pt_max_insn_size];
   int isid = 0;
-  const int read = images_.ReadVisible(ip, raw, sizeof raw, isid, image_index_);
+  const int read = ReadAt(ip, raw, isid, why);
+  return read > 0 && DecodeRead(ip, mode, raw, read, isid, out, why);
+}
+
+int CodeBlocks::ReadAt(uint64_t ip, uint8_t* raw, int& isid, std::string& why) const {
+  const int read = images_.ReadVisible(ip, raw, pt_max_insn_size, isid, image_index_);
   if (read <= 0) {
     why = "no code mapped at " + Hex(ip);
-    return false;
+    return 0;
   }
+  return read;
+}
+
+bool CodeBlocks::DecodeRead(uint64_t ip, pt_exec_mode mode, const uint8_t* raw, int read,
+                            int isid, CodeInsn& out, std::string& why) const {
   auto decoded = x86_.Decode(raw, static_cast<size_t>(read), ToExecMode(mode));
   if (!decoded) {
-    why = (read < static_cast<int>(sizeof raw) ? "an instruction that may cross sections at "
-                                               : "an instruction that does not decode at ") +
+    why = (read < static_cast<int>(pt_max_insn_size) ? "an instruction that may cross sections at "
+                                                     : "an instruction that does not decode at ") +
           Hex(ip);
     return false;
   }
@@ -139,8 +150,21 @@ const CodeBlock* CodeBlocks::Block(uint64_t ip, pt_exec_mode mode, std::string& 
   block.first_ip = ip;
   uint64_t at = ip;
   for (;;) {
+    uint8_t raw[pt_max_insn_size];
+    int isid = 0;
+    const int read = ReadAt(at, raw, isid, why);
+    if (read == 0) return nullptr;
+    if (mode == ptem_64bit) {
+      // Most instructions are plain moves and arithmetic, whose length is all the block needs
+      // (sideband/x86_length.h); Zydis decodes the rest.
+      if (const uint8_t length = PlainInsnLength(raw, static_cast<size_t>(read)); length != 0) {
+        block.ninsn += 1;
+        at += length;
+        continue;
+      }
+    }
     CodeInsn insn;
-    if (!DecodeAt(at, mode, insn, why)) return nullptr;
+    if (!DecodeRead(at, mode, raw, read, isid, insn, why)) return nullptr;
     block.ninsn += 1;
     block.last_ip = at;
     block.last = insn.insn;
