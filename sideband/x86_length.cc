@@ -127,14 +127,14 @@ size_t ModRmBytes(const uint8_t* p, size_t avail) {
 
 }  // namespace
 
-uint8_t PlainInsnLength(const uint8_t* bytes, size_t size) {
+PlainInsn PlainInsnOf(const uint8_t* bytes, size_t size) {
   constexpr size_t kMaxLength = 15;
   if (size >= 4 && bytes[0] == 0xf3 && bytes[1] == 0x0f && bytes[2] == 0x1e && bytes[3] == 0xfa)
-    return 4;  // endbr64
+    return {4, uint32_t{1} << 16};  // endbr64
   size_t i = 0;
   bool opsize = false;
   for (;; ++i) {
-    if (i >= size || i >= kMaxLength) return 0;
+    if (i >= size || i >= kMaxLength) return {};
     const uint8_t b = bytes[i];
     if (b == 0x66) {
       opsize = true;
@@ -142,30 +142,32 @@ uint8_t PlainInsnLength(const uint8_t* bytes, size_t size) {
       break;
     }
   }
-  bool rex_w = false;
+  bool rex_w = false, rex_b = false;
   if ((bytes[i] & 0xf0) == 0x40) {
     rex_w = (bytes[i] & 8) != 0;
-    if (++i >= size) return 0;
+    rex_b = (bytes[i] & 1) != 0;
+    if (++i >= size) return {};
   }
   bool two_byte = false;
   uint8_t op = bytes[i++];
   Form form = kOneByte[op];
   if (op == 0x0f) {
-    if (i >= size) return 0;
+    if (i >= size) return {};
     two_byte = true;
     op = bytes[i++];
     form = kTwoByte[op];
-    if (opsize && op >= 0xc8 && op <= 0xcf) return 0;  // bswap of a 16-bit register
+    if (opsize && op >= 0xc8 && op <= 0xcf) return {};  // bswap of a 16-bit register
   }
   if (form == Form::kGroup) {
-    if (i >= size) return 0;
+    if (i >= size) return {};
     form = GroupForm(two_byte, op, bytes[i]);
   }
   const size_t iz = opsize && !rex_w ? 2 : 4;
-  size_t rest = 0;  // bytes after the opcode
+  size_t rest = 0;         // bytes after the opcode
+  uint32_t modrm_key = 0;  // the ModRM's reg field and whether it names a register
   switch (form) {
     case Form::kNo:
-    case Form::kGroup: return 0;
+    case Form::kGroup: return {};
     case Form::kBare: break;
     case Form::kIb: rest = 1; break;
     case Form::kIz: rest = iz; break;
@@ -174,13 +176,17 @@ uint8_t PlainInsnLength(const uint8_t* bytes, size_t size) {
     case Form::kMIb:
     case Form::kMIz: {
       const size_t modrm = ModRmBytes(bytes + i, size - i);
-      if (modrm == 0) return 0;
+      if (modrm == 0) return {};
       rest = modrm + (form == Form::kMIb ? 1 : form == Form::kMIz ? iz : 0);
+      modrm_key = ((bytes[i] >> 3) & 7) | ((bytes[i] >> 6) == 3 ? 8 : 0);
       break;
     }
   }
   const size_t length = i + rest;
-  return length <= size && length <= kMaxLength ? static_cast<uint8_t>(length) : 0;
+  if (length > size || length > kMaxLength) return {};
+  const uint32_t key = op | (two_byte ? 1u << 8 : 0) | modrm_key << 9 | (opsize ? 1u << 13 : 0) |
+                       (rex_w ? 1u << 14 : 0) | (rex_b ? 1u << 15 : 0);
+  return {static_cast<uint8_t>(length), key};
 }
 
 }  // namespace ptprof

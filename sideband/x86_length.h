@@ -14,8 +14,21 @@
 
 namespace ptprof {
 
-// The length of the 64-bit mode instruction at the start of bytes[0, size) when it is in the
-// common subset described above, else 0.
-uint8_t PlainInsnLength(const uint8_t* bytes, size_t size);
+// A plain instruction's length (0: not in the subset) and a key of what its mnemonic depends on
+// (opcode, ModRM reg and register-or-memory, operand-size prefix, REX.W and REX.B): instructions
+// with the same key have the same mnemonic in Zydis, so a caller that needs mnemonics asks Zydis
+// once a key (x86_length_test checks that too). Keys are below kPlainInsnKeys.
+struct PlainInsn {
+  uint8_t length = 0;
+  uint32_t key = 0;
+};
+inline constexpr uint32_t kPlainInsnKeys = uint32_t{1} << 17;
+
+// The 64-bit mode instruction at the start of bytes[0, size), when it is in the common subset
+// described above.
+PlainInsn PlainInsnOf(const uint8_t* bytes, size_t size);
+inline uint8_t PlainInsnLength(const uint8_t* bytes, size_t size) {
+  return PlainInsnOf(bytes, size).length;
+}
 
 }  // namespace ptprof

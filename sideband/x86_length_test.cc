@@ -21,21 +21,35 @@ std::vector<uint8_t> ReadFile(const std::string& path) {
   return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
 }
 
-// Compares PlainInsnLength with Zydis on bytes[0, size): where it gives a length, Zydis must
-// decode the same length, an instruction that does not change the flow of control. Counts what
-// was given and what disagreed (the first few disagreements are reported).
+// Compares PlainInsnOf with Zydis on bytes[0, size): where it gives a length, Zydis must
+// decode the same length, an instruction that does not change the flow of control, with the
+// mnemonic Zydis gave every other instruction of the same key. Counts what was given and what
+// disagreed (the first few disagreements are reported).
 struct Comparison {
   const X86Decoder& zydis;
   size_t given = 0;
   size_t wrong = 0;
+  std::vector<const char*> mnemonic_of_key = std::vector<const char*>(kPlainInsnKeys);
 
   void Check(const uint8_t* bytes, size_t size) {
-    const uint8_t length = PlainInsnLength(bytes, size);
+    const PlainInsn plain = PlainInsnOf(bytes, size);
+    const uint8_t length = plain.length;
     if (length == 0) return;
     ++given;
     auto insn = zydis.Decode(bytes, size, ExecMode::k64Bit);
-    if (insn && insn->length == length && insn->kind == X86Kind::kOther && !insn->has_branch_disp)
+    if (insn && insn->length == length && insn->kind == X86Kind::kOther &&
+        !insn->has_branch_disp) {
+      if (plain.key >= kPlainInsnKeys) {
+        if (++wrong <= 20) FAIL_CHECK("key " << plain.key << " out of range");
+        return;
+      }
+      const char*& known = mnemonic_of_key[plain.key];
+      if (!known) known = insn->mnemonic;
+      if (std::string(known) == insn->mnemonic) return;
+      if (++wrong <= 20)
+        FAIL_CHECK("key " << plain.key << " was " << known << ", now " << insn->mnemonic);
       return;
+    }
     if (++wrong > 20) return;
     std::string hex;
     for (size_t i = 0; i < std::min<size_t>(size, 15); ++i) {

@@ -5,10 +5,12 @@
 // classification cheap. It keeps no answers: its callers keep what they need per block
 // (BlockExpander), since an address is rarely met in more than one distinct block.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
 #include "sideband/image_set.h"
+#include "src/model/zeroed_array.h"
 #include "src/analyses/patterns/insn_decoder.h"
 #include "src/analyses/patterns/pattern_matcher.h"
 
@@ -40,10 +42,16 @@ class InsnClassifier {
   uint64_t disassembled() const { return disassembled_; }
 
  private:
+  // The length and mnemonic of the instruction, without its operands (nullopt: it does not
+  // decode).
+  std::optional<InsnDecoder::Quick> Quick(const uint8_t* bytes, size_t size, ExecMode mode);
+
   const ImageSet& images_;
   const PatternMatcher& matcher_;
   InsnDecoder decoder_;
   std::unordered_map<const char*, uint64_t> candidates_;  // by x86 mnemonic (static storage)
+  // The mnemonic of each plain instruction key met (PlainInsnOf), filled when first met.
+  ZeroedArray<const char*> plain_mnemonics_;
   uint64_t decoded_ = 0;
   uint64_t disassembled_ = 0;
 };
