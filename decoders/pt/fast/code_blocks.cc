@@ -149,22 +149,38 @@ const CodeBlock* CodeBlocks::Block(uint64_t ip, pt_exec_mode mode, std::string& 
   CodeBlock block;
   block.first_ip = ip;
   uint64_t at = ip;
+  // The code is read a window at a time. A read stops where the section visible at its start
+  // stops being visible, so each instruction sees the bytes (and section) a read at its own
+  // address would: all of the rest of a window that stopped short, else up to
+  // pt_max_insn_size (the window is read again from the instruction when fewer are left).
+  uint8_t window[4 * pt_max_insn_size];
+  int have = 0, pos = 0, isid = 0;
+  bool stopped_short = false;
   for (;;) {
-    uint8_t raw[pt_max_insn_size];
-    int isid = 0;
-    const int read = ReadAt(at, raw, isid, why);
-    if (read == 0) return nullptr;
+    if (have - pos == 0 || (have - pos < static_cast<int>(pt_max_insn_size) && !stopped_short)) {
+      have = images_.ReadVisible(at, window, sizeof window, isid, image_index_);
+      if (have <= 0) {
+        why = "no code mapped at " + Hex(at);
+        return nullptr;
+      }
+      pos = 0;
+      stopped_short = have < static_cast<int>(sizeof window);
+    }
+    const uint8_t* raw = window + pos;
+    const int read = std::min(have - pos, static_cast<int>(pt_max_insn_size));
     if (mode == ptem_64bit) {
       // Most instructions are plain moves and arithmetic, whose length is all the block needs
       // (sideband/x86_length.h); Zydis decodes the rest.
       if (const uint8_t length = PlainInsnLength(raw, static_cast<size_t>(read)); length != 0) {
         block.ninsn += 1;
         at += length;
+        pos += length;
         continue;
       }
     }
     CodeInsn insn;
     if (!DecodeRead(at, mode, raw, read, isid, insn, why)) return nullptr;
+    pos += insn.insn.length;
     block.ninsn += 1;
     block.last_ip = at;
     block.last = insn.insn;
