@@ -59,12 +59,13 @@ TntRuns& CodeBlocks::runs() {
 bool CodeBlocks::DecodeAt(uint64_t ip, pt_exec_mode mode, CodeInsn& out, std::string& why) const {
   uint8_t raw[pt_max_insn_size];
   int isid = 0;
-  const int read = ReadAt(ip, raw, isid, why);
+  const int read = ReadAt(ip, raw, sizeof raw, isid, why);
   return read > 0 && DecodeRead(ip, mode, raw, read, isid, out, why);
 }
 
-int CodeBlocks::ReadAt(uint64_t ip, uint8_t* raw, int& isid, std::string& why) const {
-  const int read = images_.ReadVisible(ip, raw, pt_max_insn_size, isid, image_index_);
+int CodeBlocks::ReadAt(uint64_t ip, uint8_t* raw, size_t size, int& isid,
+                       std::string& why) const {
+  const int read = images_.ReadVisible(ip, raw, size, isid, image_index_);
   if (read <= 0) {
     why = "no code mapped at " + Hex(ip);
     return 0;
@@ -158,11 +159,8 @@ const CodeBlock* CodeBlocks::Block(uint64_t ip, pt_exec_mode mode, std::string& 
   bool stopped_short = false;
   for (;;) {
     if (have - pos == 0 || (have - pos < static_cast<int>(pt_max_insn_size) && !stopped_short)) {
-      have = images_.ReadVisible(at, window, sizeof window, isid, image_index_);
-      if (have <= 0) {
-        why = "no code mapped at " + Hex(at);
-        return nullptr;
-      }
+      have = ReadAt(at, window, sizeof window, isid, why);
+      if (have == 0) return nullptr;
       pos = 0;
       stopped_short = have < static_cast<int>(sizeof window);
     }

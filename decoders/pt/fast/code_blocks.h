@@ -100,9 +100,9 @@ class CodeBlocks {
     return ip ^ (static_cast<uint64_t>(mode) << 60);
   }
   bool DecodeAt(uint64_t ip, pt_exec_mode mode, CodeInsn& out, std::string& why) const;
-  // DecodeAt's two steps: the bytes at `ip` (up to pt_max_insn_size, from the section visible
-  // there: `isid`), their count or 0 (`why` says so); and their decode.
-  int ReadAt(uint64_t ip, uint8_t* raw, int& isid, std::string& why) const;
+  // DecodeAt's two steps: up to `size` bytes at `ip` (from the section visible there: `isid`),
+  // their count or 0 (`why` says so); and the decode of the instruction they begin with.
+  int ReadAt(uint64_t ip, uint8_t* raw, size_t size, int& isid, std::string& why) const;
   bool DecodeRead(uint64_t ip, pt_exec_mode mode, const uint8_t* raw, int read, int isid,
                   CodeInsn& out, std::string& why) const;
   // Whether code at [begin, end) may be taken in `mode` (and notes it so): not when code that
