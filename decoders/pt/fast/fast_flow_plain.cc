@@ -156,12 +156,13 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeTntRun(FlowToModel& model, TntRuns
   const uint32_t pending = qry_->PendingBits();
   const uint64_t state = TntRuns::State(qry_->PendingBitValues(), pending, speculative_);
   const TntRun* predicted = previous ? previous->follow : nullptr;
+  if (predicted && !predicted->Is(block, state, ret))
+    predicted = previous->SecondFollow(block, state, ret);
   const TntRun& run =
-      predicted && predicted->start == block && predicted->state == state && predicted->ret == ret
+      predicted
           ? *predicted
           : runs.Find(block, state, ret, mode_, speculative_, qry_->PendingBitValues(), pending);
-  // Written only when it changes: the line is shared with a thread expanding this run.
-  if (previous && previous->follow != &run) previous->follow = &run;
+  if (previous) previous->Followed(&run);
   if (run.core.blocks == 0) return RunStep::kNone;
   Prefetch(run.follow);  // likely the next run
   const uint64_t after = qry_->Offset();

@@ -12,9 +12,9 @@ namespace ptprof::pt::fast {
 
 // Each turn takes what TakeTntRun would take from `block` (where the last turn led), in its
 // common cases:
-// - a TNT run, when it is known (the last run's follow, or in the table), takes bits that are
-//   pending or in the TNT-8 packet that comes next, and no status comes after them; when it ends
-//   in a branch a TIP decides, the TIP is asked for;
+// - a TNT run, when it is known (one of the last run's two follows, or in the table), takes
+//   bits that are pending or in the TNT-8 packet that comes next, and no status comes after
+//   them; when it ends in a branch a TIP decides, the TIP is asked for;
 // - a block whose branch a TIP decides, or a direct call or jump (as NextPlain walks it).
 // Anything else leaves the loop before the state moves, except that the bits TakeTntRun would
 // have read for this block are read (it then finds them pending, as if it had read them
@@ -45,6 +45,11 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeSteadyRuns(FlowToModel& model, Tnt
   auto hand_over = [&] {
     write_back();
     last_run_ = nullptr;
+  };
+  // Reading the TNT packet for `block` failed: as TakeTntRun fails there.
+  auto refill_failed = [&](int refilled, bool returns) {
+    hand_over();
+    return RefillFailed(model, block, returns, refilled, walk, offset, status);
   };
   for (;;) {
     const TntRun* run = previous ? previous->follow : nullptr;
@@ -97,26 +102,43 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeSteadyRuns(FlowToModel& model, Tnt
       if (ReturnStackEmpty()) break;
       ret = TopReturn();
     }
-    if (!qry_->HasTntBits()) {
-      if (!qry_->Tnt8Next()) break;
-      const int refilled = qry_->RefillTnt();
-      if (refilled < 0) {
-        hand_over();
-        return RefillFailed(model, block, returns, refilled, walk, offset, status);
+    // With no bits pending, the next TNT-8 packet's bits are the key, read from its byte: the
+    // packet is read (RefillTnt) only once the run is known, and when the run takes all its bits,
+    // read and taken in one step.
+    const bool fresh = !qry_->HasTntBits();
+    if (fresh && !qry_->Tnt8Next()) break;
+    const uint64_t state =
+        fresh ? TntRuns::Tnt8State(qry_->NextTnt8(), speculative_)
+              : TntRuns::State(qry_->PendingBitValues(), qry_->PendingBits(), speculative_);
+    if (!run || run->state != state || run->ret != ret) {
+      run = previous ? previous->SecondFollow(block, state, ret) : nullptr;
+      if (!run) {
+        run = runs.Known(block, state, ret);
+        if (run && previous) previous->Followed(run);
+      }
+      if (!run || run->core.blocks == 0) {
+        if (!fresh) break;
+        const int refilled = qry_->RefillTnt();
+        if (refilled < 0) return refill_failed(refilled, returns);
+        break;
       }
     }
-    const uint64_t state =
-        TntRuns::State(qry_->PendingBitValues(), qry_->PendingBits(), speculative_);
-    if (!run || run->state != state || run->ret != ret) {
-      run = runs.Known(block, state, ret);
-      if (!run || run->core.blocks == 0) break;
-      if (previous && previous->follow != run) previous->follow = run;
+    if (fresh && run->bits == TntRuns::StateBits(state)) {
+      const int took = qry_->TakeWholeTnt8();
+      if (took < 0) return refill_failed(took, returns);
+      if (took > 0) break;  // a status follows the bits: left pending
+      status_ = 0;
+    } else {
+      if (fresh) {
+        const int refilled = qry_->RefillTnt();
+        if (refilled < 0) return refill_failed(refilled, returns);
+      }
+      if (qry_->StatusAfterTaking(run->bits) != 0) break;
+      status_ = qry_->TakeTntBits(run->bits);
     }
-    if (qry_->StatusAfterTaking(run->bits) != 0) break;
     Prefetch(run->follow);  // likely the next run
     const uint64_t after = qry_->Offset();
     UpdateTime(after);
-    status_ = qry_->TakeTntBits(run->bits);
     if (run->pops) PopReturn();
     const RunStop& stop = run->all;  // the core's stop when nothing trails it
     ReplayReturns(run->ops(), stop.ops);

@@ -77,6 +77,22 @@ class QueryDecoder {
   }
   // Whether a TNT-8 packet comes next (RefillTnt reads it inline).
   bool Tnt8Next() const { return next_ == PacketKind::kTnt8; }
+  // With no TNT bits pending and a TNT-8 packet next (Tnt8Next): the packet's byte.
+  uint8_t NextTnt8() const { return *pos_; }
+  // With no TNT bits pending and a TNT-8 packet next: RefillTnt, then, when no status follows
+  // the packet's bits, TakeTntBits of them all, without working out what is pending in between.
+  // 0: taken, and the status after them is 0. 1: the bits are pending, as RefillTnt leaves
+  // them (a status follows them). Negative: RefillTnt's error, the bits pending.
+  int TakeWholeTnt8() {
+    const unsigned payload = *pos_ >> 1;
+    ++pos_;
+    const int answered = Answered();  // reads on past timing packets, never a TNT's bits
+    if (answered == 0 && StatusAfterTaking(0) == 0) return 0;
+    const int stop = 31 - __builtin_clz(payload);
+    tnt_bits_ = payload & ~(1u << stop);
+    tnt_index_ = uint64_t{1} << (stop - 1);
+    return answered < 0 ? answered : 1;
+  }
   // What TakeTntBits(n) would answer, without taking them: nothing is pending while TNT bits
   // are (events wait until the bits before them are used up), or when a TNT packet comes next.
   int StatusAfterTaking(uint32_t n) const {

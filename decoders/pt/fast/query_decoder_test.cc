@@ -292,6 +292,77 @@ TEST_CASE("The query decoder answers as libipt's on random packets", "[query_dec
   CHECK(asked > 20000);
 }
 
+TEST_CASE("Taking a whole TNT-8 packet at once answers as reading it, then taking its bits",
+          "[query_decoder]") {
+  PtParams timed;
+  timed.mtc_freq = 3;
+  timed.nom_freq = 20;
+  timed.cpuid_0x15_eax = 2;
+  timed.cpuid_0x15_ebx = 200;
+  size_t whole = 0, pending = 0, failed = 0;
+  for (uint32_t seed = 1; seed <= 40; ++seed) {
+    const std::vector<uint8_t> trace = RandomPackets(seed, 3000);
+    const pt_config config = MakePtConfig(trace, seed % 2 ? timed : PtParams{});
+    fast::QueryDecoder stepwise(config), at_once(config);
+    std::mt19937 random(seed);
+    bool synced = false;
+    for (int step = 0; step < 20000; ++step) {
+      INFO("seed " << seed << " step " << step);
+      int want = 0, got = 0;
+      uint64_t want_ip = 0, got_ip = 0;
+      if (!synced) {
+        want = stepwise.SyncForward(&want_ip);
+        got = at_once.SyncForward(&got_ip);
+      } else if (!stepwise.HasTntBits() && stepwise.Tnt8Next()) {
+        REQUIRE(!at_once.HasTntBits());
+        REQUIRE(at_once.Tnt8Next());
+        // As the steady loop reads it when a run takes all its bits, against RefillTnt, then
+        // the bits taken when no status follows them.
+        want = stepwise.RefillTnt();
+        if (want == 0) want = stepwise.StatusAfterTaking(stepwise.PendingBits()) ? 1 : 0;
+        if (want == 0) REQUIRE(stepwise.TakeTntBits(stepwise.PendingBits()) == 0);
+        got = at_once.TakeWholeTnt8();
+        ++(want == 0 ? whole : want > 0 ? pending : failed);
+      } else if (random() % 3) {
+        int want_taken = -1, got_taken = -1;
+        want = stepwise.CondBranch(&want_taken);
+        got = at_once.CondBranch(&got_taken);
+        REQUIRE(got_taken == want_taken);
+      } else {
+        want = stepwise.IndirectBranch(&want_ip);
+        got = at_once.IndirectBranch(&got_ip);
+      }
+      if (got == fast::kUnsupported) break;
+      REQUIRE(got == want);
+      REQUIRE(got_ip == want_ip);
+      REQUIRE(at_once.Offset() == stepwise.Offset());
+      REQUIRE(at_once.HasTntBits() == stepwise.HasTntBits());
+      REQUIRE(at_once.PendingBits() == stepwise.PendingBits());
+      // The values of the bits pending (those taken may differ: nothing reads them).
+      const uint64_t mask = (uint64_t{1} << stepwise.PendingBits()) - 1;
+      REQUIRE((at_once.PendingBitValues() & mask) == (stepwise.PendingBitValues() & mask));
+      uint64_t want_tsc = 0, got_tsc = 0;
+      REQUIRE(at_once.Time(&got_tsc) == stepwise.Time(&want_tsc));
+      REQUIRE(got_tsc == want_tsc);
+      if (want == -pte_eos && !synced) break;
+      if (want < 0) synced = false;
+      else synced = true;
+      if (want >= 0 && (want & pts_event_pending)) {
+        pt_event want_event{}, got_event{};
+        want = stepwise.Event(&want_event);
+        got = at_once.Event(&got_event);
+        REQUIRE(got == want);
+        REQUIRE(SameEvents(got_event, want_event));
+        if (want < 0) synced = false;
+      }
+    }
+  }
+  // Each answer came up: taken whole, left pending before a status, and failed.
+  CHECK(whole > 1000);
+  CHECK(pending > 100);
+  CHECK(failed > 0);
+}
+
 TEST_CASE("The query decoder answers as libipt's on real hardware traces", "[query_decoder]") {
   const char* root = std::getenv("SOURCE_ROOT");
   REQUIRE(root);

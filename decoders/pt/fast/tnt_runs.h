@@ -15,6 +15,8 @@
 // which the caller takes only when no event waits there; the trailing part may end with a
 // branch a TIP decides (an indirect jump or call, a far branch), which the caller asks the trace
 // for.
+#include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -61,8 +63,32 @@ struct TntRun {
   RunStop all;
   // For a run that ends in a TIP: where the TIP went the last time.
   mutable TipMemo tip;
-  // The run taken right after this one the last time (loops repeat them): checked first.
+  // The runs taken right after this one the last two times (loops repeat them, and a loop whose
+  // TNT packets alternate between two patterns repeats two): checked before the table, whose
+  // lookup misses the cache. `follow` is the latest.
   mutable const TntRun* follow = nullptr;
+  mutable const TntRun* follow2 = nullptr;
+
+  // Whether this is the run of the key (start, state, ret).
+  bool Is(const CodeBlock* key_start, uint64_t key_state, uint64_t key_ret) const {
+    return start == key_start && state == key_state && ret == key_ret;
+  }
+  // The run of the key when it is `follow2`, which then becomes `follow`; else null.
+  const TntRun* SecondFollow(const CodeBlock* key_start, uint64_t key_state,
+                             uint64_t key_ret) const {
+    const TntRun* run = follow2;
+    if (!run || !run->Is(key_start, key_state, key_ret)) return nullptr;
+    follow2 = follow;
+    follow = run;
+    return run;
+  }
+  // Notes `run` as taken right after this one. Written only when it changes: the line is shared
+  // with threads expanding this run.
+  void Followed(const TntRun* run) const {
+    if (follow == run) return;
+    follow2 = follow;
+    follow = run;
+  }
 
   // The blocks, for the model: each one's end resolved by the next (the last one's by where the
   // run goes), mode and flags set; the model stamps them with a tsc and offset.
@@ -124,10 +150,15 @@ class TntRuns {
   }
 
   // The pending bits as a run's key holds them.
-  static uint64_t State(uint64_t bits, uint32_t count, bool speculative) {
+  static constexpr uint64_t State(uint64_t bits, uint32_t count, bool speculative) {
     return (bits & ((uint64_t{1} << count) - 1)) | (uint64_t{count} << 56) |
            (uint64_t{speculative} << 63);
   }
+
+  // State for the bits of a TNT-8 packet (its byte: even, above 2), all pending.
+  static uint64_t Tnt8State(uint8_t byte, bool speculative);
+  // How many bits a state holds.
+  static uint32_t StateBits(uint64_t state) { return (state >> 56) & 0x7f; }
 
   size_t size() const { return size_; }
 
@@ -169,5 +200,20 @@ class TntRuns {
   size_t mask_ = (1 << 12) - 1;
   size_t size_ = 0;
 };
+
+// TntRuns::State of each byte's TNT-8 bits, not speculative (0 for bytes no TNT-8 packet has).
+inline constexpr std::array<uint64_t, 256> kTnt8States = [] {
+  std::array<uint64_t, 256> states{};
+  for (unsigned byte = 4; byte < 256; byte += 2) {
+    const unsigned payload = byte >> 1;
+    const unsigned stop = 31 - static_cast<unsigned>(std::countl_zero(payload));
+    states[byte] = TntRuns::State(payload, stop, false);
+  }
+  return states;
+}();
+
+inline uint64_t TntRuns::Tnt8State(uint8_t byte, bool speculative) {
+  return kTnt8States[byte] | (uint64_t{speculative} << 63);
+}
 
 }  // namespace ptprof::pt::fast

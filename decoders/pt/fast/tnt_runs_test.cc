@@ -107,3 +107,46 @@ TEST_CASE("Speculative runs are kept apart and carry the flag", "[tnt_runs]") {
   CHECK((plain.blocks()[0].flags & kPackedSpeculative) == 0);
   CHECK((speculative.blocks()[0].flags & kPackedSpeculative) != 0);
 }
+
+TEST_CASE("A TNT-8 packet's byte gives the state of its bits, all pending", "[tnt_runs]") {
+  // 0b0'1'01101'0: the stop bit, then five bits (01101, the next one the highest: not taken,
+  // taken, taken, not, taken), over the opcode's 0.
+  CHECK(fast::TntRuns::Tnt8State(0b01011010, false) == fast::TntRuns::State(0b01101, 5, false));
+  for (unsigned byte = 4; byte < 256; byte += 2) {
+    const unsigned payload = byte >> 1;
+    unsigned count = 0;
+    while ((payload >> (count + 1)) != 0) ++count;  // the stop bit is the highest set
+    const uint64_t bits = payload & ((1u << count) - 1);
+    INFO("byte " << byte);
+    CHECK(fast::TntRuns::Tnt8State(static_cast<uint8_t>(byte), false) ==
+          fast::TntRuns::State(bits, count, false));
+    CHECK(fast::TntRuns::Tnt8State(static_cast<uint8_t>(byte), true) ==
+          fast::TntRuns::State(bits, count, true));
+    CHECK(fast::TntRuns::StateBits(fast::TntRuns::Tnt8State(static_cast<uint8_t>(byte), true)) ==
+          count);
+  }
+}
+
+TEST_CASE("A run remembers the two runs taken after it last, the latest first", "[tnt_runs]") {
+  Graph graph;
+  fast::TntRuns& runs = graph.blocks->runs();
+  const fast::TntRun& from = runs.Find(graph.At(0x1000), 0, ptem_64bit, false, 0b0, 1);
+  const fast::TntRun& a = runs.Find(graph.At(0x1000), 0, ptem_64bit, false, 0b1, 1);
+  const fast::TntRun& b = runs.Find(graph.At(0x1000), 0, ptem_64bit, false, 0b11, 2);
+  const fast::CodeBlock* start = graph.At(0x1000);
+  CHECK(from.follow == nullptr);
+  CHECK(from.SecondFollow(start, a.state, 0) == nullptr);
+  from.Followed(&a);
+  CHECK(from.follow == &a);
+  from.Followed(&a);  // unchanged: nothing written
+  CHECK(from.follow2 == nullptr);
+  from.Followed(&b);
+  CHECK(from.follow == &b);
+  CHECK(from.follow2 == &a);
+  // The second one found by its key becomes the latest.
+  CHECK(from.SecondFollow(start, b.state, 0) == nullptr);  // that key is the latest's
+  CHECK(from.SecondFollow(start, a.state, 1) == nullptr);  // another return address
+  CHECK(from.SecondFollow(start, a.state, 0) == &a);
+  CHECK(from.follow == &a);
+  CHECK(from.follow2 == &b);
+}
