@@ -142,11 +142,11 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeTntRun(FlowToModel& model, TntRuns
     if (IsDirectCallOrJump(block->last)) return RunStep::kNone;
     return TakeTipBlock(model, block, walk, offset, status);
   }
-  uint64_t ret = 0;
-  if (kind == X86Kind::kRetNear) {
-    if (ReturnStackEmpty()) return RunStep::kNone;  // the plain walk reports it
-    ret = TopReturn();
-  }
+  // The caller's return address on top of the stack: in the key of a run from a return, and of
+  // one that returns past its own calls.
+  const bool has_top = !ReturnStackEmpty();
+  if (kind == X86Kind::kRetNear && !has_top) return RunStep::kNone;  // the plain walk reports it
+  const uint64_t top = has_top ? TopReturn() : 0;
   if (!qry_->HasTntBits()) {
     // Where the plain walk asks for this block's bit.
     const int refilled = qry_->RefillTnt();
@@ -156,12 +156,18 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeTntRun(FlowToModel& model, TntRuns
   const uint32_t pending = qry_->PendingBits();
   const uint64_t state = TntRuns::State(qry_->PendingBitValues(), pending, speculative_);
   const TntRun* predicted = previous ? previous->follow : nullptr;
-  if (predicted && !predicted->Is(block, state, ret))
-    predicted = previous->SecondFollow(block, state, ret);
-  const TntRun& run =
-      predicted
-          ? *predicted
-          : runs.Find(block, state, ret, mode_, speculative_, qry_->PendingBitValues(), pending);
+  if (predicted && !predicted->Fits(block, state, has_top, top))
+    predicted = previous->SecondFollow(block, state, has_top, top);
+  const TntRun* found = predicted;
+  if (!found) {
+    const uint64_t bits = qry_->PendingBitValues();
+    found = &runs.Find(block, state, kind == X86Kind::kRetNear ? top : 0, mode_, speculative_,
+                       bits, pending);
+    // One that stops before returning to the caller: the one keyed by it goes on.
+    if (found->extends && has_top)
+      found = &runs.Find(block, state, top, mode_, speculative_, bits, pending);
+  }
+  const TntRun& run = *found;
   if (previous) previous->Followed(&run);
   if (run.core.blocks == 0) return RunStep::kNone;
   Prefetch(run.follow);  // likely the next run

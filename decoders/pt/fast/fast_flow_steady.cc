@@ -97,11 +97,11 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeSteadyRuns(FlowToModel& model, Tnt
       }
       returns = kind == X86Kind::kRetNear;
     }
-    uint64_t ret = 0;
-    if (returns) {
-      if (ReturnStackEmpty()) break;
-      ret = TopReturn();
-    }
+    // The caller's return address on top of the stack: in the key of a run from a return, and
+    // of one that returns past its own calls.
+    const bool has_top = !ReturnStackEmpty();
+    if (returns && !has_top) break;
+    const uint64_t top = has_top ? TopReturn() : 0;
     // With no bits pending, the next TNT-8 packet's bits are the key, read from its byte: the
     // packet is read (RefillTnt) only once the run is known, and when the run takes all its bits,
     // read and taken in one step.
@@ -110,10 +110,13 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeSteadyRuns(FlowToModel& model, Tnt
     const uint64_t state =
         fresh ? TntRuns::Tnt8State(qry_->NextTnt8(), speculative_)
               : TntRuns::State(qry_->PendingBitValues(), qry_->PendingBits(), speculative_);
-    if (!run || run->state != state || run->ret != ret) {
-      run = previous ? previous->SecondFollow(block, state, ret) : nullptr;
+    if (!run || run->state != state || (run->ret != 0 && run->ret != top)) {
+      run = previous ? previous->SecondFollow(block, state, has_top, top) : nullptr;
       if (!run) {
-        run = runs.Known(block, state, ret);
+        run = runs.Known(block, state, returns ? top : 0);
+        // One that stops before returning to the caller: the one keyed by it goes on (built by
+        // TakeTntRun when not yet).
+        if (run && run->extends && has_top) run = runs.Known(block, state, top);
         if (run && previous) previous->Followed(run);
       }
       if (!run || run->core.blocks == 0) {

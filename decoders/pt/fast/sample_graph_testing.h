@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "decoders/pt/fast/code_blocks.h"
 #include "decoders/pt/flow_testing.h"
@@ -16,7 +17,8 @@
 namespace ptprof::pt::testing {
 
 struct SampleGraph {
-  SampleGraph() : code(SampleProgram()) {
+  // The sample program, or other code at the same address.
+  explicit SampleGraph(const std::vector<uint8_t>& bytes = SampleProgram()) : code(bytes) {
     REQUIRE(images.AddRaw(RawImageSpec{code.path(), 0, UINT64_MAX, kSampleBase}));
     REQUIRE(cache.AddAll(images));
     blocks = std::make_unique<fast::CodeBlocks>(cache);

@@ -62,6 +62,7 @@ TntRun* TntRuns::Build(const CodeBlock* start, uint64_t state, uint64_t ret, pt_
   const CodeBlock* block = start;
   uint32_t pending = count;
   bool trailing = false;  // past the last bit: only direct calls and jumps go on
+  bool popped_caller = false;  // returned to `ret`
   uint64_t insns = 0;
   for (;;) {
     if (!block || block->ninsn > kMaxBlockInsns || block->last_ip < block->first_ip ||
@@ -91,10 +92,15 @@ TntRun* TntRuns::Build(const CodeBlock* start, uint64_t state, uint64_t ret, pt_
         next_ip = stack.back();
         stack.pop_back();
         ops.push_back(TntRun::kPop);
-      } else if (blocks.empty()) {
-        next_ip = ret;  // the caller's return address: the first block's, and in the key
-        head.pops = true;
+      } else if (ret != 0 && !popped_caller) {
+        // The caller's return address, in the key: the first block's return takes it before the
+        // run's operations, a later one in their order.
+        next_ip = ret;
+        popped_caller = true;
+        if (blocks.empty()) head.pops = true;
+        else ops.push_back(TntRun::kPop);
       } else {
+        head.extends = ret == 0 && !blocks.empty();
         break;
       }
       pending -= 1;
@@ -138,6 +144,7 @@ TntRun* TntRuns::Build(const CodeBlock* start, uint64_t state, uint64_t ret, pt_
     blocks.clear();
     ops.clear();
     head.all = RunStop();
+    head.extends = false;
   }
   const size_t bytes = sizeof(TntRun) + blocks.size() * sizeof(RunBlock) +
                        ops.size() * sizeof(uint64_t);

@@ -7,11 +7,11 @@
 //
 // A run walks the code graph exactly as FastFlowDecoder's plain walk would: direct calls and
 // jumps without trace, a conditional branch per bit, a compressed return per bit (to a return
-// address pushed inside the run, or, for a run that starts with a return, to the address on top
-// of the caller's return stack, which is then part of the key). It stops before anything else: a
-// branch that needs a TIP, any other return to an address pushed before the run, a return whose
-// bit says not taken (an error the plain walk reports), code it cannot read, a block the model
-// cannot hold. After the last bit it goes on through direct calls and jumps (the trailing part),
+// address pushed inside the run, or, once, to the address on top of the caller's return stack,
+// which is then part of the key). It stops before anything else: a branch that needs a TIP, any
+// other return to an address pushed before the run (a run keyed without the caller's address
+// says so: the run keyed with it goes on), a return whose bit says not taken (an error the plain
+// walk reports), code it cannot read, a block the model cannot hold. After the last bit it goes on through direct calls and jumps (the trailing part),
 // which the caller takes only when no event waits there; the trailing part may end with a
 // branch a TIP decides (an indirect jump or call, a far branch), which the caller asks the trace
 // for.
@@ -51,14 +51,18 @@ static_assert(sizeof(RunStop) == 40);
 // One run, in one allocation: this header, then its packed blocks, then its return stack
 // operations (the run's calls and returns, in order).
 struct TntRun {
-  // The key: the first block, the pending bits (count, values, speculative) and, when the first
-  // block ends in a return, where it returns to (else 0).
+  // The key: the first block, the pending bits (count, values, speculative) and the address on
+  // top of the caller's return stack, which the run returns to once when it returns past its own
+  // calls (0: it stops before such a return). A run whose first block returns has it.
   const CodeBlock* start = nullptr;
   uint64_t state = 0;
   uint64_t ret = 0;
   bool pops = false;         // the first block returns: one address comes off the caller's stack
   bool ends_in_tip = false;  // the last block's branch needs a TIP
   uint8_t bits = 0;          // bits taken by the core (at most 63)
+  // Keyed without the caller's address, the run stopped before a return to it with bits left:
+  // the run keyed with the address (when the caller has one) goes on through that return.
+  bool extends = false;
   RunStop core;              // core.blocks == 0: no run
   RunStop all;
   // For a run that ends in a TIP: where the TIP went the last time.
@@ -69,15 +73,17 @@ struct TntRun {
   mutable const TntRun* follow = nullptr;
   mutable const TntRun* follow2 = nullptr;
 
-  // Whether this is the run of the key (start, state, ret).
-  bool Is(const CodeBlock* key_start, uint64_t key_state, uint64_t key_ret) const {
-    return start == key_start && state == key_state && ret == key_ret;
+  // Whether this run walks what the plain walk would from `at` with `pending` bits (a State),
+  // `top` on top of the caller's return stack (`has_top` false: it is empty): its key's, or its
+  // key holds no caller's address.
+  bool Fits(const CodeBlock* at, uint64_t pending, bool has_top, uint64_t top) const {
+    return start == at && state == pending && (ret == 0 || (has_top && ret == top));
   }
-  // The run of the key when it is `follow2`, which then becomes `follow`; else null.
-  const TntRun* SecondFollow(const CodeBlock* key_start, uint64_t key_state,
-                             uint64_t key_ret) const {
+  // `follow2` when it Fits, which then becomes `follow`; else null.
+  const TntRun* SecondFollow(const CodeBlock* at, uint64_t pending, bool has_top,
+                             uint64_t top) const {
     const TntRun* run = follow2;
-    if (!run || !run->Is(key_start, key_state, key_ret)) return nullptr;
+    if (!run || !run->Fits(at, pending, has_top, top)) return nullptr;
     follow2 = follow;
     follow = run;
     return run;
@@ -130,8 +136,9 @@ class TntRuns {
   // The run from `start` (a block that ends in a conditional branch or a return) with `count`
   // bits pending (1 to 63), the next one the highest of the low `count` of `bits`. Its core is
   // empty when the first block cannot be walked this way.
-  // `ret` is the address on top of the caller's return stack when `start` ends in a return, else
-  // 0 (a run then never returns past its own calls).
+  // `ret` is the address on top of the caller's return stack, always given when `start` ends in
+  // a return, else given for the run that goes on where the run keyed with 0 `extends`; 0: a run
+  // that never returns past its own calls.
   const TntRun& Find(const CodeBlock* start, uint64_t ret, pt_exec_mode mode, bool speculative,
                      uint64_t bits, uint32_t count) {
     return Find(start, State(bits, count, speculative), ret, mode, speculative, bits, count);

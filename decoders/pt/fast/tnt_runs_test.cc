@@ -98,6 +98,45 @@ TEST_CASE("Without a return address, a run stops before a return to the caller",
   CHECK(run.core.next_ip == 0x100a);
 }
 
+TEST_CASE("Keyed with the caller's address, a run returns to it once and goes on",
+          "[tnt_runs]") {
+  // 1000 je 1003; 1002 nop; 1003 ret; 1004 je 1007; 1006 nop; 1007 ret. A caller called 1000
+  // from before 1004 (its return address).
+  Graph graph({0x74, 0x01, 0x90, 0xc3, 0x74, 0x01, 0x90, 0xc3});
+  fast::TntRuns& runs = graph.blocks->runs();
+  // Without the caller's address: the je, then it stops before the ret, and says so.
+  const fast::TntRun& short_run = runs.Find(graph.At(0x1000), 0, ptem_64bit, false, 0b111, 3);
+  REQUIRE(short_run.core.blocks == 1);
+  CHECK(short_run.bits == 1);
+  CHECK(short_run.extends);
+  CHECK(short_run.core.next_ip == 0x1003);
+  // With it: the je, the ret to 1004 (an operation, after the run's own), the je at 1004; the
+  // second ret would pop the caller's stack again: it stops there.
+  const fast::TntRun& run = runs.Find(graph.At(0x1000), 0x1004, ptem_64bit, false, 0b111, 3);
+  REQUIRE(run.core.blocks == 3);
+  CHECK(run.bits == 3);
+  CHECK_FALSE(run.pops);
+  CHECK_FALSE(run.extends);
+  CHECK(run.blocks()[1].first_ip == 0x1003);
+  CHECK(EndOf(run.blocks()[1]) == BlockEnd::kReturn);
+  CHECK(run.blocks()[2].first_ip == 0x1004);
+  CHECK(EndOf(run.blocks()[2]) == BlockEnd::kCondTaken);
+  REQUIRE(run.core.ops == 1);
+  CHECK(run.ops()[0] == fast::TntRun::kPop);
+  CHECK(run.core.next_ip == 0x1007);
+  // It fits wherever that address is on top of the caller's stack; the short one fits anywhere.
+  CHECK(run.Fits(graph.At(0x1000), run.state, true, 0x1004));
+  CHECK_FALSE(run.Fits(graph.At(0x1000), run.state, true, 0x1008));
+  CHECK_FALSE(run.Fits(graph.At(0x1000), run.state, false, 0));
+  CHECK(short_run.Fits(graph.At(0x1000), run.state, false, 0));
+  // A run from the ret takes the caller's address as its first pop, not an operation.
+  const fast::TntRun& from_ret = runs.Find(graph.At(0x1003), 0x1004, ptem_64bit, false, 0b11, 2);
+  REQUIRE(from_ret.core.blocks == 2);
+  CHECK(from_ret.pops);
+  CHECK(from_ret.core.ops == 0);
+  CHECK(from_ret.core.next_ip == 0x1007);
+}
+
 TEST_CASE("Speculative runs are kept apart and carry the flag", "[tnt_runs]") {
   Graph graph;
   fast::TntRuns& runs = graph.blocks->runs();
@@ -135,7 +174,7 @@ TEST_CASE("A run remembers the two runs taken after it last, the latest first", 
   const fast::TntRun& b = runs.Find(graph.At(0x1000), 0, ptem_64bit, false, 0b11, 2);
   const fast::CodeBlock* start = graph.At(0x1000);
   CHECK(from.follow == nullptr);
-  CHECK(from.SecondFollow(start, a.state, 0) == nullptr);
+  CHECK(from.SecondFollow(start, a.state, false, 0) == nullptr);
   from.Followed(&a);
   CHECK(from.follow == &a);
   from.Followed(&a);  // unchanged: nothing written
@@ -143,10 +182,10 @@ TEST_CASE("A run remembers the two runs taken after it last, the latest first", 
   from.Followed(&b);
   CHECK(from.follow == &b);
   CHECK(from.follow2 == &a);
-  // The second one found by its key becomes the latest.
-  CHECK(from.SecondFollow(start, b.state, 0) == nullptr);  // that key is the latest's
-  CHECK(from.SecondFollow(start, a.state, 1) == nullptr);  // another return address
-  CHECK(from.SecondFollow(start, a.state, 0) == &a);
+  // The second one, when it fits, becomes the latest.
+  CHECK(from.SecondFollow(start, b.state, false, 0) == nullptr);  // that is the latest's
+  CHECK(from.SecondFollow(graph.At(0x1003), a.state, false, 0) == nullptr);  // another block
+  CHECK(from.SecondFollow(start, a.state, true, 0x1234) == &a);  // keyed without a caller's
   CHECK(from.follow == &a);
   CHECK(from.follow2 == &b);
 }
