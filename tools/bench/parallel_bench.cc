@@ -10,14 +10,20 @@
 // passes the thread that stitches the segments, as for a consumer that needs one stream).
 //
 //   parallel_bench [--repeat N] [--jobs N]... [--psb-segment BYTES]... [--engine fast|libipt]
-//                  [--stream NAME] [--no-reference] [--verify] INPUT
+//                  [--stream NAME] [--no-reference] [--verify] [--interleave] INPUT
 //
 // --no-reference leaves out the libipt rows (to profile ptprof's rows alone; no ratios then).
+// --interleave runs the modes by turns (a round of each, then the next) instead of each mode's
+// runs back to back: on a machine whose speed moves within minutes, ptprof's rows then see the
+// same spells. (On the development VM libipt's warm runs are slower interleaved, 1.1 s against
+// 0.78 s on sort, with no more page faults: its ratios are taken back to back.)
 // --verify adds, untimed, one decode per ptprof row into a sink that digests every event field
 // for field (blocks: addresses, counts, ends, mode, flags, tsc, offset, cpu/pid/tid; other
 // events: their kind, tsc and offset), and warns where a row's digest differs from ptprof's
 // one-piece decode on libipt.
 #include <chrono>
+#include <deque>
+#include <memory>
 #include <cstdio>
 #include <functional>
 #include <variant>
@@ -142,32 +148,56 @@ double ProcessCpuSeconds() {
   return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
 }
 
-// Runs `run` 1 + repeat times: the first after `fresh` emptied the caches (cold), the others
-// with what the first left in them (warm).
-Measurement Measure(const std::string& name, int repeat, const std::function<void()>& fresh,
-                    const std::function<uint64_t()>& run, const uint64_t* blocks = nullptr) {
-  Measurement m;
-  m.name = name;
-  if (repeat < 0) {  // not measured
-    m.cold = m.warm = 1e30;
-    return m;
+// A row of the table: how to empty its caches and how to decode once (the instructions
+// decoded; for ptprof's rows also its model blocks and a note). Each row keeps its own caches.
+struct Row {
+  std::string name;
+  bool measured = true;  // false: left out (--no-reference)
+  std::function<void()> fresh;
+  std::function<uint64_t()> run;
+  const uint64_t* blocks = nullptr;  // after a run: its model blocks (ptprof's rows)
+  const std::string* note = nullptr;  // after a run: what it says about the decode
+};
+
+// Runs every row 1 + repeat times: first once after `fresh` emptied its caches (cold), then
+// `repeat` times with what its first run left in them (warm, the best kept). Back to back, each
+// row's runs follow one another; interleaved, the rows take turns (a round of every row, then
+// the next round), so that they see the same spells of a machine whose speed moves within
+// minutes and their ratios do not follow which row ran in a slow one.
+std::vector<Measurement> MeasureRows(const std::vector<Row>& rows, int repeat, bool interleave) {
+  std::vector<Measurement> results(rows.size());
+  for (size_t r = 0; r < rows.size(); ++r) {
+    results[r].name = rows[r].name;
+    if (!rows[r].measured) results[r].cold = results[r].warm = 1e30;
+    else if (interleave) rows[r].fresh();
   }
-  fresh();
-  for (int i = 0; i <= repeat; ++i) {
+  // (round, row) in the order they run.
+  std::vector<std::pair<int, size_t>> order;
+  for (size_t r = 0; r < rows.size() && !interleave; ++r)
+    for (int round = 0; round <= repeat; ++round) order.emplace_back(round, r);
+  for (int round = 0; round <= repeat && interleave; ++round)
+    for (size_t r = 0; r < rows.size(); ++r) order.emplace_back(round, r);
+  for (const auto& [round, r] : order) {
+    if (!rows[r].measured) continue;
+    if (!interleave && round == 0) rows[r].fresh();
+    Measurement& m = results[r];
     const double cpu_start = ProcessCpuSeconds();
-    auto start = std::chrono::steady_clock::now();
-    m.insns = run();
-    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const auto start = std::chrono::steady_clock::now();
+    m.insns = rows[r].run();
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double cpu = ProcessCpuSeconds() - cpu_start;
-    if (i == 0) {
+    if (round == 0) {
       m.cold = s;
     } else if (s < m.warm) {
       m.warm = s;
       m.warm_cpu = cpu;
     }
+    if (rows[r].blocks) m.blocks = *rows[r].blocks;
+    if (rows[r].note) m.note = *rows[r].note;
+    // Back to back, a row's caches go once its runs are done (one row's at a time).
+    if (!interleave && round == repeat) rows[r].fresh();
   }
-  if (blocks) m.blocks = *blocks;
-  return m;
+  return results;
 }
 
 }  // namespace
@@ -180,6 +210,7 @@ int main(int argc, char** argv) {
   std::string consumer = "both";  // on 2+ threads: a consumer in parts, one stream, or both
   bool reference = true;
   bool verify = false;
+  bool interleave = false;
   std::string input, stream_name;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -191,14 +222,15 @@ int main(int argc, char** argv) {
     else if (arg == "--consumer" && i + 1 < argc) consumer = argv[++i];
     else if (arg == "--no-reference") reference = false;
     else if (arg == "--verify") verify = true;
+    else if (arg == "--interleave") interleave = true;
     else if (input.empty() && !arg.empty() && arg[0] != '-') input = arg;
     else {
-      std::fprintf(stderr, "usage: parallel_bench [--repeat N] [--jobs N]... [--psb-segment BYTES]... [--engine fast|libipt] [--consumer parts|one|both] [--stream NAME] [--no-reference] [--verify] INPUT\n");
+      std::fprintf(stderr, "usage: parallel_bench [--repeat N] [--jobs N]... [--psb-segment BYTES]... [--engine fast|libipt] [--consumer parts|one|both] [--stream NAME] [--no-reference] [--verify] [--interleave] INPUT\n");
       return 2;
     }
   }
   if (input.empty()) {
-    std::fprintf(stderr, "usage: parallel_bench [--repeat N] [--jobs N]... [--psb-segment BYTES]... [--engine fast|libipt] [--consumer parts|one|both] [--stream NAME] [--no-reference] [--verify] INPUT\n");
+    std::fprintf(stderr, "usage: parallel_bench [--repeat N] [--jobs N]... [--psb-segment BYTES]... [--engine fast|libipt] [--consumer parts|one|both] [--stream NAME] [--no-reference] [--verify] [--interleave] INPUT\n");
     return 2;
   }
   if (consumer != "parts" && consumer != "one" && consumer != "both") {
@@ -226,21 +258,18 @@ int main(int argc, char** argv) {
   const std::span<const uint8_t> trace = session->stream_bytes[stream];
   const pt::PtParams params = session->params();
 
-  std::vector<Measurement> results;
-  // Each row's caches: made by its first (cold) run, kept for the others (warm).
+  // The rows, each with its own caches (made by its first, cold, run; kept for the others).
+  std::vector<Row> rows;
   std::unique_ptr<pt::PtImageCache> libipt_images;
-  results.push_back(Measure("libipt block decoder (reference)", reference ? repeat : -1,
-                            [&] { libipt_images.reset(); }, [&]() -> uint64_t {
+  rows.push_back(Row{"libipt block decoder (reference)", reference,
+                     [&] { libipt_images.reset(); }, [&]() -> uint64_t {
     if (!libipt_images) {
       libipt_images = std::make_unique<pt::PtImageCache>();
       if (!libipt_images->AddAll(session->images)) return 0;
     }
     auto count = pt::RunLibiptDirectly(trace, *libipt_images, params, false);
     return count ? count->insns : 0;
-  }));
-  uint64_t last_blocks = 0;
-  std::unique_ptr<pt::fast::CodeGraphPool> graphs;
-  const auto fresh_graphs = [&] { graphs.reset(); };
+  }});
   // --verify: the digest of a decode as the row decodes (its caches fresh, as for a cold run).
   auto digest_of = [&](unsigned n, uint64_t segment, pt::FlowEngine engine,
                        bool in_parts = true) -> uint64_t {
@@ -258,64 +287,75 @@ int main(int argc, char** argv) {
                ? sink.digest
                : 1;
   };
-  auto ptprof = [&](unsigned n, uint64_t segment, std::string& note,
-                    pt::FlowEngine engine = pt::FlowEngine::kLibipt, bool in_parts = true) {
-    return [&, n, segment, engine, in_parts]() -> uint64_t {
-      if (!graphs) graphs = std::make_unique<pt::fast::CodeGraphPool>();
+  // A ptprof row's state: its code graphs, and what its last run counted and said.
+  struct PtprofRow {
+    std::unique_ptr<pt::fast::CodeGraphPool> graphs;
+    uint64_t blocks = 0;
+    std::string note;
+  };
+  std::deque<PtprofRow> ptprof_rows;
+  std::vector<std::function<uint64_t()>> digests(1);  // per row (the reference has none)
+  auto add_ptprof = [&](const std::string& name, bool measured, unsigned n, uint64_t segment,
+                        pt::FlowEngine engine, bool in_parts) {
+    PtprofRow& state = ptprof_rows.emplace_back();
+    Row row;
+    row.name = name;
+    row.measured = measured;
+    row.fresh = [&state] { state.graphs.reset(); };
+    row.run = [&, n, segment, engine, in_parts]() -> uint64_t {
+      if (!state.graphs) state.graphs = std::make_unique<pt::fast::CodeGraphPool>();
       pt::FlowRequest request;
       request.params = params;
       request.jobs = n;
       request.segment_bytes = segment;
       request.engine = engine;
-      request.graphs = graphs.get();
+      request.graphs = state.graphs.get();
       CountingSink sink;
       OneStream one{sink};
       auto summary = pt::DecodeFlow(trace, session->images, request,
                                     in_parts ? static_cast<EventSink&>(sink) : one);
       if (!summary) return 0;
-      note = std::to_string(summary->segments) + " segments" +
-             (summary->sequential_because.empty() ? "" : "; sequential: " + summary->sequential_because);
+      state.note = std::to_string(summary->segments) + " segments" +
+                   (summary->sequential_because.empty() ? "" : "; sequential: " + summary->sequential_because);
       if (engine == pt::FlowEngine::kFast)
-        note += "; fast " + std::to_string(summary->fast_segments) + ", libipt " +
-                std::to_string(summary->libipt_segments) +
-                (summary->fallback_because.empty() ? "" : " (" + summary->fallback_because + ")");
-      last_blocks = sink.blocks;
+        state.note += "; fast " + std::to_string(summary->fast_segments) + ", libipt " +
+                      std::to_string(summary->libipt_segments) +
+                      (summary->fallback_because.empty() ? "" : " (" + summary->fallback_because + ")");
+      state.blocks = sink.blocks;
       return sink.insns;
     };
+    row.blocks = &state.blocks;
+    row.note = &state.note;
+    rows.push_back(std::move(row));
+    digests.push_back(measured ? std::function<uint64_t()>([=, &digest_of] {
+      return digest_of(n, segment, engine, in_parts);
+    }) : std::function<uint64_t()>());
   };
-  std::string note1;
-  results.push_back(
-      Measure("ptprof libipt, 1 thread", reference ? repeat : -1, fresh_graphs, ptprof(1, 0, note1),
-              &last_blocks));
-  const uint64_t reference_blocks = last_blocks;
-  results.back().note = note1;
-  if (reference) results.back().digest = digest_of(1, 0, pt::FlowEngine::kLibipt);
-  const uint64_t reference_digest = results.back().digest;
+  // ptprof on libipt, one thread, in one piece: the reference for blocks and events.
+  add_ptprof("ptprof libipt, 1 thread", reference, 1, 0, pt::FlowEngine::kLibipt, true);
   for (pt::FlowEngine engine : {pt::FlowEngine::kLibipt, pt::FlowEngine::kFast}) {
     const std::string engine_name = engine == pt::FlowEngine::kFast ? "fast" : "libipt";
     if (!only_engine.empty() && only_engine != engine_name) continue;
     for (unsigned n : jobs) {
       if (n == 1 && engine == pt::FlowEngine::kLibipt) continue;  // measured above
       for (uint64_t segment : segment_sizes) {
-        std::string note;
         std::string name = "ptprof " + engine_name + ", " + std::to_string(n) + " thread" + (n == 1 ? "" : "s");
         if (segment) name += ", " + std::to_string(segment >> 10) + " KiB";
-        if (n == 1 || consumer != "one") {
-          results.push_back(
-              Measure(name, repeat, fresh_graphs, ptprof(n, segment, note, engine), &last_blocks));
-          results.back().note = note;
-          results.back().digest = digest_of(n, segment, engine);
-        }
+        if (n == 1 || consumer != "one") add_ptprof(name, true, n, segment, engine, true);
         if (n == 1 || consumer == "parts") continue;
         // The same with a consumer that takes one ordered stream (every event passes the
         // stitching thread), as the consumers that do not take their stream in parts do.
-        results.push_back(Measure(name + ", one stream", repeat, fresh_graphs,
-                                  ptprof(n, segment, note, engine, false), &last_blocks));
-        results.back().note = note;
-        results.back().digest = digest_of(n, segment, engine, false);
+        add_ptprof(name + ", one stream", true, n, segment, engine, false);
       }
     }
   }
+  std::vector<Measurement> results = MeasureRows(rows, repeat, interleave);
+  const uint64_t reference_blocks = results[1].blocks;
+  if (verify && reference) {
+    for (size_t r = 1; r < results.size(); ++r)
+      if (digests[r]) results[r].digest = digests[r]();
+  }
+  const uint64_t reference_digest = results[1].digest;
 
   const double mb = static_cast<double>(trace.size()) / 1e6;
   const Measurement& ref = results.front();
