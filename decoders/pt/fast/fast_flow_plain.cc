@@ -168,8 +168,8 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeTntRun(FlowToModel& model, TntRuns
       found = &runs.Find(block, state, top, mode_, speculative_, bits, pending);
   }
   const TntRun& run = *found;
-  if (previous) previous->Followed(&run);
   if (run.core.blocks == 0) return RunStep::kNone;
+  if (previous) previous->Followed(&run);
   Prefetch(run.follow);  // likely the next run
   const uint64_t after = qry_->Offset();
   UpdateTime(after);

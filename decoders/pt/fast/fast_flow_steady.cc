@@ -52,8 +52,8 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeSteadyRuns(FlowToModel& model, Tnt
     return RefillFailed(model, block, returns, refilled, walk, offset, status);
   };
   for (;;) {
-    const TntRun* run = previous ? previous->follow : nullptr;
-    if (run && (run->start != block || run->core.blocks == 0)) run = nullptr;
+    const TntRun* run = previous ? previous->follow : nullptr;  // never one with an empty core
+    if (run && run->start != block) run = nullptr;
     bool returns = false;
     if (run) {
       returns = run->pops;  // a run from a return takes the caller's address
@@ -97,11 +97,7 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeSteadyRuns(FlowToModel& model, Tnt
       }
       returns = kind == X86Kind::kRetNear;
     }
-    // The caller's return address on top of the stack: in the key of a run from a return, and
-    // of one that returns past its own calls.
-    const bool has_top = !ReturnStackEmpty();
-    if (returns && !has_top) break;
-    const uint64_t top = has_top ? TopReturn() : 0;
+    if (returns && ReturnStackEmpty()) break;
     // With no bits pending, the next TNT-8 packet's bits are the key, read from its byte: the
     // packet is read (RefillTnt) only once the run is known, and when the run takes all its bits,
     // read and taken in one step.
@@ -110,14 +106,19 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeSteadyRuns(FlowToModel& model, Tnt
     const uint64_t state =
         fresh ? TntRuns::Tnt8State(qry_->NextTnt8(), speculative_)
               : TntRuns::State(qry_->PendingBitValues(), qry_->PendingBits(), speculative_);
-    if (!run || run->state != state || (run->ret != 0 && run->ret != top)) {
+    if (!run || run->state != state ||
+        (run->ret != 0 && (ReturnStackEmpty() || run->ret != TopReturn()))) {
+      // The caller's return address on top of the stack: in the key of a run from a return, and
+      // of one that returns past its own calls.
+      const bool has_top = !ReturnStackEmpty();
+      const uint64_t top = has_top ? TopReturn() : 0;
       run = previous ? previous->SecondFollow(block, state, has_top, top) : nullptr;
       if (!run) {
         run = runs.Known(block, state, returns ? top : 0);
         // One that stops before returning to the caller: the one keyed by it goes on (built by
         // TakeTntRun when not yet).
         if (run && run->extends && has_top) run = runs.Known(block, state, top);
-        if (run && previous) previous->Followed(run);
+        if (run && previous && run->core.blocks != 0) previous->Followed(run);
       }
       if (!run || run->core.blocks == 0) {
         if (!fresh) break;
@@ -126,7 +127,7 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeSteadyRuns(FlowToModel& model, Tnt
         break;
       }
     }
-    if (fresh && run->bits == TntRuns::StateBits(state)) {
+    if (fresh && run->whole) {
       const int took = qry_->TakeWholeTnt8();
       if (took < 0) return refill_failed(took, returns);
       if (took > 0) break;  // a status follows the bits: left pending

@@ -133,6 +133,7 @@ TntRun* TntRuns::Build(const CodeBlock* start, uint64_t state, uint64_t ret, pt_
     if (!trailing) {
       head.core = stop;
       head.bits = static_cast<uint8_t>(count - pending);
+      head.whole = pending == 0;
     }
     head.all = stop;
     head.ends_in_tip = tip;
@@ -145,6 +146,7 @@ TntRun* TntRuns::Build(const CodeBlock* start, uint64_t state, uint64_t ret, pt_
     ops.clear();
     head.all = RunStop();
     head.extends = false;
+    head.whole = false;
   }
   const size_t bytes = sizeof(TntRun) + blocks.size() * sizeof(RunBlock) +
                        ops.size() * sizeof(uint64_t);

@@ -63,13 +63,14 @@ struct TntRun {
   // Keyed without the caller's address, the run stopped before a return to it with bits left:
   // the run keyed with the address (when the caller has one) goes on through that return.
   bool extends = false;
+  bool whole = false;  // the core takes all the key's bits
   RunStop core;              // core.blocks == 0: no run
   RunStop all;
   // For a run that ends in a TIP: where the TIP went the last time.
   mutable TipMemo tip;
   // The runs taken right after this one the last two times (loops repeat them, and a loop whose
   // TNT packets alternate between two patterns repeats two): checked before the table, whose
-  // lookup misses the cache. `follow` is the latest.
+  // lookup misses the cache. `follow` is the latest. Never a run with an empty core.
   mutable const TntRun* follow = nullptr;
   mutable const TntRun* follow2 = nullptr;
 
@@ -88,8 +89,8 @@ struct TntRun {
     follow = run;
     return run;
   }
-  // Notes `run` as taken right after this one. Written only when it changes: the line is shared
-  // with threads expanding this run.
+  // Notes `run` (its core not empty) as taken right after this one. Written only when it
+  // changes: the line is shared with threads expanding this run.
   void Followed(const TntRun* run) const {
     if (follow == run) return;
     follow2 = follow;

@@ -25,6 +25,7 @@ TEST_CASE("A taken branch, a call, its return and a syscall the TIP decides", "[
   REQUIRE(run.core.blocks == 3);
   REQUIRE(run.all.blocks == 4);
   CHECK(run.bits == 2);
+  CHECK(run.whole);  // all the key's bits
   CHECK_FALSE(run.pops);
   CHECK(run.blocks()[0].first_ip == 0x1000);
   CHECK(run.blocks()[0].span == 1);
@@ -94,6 +95,7 @@ TEST_CASE("Without a return address, a run stops before a return to the caller",
   const fast::TntRun& run = runs.Find(graph.At(0x1000), 0, ptem_64bit, false, 0b011, 3);
   REQUIRE(run.core.blocks == 3);
   CHECK(run.bits == 2);
+  CHECK_FALSE(run.whole);
   CHECK(run.all.blocks == run.core.blocks);  // bits are left: no trailing part
   CHECK(run.core.next_ip == 0x100a);
 }
