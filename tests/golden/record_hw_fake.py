@@ -7,7 +7,7 @@ the PT bytes, which a fake kernel (src/record/intel_pt/fake_aux_kernel.h) replay
 recording of the same static, non-PIE program, so the snapshots decode against the real
 process's binary. The intel_pt PMU's sysfs is the Skylake fixture tree.
 
-Checks: exactly one snapshot per slow nanosleep(60 ms) among thousands of fast calls (a fast call
+Checks: exactly one snapshot per slow nanosleep(200 ms) among thousands of fast calls (a fast call
 the busy host slowed past 1 ms is reported, not counted; fewer only when the recorder says the
 kernel dropped trigger events), each naming the trigger, the thread,
 the time and the latency; each snapshot holds at most --pre bytes and decodes with symbols, its
@@ -30,11 +30,12 @@ WORKLOAD = os.path.join(BUILD, "src", "record", "workload_slow_syscall_static")
 SYSFS = os.path.join(SOURCE, "tests", "fixtures", "sysfs", "intel_pt-skylake-6.8")
 TRIGGER = "syscall-latency>1ms:nanosleep"
 PRE = 16384
-ARGS = ["4", "2000", "60"]
-# A slow call sleeps 60 ms, and the kernel never ends a nanosleep early: a snapshot whose latency
+ARGS = ["4", "2000", "200"]
+# A slow call sleeps 200 ms, and the kernel never ends a nanosleep early: a snapshot whose latency
 # is at least this is one of the slow calls. A fast call would need the loaded host to keep the
-# program off the CPU for 60 ms to look like one.
-SLOW_NS = 60_000_000
+# program off the CPU for 200 ms to look like one (60 ms did happen, with the test suite and a
+# benchmark sharing the two CPUs).
+SLOW_NS = 200_000_000
 
 passed = failed = 0
 
@@ -162,7 +163,7 @@ def main():
         check("--max-snapshots 2: two snapshots", n == 2, f"{n}; {r.stderr.strip()}")
 
         data = os.path.join(tmp, "hw.data")
-        r = record_hw(data, replay, "--snapshot-on", "syscall-latency>50ms:nanosleep")
+        r = record_hw(data, replay, "--snapshot-on", "syscall-latency>150ms:nanosleep")
         info = manifest(data) if r.returncode == 0 else None
         streams = len(info.get("streams", [])) if info else -1
         check("-o X.data writes a perf.data ptprof reads: one AUX buffer per snapshot (4)",
