@@ -108,6 +108,19 @@ class FastFlowDecoder {
     if (ret_bottom_ == ret_top_) ret_bottom_ = ret_bottom_ == kRetStackSize ? 0 : ret_bottom_ + 1;
   }
   bool ReturnStackEmpty() const { return ret_top_ == ret_bottom_; }
+  // The top of the return stack as a run's key may hold it (its two top addresses).
+  CallerTops Caller() const {
+    CallerTops caller;
+    if (ret_top_ == ret_bottom_) return caller;
+    const uint8_t top = ret_top_ ? ret_top_ - 1 : kRetStackSize;
+    caller.top = retstack_[top];
+    caller.depth = 1;
+    if (top != ret_bottom_) {
+      caller.second = retstack_[top ? top - 1 : kRetStackSize];
+      caller.depth = 2;
+    }
+    return caller;
+  }
   uint64_t TopReturn() const { return retstack_[ret_top_ ? ret_top_ - 1 : kRetStackSize]; }
   uint64_t PopReturn() {
     ret_top_ = ret_top_ ? ret_top_ - 1 : kRetStackSize;

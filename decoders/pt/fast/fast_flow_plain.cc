@@ -142,11 +142,11 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeTntRun(FlowToModel& model, TntRuns
     if (IsDirectCallOrJump(block->last)) return RunStep::kNone;
     return TakeTipBlock(model, block, walk, offset, status);
   }
-  // The caller's return address on top of the stack: in the key of a run from a return, and of
-  // one that returns past its own calls.
-  const bool has_top = !ReturnStackEmpty();
-  if (kind == X86Kind::kRetNear && !has_top) return RunStep::kNone;  // the plain walk reports it
-  const uint64_t top = has_top ? TopReturn() : 0;
+  // The caller's return addresses on top of the stack: in the key of a run from a return, and
+  // of one that returns past its own calls.
+  const CallerTops caller = Caller();
+  // A return with none: the plain walk reports it.
+  if (kind == X86Kind::kRetNear && caller.depth == 0) return RunStep::kNone;
   if (!qry_->HasTntBits()) {
     // Where the plain walk asks for this block's bit.
     const int refilled = qry_->RefillTnt();
@@ -156,16 +156,19 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeTntRun(FlowToModel& model, TntRuns
   const uint32_t pending = qry_->PendingBits();
   const uint64_t state = TntRuns::State(qry_->PendingBitValues(), pending, speculative_);
   const TntRun* predicted = previous ? previous->follow : nullptr;
-  if (predicted && !predicted->Fits(block, state, has_top, top))
-    predicted = previous->SecondFollow(block, state, has_top, top);
+  if (predicted && !predicted->Fits(block, state, caller))
+    predicted = previous->SecondFollow(block, state, caller);
   const TntRun* found = predicted;
   if (!found) {
     const uint64_t bits = qry_->PendingBitValues();
-    found = &runs.Find(block, state, kind == X86Kind::kRetNear ? top : 0, mode_, speculative_,
-                       bits, pending);
-    // One that stops before returning to the caller: the one keyed by it goes on.
-    if (found->extends && has_top)
-      found = &runs.Find(block, state, top, mode_, speculative_, bits, pending);
+    found = &runs.Find(block, state,
+                       kind == X86Kind::kRetNear ? CallerKey(caller.top) : CallerKey(), mode_,
+                       speculative_, bits, pending);
+    // One that stops before returning past the caller's addresses in its key: the one keyed
+    // with one more goes on.
+    CallerKey deeper;
+    while (found->extends && TntRuns::DeeperKey(*found, caller, deeper))
+      found = &runs.Find(block, state, deeper, mode_, speculative_, bits, pending);
   }
   const TntRun& run = *found;
   if (run.core.blocks == 0) return RunStep::kNone;

@@ -106,18 +106,18 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeSteadyRuns(FlowToModel& model, Tnt
     const uint64_t state =
         fresh ? TntRuns::Tnt8State(qry_->NextTnt8(), speculative_)
               : TntRuns::State(qry_->PendingBitValues(), qry_->PendingBits(), speculative_);
-    if (!run || run->state != state ||
-        (run->ret != 0 && (ReturnStackEmpty() || run->ret != TopReturn()))) {
-      // The caller's return address on top of the stack: in the key of a run from a return, and
-      // of one that returns past its own calls.
-      const bool has_top = !ReturnStackEmpty();
-      const uint64_t top = has_top ? TopReturn() : 0;
-      run = previous ? previous->SecondFollow(block, state, has_top, top) : nullptr;
+    if (!run || run->state != state || (run->ret != 0 && !run->FitsCaller(Caller()))) {
+      // The caller's return addresses on top of the stack: in the key of a run from a return,
+      // and of one that returns past its own calls.
+      const CallerTops caller = Caller();
+      run = previous ? previous->SecondFollow(block, state, caller) : nullptr;
       if (!run) {
-        run = runs.Known(block, state, returns ? top : 0);
-        // One that stops before returning to the caller: the one keyed by it goes on (built by
-        // TakeTntRun when not yet).
-        if (run && run->extends && has_top) run = runs.Known(block, state, top);
+        run = runs.Known(block, state, returns ? CallerKey(caller.top) : CallerKey());
+        // One that stops before returning past the caller's addresses in its key: the one keyed
+        // with one more goes on (built by TakeTntRun when not yet).
+        CallerKey deeper;
+        while (run && run->extends && TntRuns::DeeperKey(*run, caller, deeper))
+          run = runs.Known(block, state, deeper);
         if (run && previous && run->core.blocks != 0) previous->Followed(run);
       }
       if (!run || run->core.blocks == 0) {

@@ -18,9 +18,9 @@ void* TntRuns::Allocate(size_t bytes) {
   return slabs_.Carve(bytes, alignof(TntRun));  // packed one after the other, as built
 }
 
-const TntRun& TntRuns::Add(size_t i, const CodeBlock* start, uint64_t state, uint64_t ret,
+const TntRun& TntRuns::Add(size_t i, const CodeBlock* start, uint64_t state, CallerKey caller,
                            pt_exec_mode mode, bool speculative, uint64_t bits, uint32_t count) {
-  table_[i] = Build(start, state, ret, mode, speculative, bits, count);
+  table_[i] = Build(start, state, caller, mode, speculative, bits, count);
   const TntRun& run = *table_[i];
   if (++size_ * 2 > table_.size()) Grow();
   return run;
@@ -32,18 +32,21 @@ void TntRuns::Grow() {
   mask_ = table_.size() - 1;
   for (TntRun* run : old) {
     if (!run) continue;
-    size_t i = Hash(run->start, run->state ^ run->ret) & mask_;
+    size_t i = Hash(run->start, run->state, CallerKey(run->ret, run->ret2)) & mask_;
     while (table_[i]) i = (i + 1) & mask_;
     table_[i] = run;
   }
 }
 
-TntRun* TntRuns::Build(const CodeBlock* start, uint64_t state, uint64_t ret, pt_exec_mode mode,
-                       bool speculative, uint64_t bits, uint32_t count) {
+TntRun* TntRuns::Build(const CodeBlock* start, uint64_t state, CallerKey caller,
+                       pt_exec_mode mode, bool speculative, uint64_t bits, uint32_t count) {
   TntRun head;
   head.start = start;
   head.state = state;
-  head.ret = ret;
+  head.ret = caller.ret;
+  head.ret2 = caller.ret2;
+  // The caller's addresses the run may return to, in order.
+  const uint32_t caller_addresses = head.ret == 0 ? 0 : head.ret2 == 0 ? 1 : 2;
   std::vector<RunBlock>& blocks = blocks_;
   std::vector<uint64_t>& ops = ops_;
   blocks.clear();
@@ -62,7 +65,7 @@ TntRun* TntRuns::Build(const CodeBlock* start, uint64_t state, uint64_t ret, pt_
   const CodeBlock* block = start;
   uint32_t pending = count;
   bool trailing = false;  // past the last bit: only direct calls and jumps go on
-  bool popped_caller = false;  // returned to `ret`
+  uint32_t caller_pops = 0;  // returns to the caller's addresses
   uint64_t insns = 0;
   for (;;) {
     if (!block || block->ninsn > kMaxBlockInsns || block->last_ip < block->first_ip ||
@@ -92,15 +95,15 @@ TntRun* TntRuns::Build(const CodeBlock* start, uint64_t state, uint64_t ret, pt_
         next_ip = stack.back();
         stack.pop_back();
         ops.push_back(TntRun::kPop);
-      } else if (ret != 0 && !popped_caller) {
+      } else if (caller_pops < caller_addresses) {
         // The caller's return address, in the key: the first block's return takes it before the
         // run's operations, a later one in their order.
-        next_ip = ret;
-        popped_caller = true;
+        next_ip = caller_pops == 0 ? head.ret : head.ret2;
         if (blocks.empty()) head.pops = true;
         else ops.push_back(TntRun::kPop);
+        ++caller_pops;
       } else {
-        head.extends = ret == 0 && !blocks.empty();
+        head.extends = caller_addresses < 2 && !blocks.empty();
         break;
       }
       pending -= 1;

@@ -7,14 +7,14 @@
 //
 // A run walks the code graph exactly as FastFlowDecoder's plain walk would: direct calls and
 // jumps without trace, a conditional branch per bit, a compressed return per bit (to a return
-// address pushed inside the run, or, once, to the address on top of the caller's return stack,
-// which is then part of the key). It stops before anything else: a branch that needs a TIP, any
-// other return to an address pushed before the run (a run keyed without the caller's address
-// says so: the run keyed with it goes on), a return whose bit says not taken (an error the plain
-// walk reports), code it cannot read, a block the model cannot hold. After the last bit it goes on through direct calls and jumps (the trailing part),
-// which the caller takes only when no event waits there; the trailing part may end with a
-// branch a TIP decides (an indirect jump or call, a far branch), which the caller asks the trace
-// for.
+// address pushed inside the run, or to the addresses on top of the caller's return stack, up to
+// two, which are then part of the key). It stops before anything else: a branch that needs a
+// TIP, any other return to an address pushed before the run (a run keyed with fewer than two of
+// the caller's addresses says so: the run keyed with one more goes on), a return whose bit says
+// not taken (an error the plain walk reports), code it cannot read, a block the model cannot
+// hold. After the last bit it goes on through direct calls and jumps (the trailing part), which
+// the caller takes only when no event waits there; the trailing part may end with a branch a TIP
+// decides (an indirect jump or call, a far branch), which the caller asks the trace for.
 #include <array>
 #include <bit>
 #include <cstddef>
@@ -48,20 +48,39 @@ struct RunStop {
 };
 static_assert(sizeof(RunStop) == 40);
 
+// The caller's return addresses a run's key holds: the one on top of the caller's return stack
+// (0: none, the run stops before returning past its own calls) and, with it, the one below
+// (0: none, it stops before a second such return). The run returns to them in that order.
+struct CallerKey {
+  CallerKey(uint64_t top = 0, uint64_t second = 0) : ret(top), ret2(second) {}
+  uint64_t ret;
+  uint64_t ret2;
+  bool operator==(const CallerKey&) const = default;
+};
+
+// The top of the caller's return stack where a run is looked for: its two top addresses, and
+// how many of them there are.
+struct CallerTops {
+  uint64_t top = 0;
+  uint64_t second = 0;
+  uint8_t depth = 0;  // 0, 1, or 2 for two or more
+};
+
 // One run, in one allocation: this header, then its packed blocks, then its return stack
 // operations (the run's calls and returns, in order).
 struct TntRun {
-  // The key: the first block, the pending bits (count, values, speculative) and the address on
-  // top of the caller's return stack, which the run returns to once when it returns past its own
-  // calls (0: it stops before such a return). A run whose first block returns has it.
+  // The key: the first block, the pending bits (count, values, speculative) and the caller's
+  // return addresses the run returns to when it returns past its own calls (CallerKey: up to
+  // two; it stops before a return past them). A run whose first block returns has one at least.
   const CodeBlock* start = nullptr;
   uint64_t state = 0;
   uint64_t ret = 0;
+  uint64_t ret2 = 0;
   bool pops = false;         // the first block returns: one address comes off the caller's stack
   bool ends_in_tip = false;  // the last block's branch needs a TIP
   uint8_t bits = 0;          // bits taken by the core (at most 63)
-  // Keyed without the caller's address, the run stopped before a return to it with bits left:
-  // the run keyed with the address (when the caller has one) goes on through that return.
+  // Keyed with less than two of the caller's addresses, the run stopped before a return past
+  // them with bits left: the run keyed with one more (when the caller has it) goes on.
   bool extends = false;
   bool whole = false;  // the core takes all the key's bits
   RunStop core;              // core.blocks == 0: no run
@@ -74,17 +93,21 @@ struct TntRun {
   mutable const TntRun* follow = nullptr;
   mutable const TntRun* follow2 = nullptr;
 
-  // Whether this run walks what the plain walk would from `at` with `pending` bits (a State),
-  // `top` on top of the caller's return stack (`has_top` false: it is empty): its key's, or its
-  // key holds no caller's address.
-  bool Fits(const CodeBlock* at, uint64_t pending, bool has_top, uint64_t top) const {
-    return start == at && state == pending && (ret == 0 || (has_top && ret == top));
+  // Whether the caller's addresses in the key are those on its stack now (none: any stack).
+  bool FitsCaller(const CallerTops& caller) const {
+    return ret == 0 || (caller.depth != 0 && ret == caller.top &&
+                        (ret2 == 0 || (caller.depth > 1 && ret2 == caller.second)));
+  }
+  // Whether this run walks what the plain walk would from `at` with `pending` bits (a State)
+  // and `caller` on the caller's return stack.
+  bool Fits(const CodeBlock* at, uint64_t pending, const CallerTops& caller) const {
+    return start == at && state == pending && FitsCaller(caller);
   }
   // `follow2` when it Fits, which then becomes `follow`; else null.
-  const TntRun* SecondFollow(const CodeBlock* at, uint64_t pending, bool has_top,
-                             uint64_t top) const {
+  const TntRun* SecondFollow(const CodeBlock* at, uint64_t pending,
+                             const CallerTops& caller) const {
     const TntRun* run = follow2;
-    if (!run || !run->Fits(at, pending, has_top, top)) return nullptr;
+    if (!run || !run->Fits(at, pending, caller)) return nullptr;
     follow2 = follow;
     follow = run;
     return run;
@@ -137,24 +160,37 @@ class TntRuns {
   // The run from `start` (a block that ends in a conditional branch or a return) with `count`
   // bits pending (1 to 63), the next one the highest of the low `count` of `bits`. Its core is
   // empty when the first block cannot be walked this way.
-  // `ret` is the address on top of the caller's return stack, always given when `start` ends in
-  // a return, else given for the run that goes on where the run keyed with 0 `extends`; 0: a run
-  // that never returns past its own calls.
-  const TntRun& Find(const CodeBlock* start, uint64_t ret, pt_exec_mode mode, bool speculative,
-                     uint64_t bits, uint32_t count) {
-    return Find(start, State(bits, count, speculative), ret, mode, speculative, bits, count);
+  // `caller` holds the address on top of the caller's return stack, always given when `start`
+  // ends in a return, else given for the run that goes on where the run keyed without it
+  // `extends`; and the one below it for the run that goes on where the run keyed with the top
+  // one alone `extends`.
+  const TntRun& Find(const CodeBlock* start, CallerKey caller, pt_exec_mode mode,
+                     bool speculative, uint64_t bits, uint32_t count) {
+    return Find(start, State(bits, count, speculative), caller, mode, speculative, bits, count);
   }
   // Find, with the key's state already made (State).
-  const TntRun& Find(const CodeBlock* start, uint64_t state, uint64_t ret, pt_exec_mode mode,
+  const TntRun& Find(const CodeBlock* start, uint64_t state, CallerKey caller, pt_exec_mode mode,
                      bool speculative, uint64_t bits, uint32_t count) {
-    const size_t i = SlotOf(start, state, ret);
+    const size_t i = SlotOf(start, state, caller);
     if (const TntRun* run = table_[i]) return *run;
-    return Add(i, start, state, ret, mode, speculative, bits, count);
+    return Add(i, start, state, caller, mode, speculative, bits, count);
   }
 
   // The run of this key when one was built, else null (nothing is built).
-  const TntRun* Known(const CodeBlock* start, uint64_t state, uint64_t ret) const {
-    return table_[SlotOf(start, state, ret)];
+  const TntRun* Known(const CodeBlock* start, uint64_t state, CallerKey caller) const {
+    return table_[SlotOf(start, state, caller)];
+  }
+  // The key one level deeper than `run`'s, which `extends`, when `caller` has the address it
+  // needs; false when it has not (`run` is then the run to take).
+  static bool DeeperKey(const TntRun& run, const CallerTops& caller, CallerKey& deeper) {
+    if (run.ret == 0) {
+      if (caller.depth == 0) return false;
+      deeper = CallerKey(caller.top);
+      return true;
+    }
+    if (caller.depth < 2) return false;
+    deeper = CallerKey(run.ret, caller.second);
+    return true;
   }
 
   // The pending bits as a run's key holds them.
@@ -171,6 +207,9 @@ class TntRuns {
   size_t size() const { return size_; }
 
  private:
+  static size_t Hash(const CodeBlock* start, uint64_t state, const CallerKey& caller) {
+    return Hash(start, state ^ caller.ret ^ (caller.ret2 * 0xff51afd7ed558ccdull));
+  }
   static size_t Hash(const CodeBlock* start, uint64_t state) {
     const uint64_t h = (reinterpret_cast<uintptr_t>(start) >> 4) * 0x9e3779b97f4a7c15ull ^
                        state * 0xc2b2ae3d27d4eb4full;
@@ -178,17 +217,19 @@ class TntRuns {
   }
   // The table's slot holding the run of this key, or the empty one where it goes (open
   // addressing, linear probing: the table holds the runs, each run its key).
-  size_t SlotOf(const CodeBlock* start, uint64_t state, uint64_t ret) const {
-    size_t i = Hash(start, state ^ ret) & mask_;
+  size_t SlotOf(const CodeBlock* start, uint64_t state, const CallerKey& caller) const {
+    size_t i = Hash(start, state, caller) & mask_;
     for (const TntRun* run; (run = table_[i]) != nullptr; i = (i + 1) & mask_)
-      if (run->start == start && run->state == state && run->ret == ret) break;
+      if (run->start == start && run->state == state && run->ret == caller.ret &&
+          run->ret2 == caller.ret2)
+        break;
     return i;
   }
   // Builds the run for an empty slot `i` of the table and keeps it there (growing the table).
-  const TntRun& Add(size_t i, const CodeBlock* start, uint64_t state, uint64_t ret,
+  const TntRun& Add(size_t i, const CodeBlock* start, uint64_t state, CallerKey caller,
                     pt_exec_mode mode, bool speculative, uint64_t bits, uint32_t count);
   void Grow();
-  TntRun* Build(const CodeBlock* start, uint64_t state, uint64_t ret, pt_exec_mode mode,
+  TntRun* Build(const CodeBlock* start, uint64_t state, CallerKey caller, pt_exec_mode mode,
                 bool speculative, uint64_t bits, uint32_t count);
   // `bytes` for a run, carved from huge-page slabs (src/model/huge_slabs.h; a run larger than a
   // slab's quarter gets memory of its own): the runs are never freed one by one, and lie in the

@@ -100,25 +100,31 @@ TEST_CASE("Without a return address, a run stops before a return to the caller",
   CHECK(run.core.next_ip == 0x100a);
 }
 
-TEST_CASE("Keyed with the caller's address, a run returns to it once and goes on",
+TEST_CASE("Keyed with the caller's addresses, a run returns to them and goes on",
           "[tnt_runs]") {
   // 1000 je 1003; 1002 nop; 1003 ret; 1004 je 1007; 1006 nop; 1007 ret. A caller called 1000
-  // from before 1004 (its return address).
+  // from before 1004 (its return address), and its caller from before 2000.
   Graph graph({0x74, 0x01, 0x90, 0xc3, 0x74, 0x01, 0x90, 0xc3});
   fast::TntRuns& runs = graph.blocks->runs();
-  // Without the caller's address: the je, then it stops before the ret, and says so.
-  const fast::TntRun& short_run = runs.Find(graph.At(0x1000), 0, ptem_64bit, false, 0b111, 3);
+  const fast::CodeBlock* start = graph.At(0x1000);
+  const fast::CallerTops caller{0x1004, 0x2000, 2};
+  // Without the caller's addresses: the je, then it stops before the ret, and says so.
+  const fast::TntRun& short_run = runs.Find(start, 0, ptem_64bit, false, 0b1111, 4);
   REQUIRE(short_run.core.blocks == 1);
   CHECK(short_run.bits == 1);
   CHECK(short_run.extends);
   CHECK(short_run.core.next_ip == 0x1003);
-  // With it: the je, the ret to 1004 (an operation, after the run's own), the je at 1004; the
-  // second ret would pop the caller's stack again: it stops there.
-  const fast::TntRun& run = runs.Find(graph.At(0x1000), 0x1004, ptem_64bit, false, 0b111, 3);
+  fast::CallerKey deeper;
+  REQUIRE(fast::TntRuns::DeeperKey(short_run, caller, deeper));
+  CHECK(deeper == fast::CallerKey(0x1004));
+  CHECK_FALSE(fast::TntRuns::DeeperKey(short_run, fast::CallerTops{}, deeper));
+  // With the top one: the je, the ret to 1004 (an operation, after the run's own), the je at
+  // 1004; the second ret would pop the caller's stack again: it stops there, and says so.
+  const fast::TntRun& run = runs.Find(start, deeper, ptem_64bit, false, 0b1111, 4);
   REQUIRE(run.core.blocks == 3);
   CHECK(run.bits == 3);
   CHECK_FALSE(run.pops);
-  CHECK_FALSE(run.extends);
+  CHECK(run.extends);
   CHECK(run.blocks()[1].first_ip == 0x1003);
   CHECK(EndOf(run.blocks()[1]) == BlockEnd::kReturn);
   CHECK(run.blocks()[2].first_ip == 0x1004);
@@ -126,11 +132,27 @@ TEST_CASE("Keyed with the caller's address, a run returns to it once and goes on
   REQUIRE(run.core.ops == 1);
   CHECK(run.ops()[0] == fast::TntRun::kPop);
   CHECK(run.core.next_ip == 0x1007);
-  // It fits wherever that address is on top of the caller's stack; the short one fits anywhere.
-  CHECK(run.Fits(graph.At(0x1000), run.state, true, 0x1004));
-  CHECK_FALSE(run.Fits(graph.At(0x1000), run.state, true, 0x1008));
-  CHECK_FALSE(run.Fits(graph.At(0x1000), run.state, false, 0));
-  CHECK(short_run.Fits(graph.At(0x1000), run.state, false, 0));
+  REQUIRE(fast::TntRuns::DeeperKey(run, caller, deeper));
+  CHECK(deeper == fast::CallerKey(0x1004, 0x2000));
+  CHECK_FALSE(fast::TntRuns::DeeperKey(run, fast::CallerTops{0x1004, 0, 1}, deeper));
+  // With both: the second ret goes to 2000, where no code is: the run ends there.
+  const fast::TntRun& deep = runs.Find(start, deeper, ptem_64bit, false, 0b1111, 4);
+  REQUIRE(deep.core.blocks == 4);
+  CHECK(deep.bits == 4);
+  CHECK(deep.whole);
+  CHECK_FALSE(deep.extends);
+  REQUIRE(deep.core.ops == 2);
+  CHECK(deep.ops()[1] == fast::TntRun::kPop);
+  CHECK(deep.core.next_ip == 0x2000);
+  // Each fits where its addresses are on top of the caller's stack; the short one anywhere.
+  CHECK(run.Fits(start, run.state, fast::CallerTops{0x1004, 0, 1}));
+  CHECK(run.Fits(start, run.state, caller));
+  CHECK_FALSE(run.Fits(start, run.state, fast::CallerTops{0x1008, 0x2000, 2}));
+  CHECK_FALSE(run.Fits(start, run.state, fast::CallerTops{}));
+  CHECK(deep.Fits(start, run.state, caller));
+  CHECK_FALSE(deep.Fits(start, run.state, fast::CallerTops{0x1004, 0, 1}));
+  CHECK_FALSE(deep.Fits(start, run.state, fast::CallerTops{0x1004, 0x2008, 2}));
+  CHECK(short_run.Fits(start, run.state, fast::CallerTops{}));
   // A run from the ret takes the caller's address as its first pop, not an operation.
   const fast::TntRun& from_ret = runs.Find(graph.At(0x1003), 0x1004, ptem_64bit, false, 0b11, 2);
   REQUIRE(from_ret.core.blocks == 2);
@@ -176,7 +198,7 @@ TEST_CASE("A run remembers the two runs taken after it last, the latest first", 
   const fast::TntRun& b = runs.Find(graph.At(0x1000), 0, ptem_64bit, false, 0b11, 2);
   const fast::CodeBlock* start = graph.At(0x1000);
   CHECK(from.follow == nullptr);
-  CHECK(from.SecondFollow(start, a.state, false, 0) == nullptr);
+  CHECK(from.SecondFollow(start, a.state, fast::CallerTops{}) == nullptr);
   from.Followed(&a);
   CHECK(from.follow == &a);
   from.Followed(&a);  // unchanged: nothing written
@@ -185,9 +207,9 @@ TEST_CASE("A run remembers the two runs taken after it last, the latest first", 
   CHECK(from.follow == &b);
   CHECK(from.follow2 == &a);
   // The second one, when it fits, becomes the latest.
-  CHECK(from.SecondFollow(start, b.state, false, 0) == nullptr);  // that is the latest's
-  CHECK(from.SecondFollow(graph.At(0x1003), a.state, false, 0) == nullptr);  // another block
-  CHECK(from.SecondFollow(start, a.state, true, 0x1234) == &a);  // keyed without a caller's
+  CHECK(from.SecondFollow(start, b.state, fast::CallerTops{}) == nullptr);  // the latest's
+  CHECK(from.SecondFollow(graph.At(0x1003), a.state, fast::CallerTops{}) == nullptr);  // elsewhere
+  CHECK(from.SecondFollow(start, a.state, fast::CallerTops{0x1234, 0, 1}) == &a);  // no caller's
   CHECK(from.follow == &a);
   CHECK(from.follow2 == &b);
 }
