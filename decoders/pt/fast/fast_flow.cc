@@ -68,7 +68,7 @@ int FastFlowDecoder::SyncForward() {
   process_event_ = false;
   speculative_ = false;
   std::memset(&event_, 0, sizeof event_);
-  ret_top_ = ret_bottom_ = 0;
+  returns_.Clear();
   time_offset_ = UINT64_MAX;
   const int status = qry_->SyncForward(&ip_);
   if (status < 0) return status;

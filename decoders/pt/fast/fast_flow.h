@@ -69,7 +69,6 @@ class FastFlowDecoder {
     bool speculative = false;
     const X86Insn* last = nullptr;  // the instruction at end_ip (the caches never move it)
   };
-  static constexpr uint8_t kRetStackSize = 64;
 
   // --- libipt's block decoder, rule for rule (fast_flow.cc) ---
   int Unsupported(std::string why);
@@ -102,30 +101,11 @@ class FastFlowDecoder {
   uint64_t EmitWalk(FlowObserver& observer, const Walk& walk, uint64_t offset);
 
   // --- the return stack ---
-  void PushReturn(uint64_t ip) {
-    retstack_[ret_top_] = ip;
-    ret_top_ = ret_top_ == kRetStackSize ? 0 : ret_top_ + 1;
-    if (ret_bottom_ == ret_top_) ret_bottom_ = ret_bottom_ == kRetStackSize ? 0 : ret_bottom_ + 1;
-  }
-  bool ReturnStackEmpty() const { return ret_top_ == ret_bottom_; }
+  void PushReturn(uint64_t ip) { returns_.Push(ip); }
+  bool ReturnStackEmpty() const { return returns_.Empty(); }
   // The top of the return stack as a run's key may hold it (its two top addresses).
-  CallerTops Caller() const {
-    CallerTops caller;
-    if (ret_top_ == ret_bottom_) return caller;
-    const uint8_t top = ret_top_ ? ret_top_ - 1 : kRetStackSize;
-    caller.top = retstack_[top];
-    caller.depth = 1;
-    if (top != ret_bottom_) {
-      caller.second = retstack_[top ? top - 1 : kRetStackSize];
-      caller.depth = 2;
-    }
-    return caller;
-  }
-  uint64_t TopReturn() const { return retstack_[ret_top_ ? ret_top_ - 1 : kRetStackSize]; }
-  uint64_t PopReturn() {
-    ret_top_ = ret_top_ ? ret_top_ - 1 : kRetStackSize;
-    return retstack_[ret_top_];
-  }
+  CallerTops Caller() const { return returns_.Caller(); }
+  uint64_t PopReturn() { return returns_.Pop(); }
   // The return stack operations of a run, in order, as its calls and returns made them (inline:
   // the steady loop replays them for every run, most of which have none or a few).
   void ReplayReturns(const uint64_t* ops, uint32_t count) {
@@ -231,8 +211,7 @@ class FastFlowDecoder {
   bool speculative_ = false;  // inside a transaction (TSX)
   pt_event event_{};
   // The return stack for compressed returns: 64 entries, the oldest overwritten.
-  uint64_t retstack_[kRetStackSize + 1] = {};
-  uint8_t ret_top_ = 0, ret_bottom_ = 0;
+  ReturnStack returns_;
   // The decoder's time as last asked at offset time_offset_ (UpdateTime); UINT64_MAX: ask again.
   uint64_t time_offset_ = UINT64_MAX;
   uint64_t time_tsc_ = 0;

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "decoders/pt/fast/code_blocks.h"
+#include "decoders/pt/fast/return_stack.h"
 #include "src/model/block_batch.h"
 #include "src/model/huge_slabs.h"
 #include "src/model/run_ref.h"
@@ -56,14 +57,6 @@ struct CallerKey {
   uint64_t ret;
   uint64_t ret2;
   bool operator==(const CallerKey&) const = default;
-};
-
-// The top of the caller's return stack where a run is looked for: its two top addresses, and
-// how many of them there are.
-struct CallerTops {
-  uint64_t top = 0;
-  uint64_t second = 0;
-  uint8_t depth = 0;  // 0, 1, or 2 for two or more
 };
 
 // One run, in one allocation: this header, then its packed blocks, then its return stack
