@@ -158,19 +158,10 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeTntRun(FlowToModel& model, TntRuns
   const TntRun* predicted = previous ? previous->follow : nullptr;
   if (predicted && !predicted->Fits(block, state, caller))
     predicted = previous->SecondFollow(block, state, caller);
-  const TntRun* found = predicted;
-  if (!found) {
-    const uint64_t bits = qry_->PendingBitValues();
-    found = &runs.Find(block, state,
-                       kind == X86Kind::kRetNear ? CallerKey(caller.top) : CallerKey(), mode_,
-                       speculative_, bits, pending);
-    // One that stops before returning past the caller's addresses in its key: the one keyed
-    // with one more goes on.
-    CallerKey deeper;
-    while (found->extends && TntRuns::DeeperKey(*found, caller, deeper))
-      found = &runs.Find(block, state, deeper, mode_, speculative_, bits, pending);
-  }
-  const TntRun& run = *found;
+  const TntRun& run =
+      predicted ? *predicted
+                : runs.FindFor(block, state, kind == X86Kind::kRetNear, caller, mode_,
+                               speculative_, qry_->PendingBitValues(), pending);
   if (run.core.blocks == 0) return RunStep::kNone;
   if (previous) previous->Followed(&run);
   Prefetch(run.follow);  // likely the next run

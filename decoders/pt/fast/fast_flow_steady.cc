@@ -106,18 +106,14 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeSteadyRuns(FlowToModel& model, Tnt
     const uint64_t state =
         fresh ? TntRuns::Tnt8State(qry_->NextTnt8(), speculative_)
               : TntRuns::State(qry_->PendingBitValues(), qry_->PendingBits(), speculative_);
-    if (!run || run->state != state || (run->ret != 0 && !run->FitsCaller(Caller()))) {
+    if (!run || run->state != state || (run->caller.ret != 0 && !run->FitsCaller(Caller()))) {
       // The caller's return addresses on top of the stack: in the key of a run from a return,
       // and of one that returns past its own calls.
       const CallerTops caller = Caller();
       run = previous ? previous->SecondFollow(block, state, caller) : nullptr;
       if (!run) {
-        run = runs.Known(block, state, returns ? CallerKey(caller.top) : CallerKey());
-        // One that stops before returning past the caller's addresses in its key: the one keyed
-        // with one more goes on (built by TakeTntRun when not yet).
-        CallerKey deeper;
-        while (run && run->extends && TntRuns::DeeperKey(*run, caller, deeper))
-          run = runs.Known(block, state, deeper);
+        // (One on the way not built yet: TakeTntRun builds it.)
+        run = runs.KnownFor(block, state, returns, caller);
         if (run && previous && run->core.blocks != 0) previous->Followed(run);
       }
       if (!run || run->core.blocks == 0) {

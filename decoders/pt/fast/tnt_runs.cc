@@ -32,7 +32,7 @@ void TntRuns::Grow() {
   mask_ = table_.size() - 1;
   for (TntRun* run : old) {
     if (!run) continue;
-    size_t i = Hash(run->start, run->state, CallerKey(run->ret, run->ret2)) & mask_;
+    size_t i = Hash(run->start, run->state, run->caller) & mask_;
     while (table_[i]) i = (i + 1) & mask_;
     table_[i] = run;
   }
@@ -43,10 +43,9 @@ TntRun* TntRuns::Build(const CodeBlock* start, uint64_t state, CallerKey caller,
   TntRun head;
   head.start = start;
   head.state = state;
-  head.ret = caller.ret;
-  head.ret2 = caller.ret2;
+  head.caller = caller;
   // The caller's addresses the run may return to, in order.
-  const uint32_t caller_addresses = head.ret == 0 ? 0 : head.ret2 == 0 ? 1 : 2;
+  const uint32_t caller_addresses = caller.ret == 0 ? 0 : caller.ret2 == 0 ? 1 : 2;
   std::vector<RunBlock>& blocks = blocks_;
   std::vector<uint64_t>& ops = ops_;
   blocks.clear();
@@ -98,7 +97,7 @@ TntRun* TntRuns::Build(const CodeBlock* start, uint64_t state, CallerKey caller,
       } else if (caller_pops < caller_addresses) {
         // The caller's return address, in the key: the first block's return takes it before the
         // run's operations, a later one in their order.
-        next_ip = caller_pops == 0 ? head.ret : head.ret2;
+        next_ip = caller_pops == 0 ? caller.ret : caller.ret2;
         if (blocks.empty()) head.pops = true;
         else ops.push_back(TntRun::kPop);
         ++caller_pops;

@@ -67,8 +67,7 @@ struct TntRun {
   // two; it stops before a return past them). A run whose first block returns has one at least.
   const CodeBlock* start = nullptr;
   uint64_t state = 0;
-  uint64_t ret = 0;
-  uint64_t ret2 = 0;
+  CallerKey caller;
   bool pops = false;         // the first block returns: one address comes off the caller's stack
   bool ends_in_tip = false;  // the last block's branch needs a TIP
   uint8_t bits = 0;          // bits taken by the core (at most 63)
@@ -86,21 +85,23 @@ struct TntRun {
   mutable const TntRun* follow = nullptr;
   mutable const TntRun* follow2 = nullptr;
 
-  // Whether the caller's addresses in the key are those on its stack now (none: any stack).
-  bool FitsCaller(const CallerTops& caller) const {
-    return ret == 0 || (caller.depth != 0 && ret == caller.top &&
-                        (ret2 == 0 || (caller.depth > 1 && ret2 == caller.second)));
+  // Whether the caller's addresses in the key are those on its stack now, `tops` (none: any
+  // stack).
+  bool FitsCaller(const CallerTops& tops) const {
+    return caller.ret == 0 ||
+           (tops.depth != 0 && caller.ret == tops.top &&
+            (caller.ret2 == 0 || (tops.depth > 1 && caller.ret2 == tops.second)));
   }
   // Whether this run walks what the plain walk would from `at` with `pending` bits (a State)
-  // and `caller` on the caller's return stack.
-  bool Fits(const CodeBlock* at, uint64_t pending, const CallerTops& caller) const {
-    return start == at && state == pending && FitsCaller(caller);
+  // and `tops` on the caller's return stack.
+  bool Fits(const CodeBlock* at, uint64_t pending, const CallerTops& tops) const {
+    return start == at && state == pending && FitsCaller(tops);
   }
   // `follow2` when it Fits, which then becomes `follow`; else null.
   const TntRun* SecondFollow(const CodeBlock* at, uint64_t pending,
-                             const CallerTops& caller) const {
+                             const CallerTops& tops) const {
     const TntRun* run = follow2;
-    if (!run || !run->Fits(at, pending, caller)) return nullptr;
+    if (!run || !run->Fits(at, pending, tops)) return nullptr;
     follow2 = follow;
     follow = run;
     return run;
@@ -173,17 +174,40 @@ class TntRuns {
   const TntRun* Known(const CodeBlock* start, uint64_t state, CallerKey caller) const {
     return table_[SlotOf(start, state, caller)];
   }
-  // The key one level deeper than `run`'s, which `extends`, when `caller` has the address it
+  // The key one level deeper than `run`'s, which `extends`, when `tops` has the address it
   // needs; false when it has not (`run` is then the run to take).
-  static bool DeeperKey(const TntRun& run, const CallerTops& caller, CallerKey& deeper) {
-    if (run.ret == 0) {
-      if (caller.depth == 0) return false;
-      deeper = CallerKey(caller.top);
+  static bool DeeperKey(const TntRun& run, const CallerTops& tops, CallerKey& deeper) {
+    if (run.caller.ret == 0) {
+      if (tops.depth == 0) return false;
+      deeper = CallerKey(tops.top);
       return true;
     }
-    if (caller.depth < 2) return false;
-    deeper = CallerKey(run.ret, caller.second);
+    if (tops.depth < 2) return false;
+    deeper = CallerKey(run.caller.ret, tops.second);
     return true;
+  }
+  // The run to take from `start` (which ends in a return when `returns`) with `state` pending
+  // and `tops` on the caller's return stack: keyed with as many of the caller's addresses as its
+  // walk returns to, one key deeper while a run `extends` and `tops` has the address. Among the
+  // runs built; null when one on the way is not. (Inline: the steady loop asks it for every run
+  // its follows do not predict.)
+  [[gnu::always_inline]] const TntRun* KnownFor(const CodeBlock* start, uint64_t state,
+                                                bool returns, const CallerTops& tops) const {
+    const TntRun* run = Known(start, state, FirstKey(returns, tops));
+    CallerKey deeper;
+    while (run && run->extends && DeeperKey(*run, tops, deeper)) run = Known(start, state, deeper);
+    return run;
+  }
+  // KnownFor, building the runs it needs (the pending bits as Find takes them).
+  const TntRun& FindFor(const CodeBlock* start, uint64_t state, bool returns,
+                        const CallerTops& tops, pt_exec_mode mode, bool speculative,
+                        uint64_t bits, uint32_t count) {
+    const TntRun* run =
+        &Find(start, state, FirstKey(returns, tops), mode, speculative, bits, count);
+    CallerKey deeper;
+    while (run->extends && DeeperKey(*run, tops, deeper))
+      run = &Find(start, state, deeper, mode, speculative, bits, count);
+    return *run;
   }
 
   // The pending bits as a run's key holds them.
@@ -200,6 +224,10 @@ class TntRuns {
   size_t size() const { return size_; }
 
  private:
+  // The first key to look for: the caller's top address when the first block returns, else none.
+  static CallerKey FirstKey(bool returns, const CallerTops& tops) {
+    return returns ? CallerKey(tops.top) : CallerKey();
+  }
   static size_t Hash(const CodeBlock* start, uint64_t state, const CallerKey& caller) {
     return Hash(start, state ^ caller.ret ^ (caller.ret2 * 0xff51afd7ed558ccdull));
   }
@@ -213,9 +241,7 @@ class TntRuns {
   size_t SlotOf(const CodeBlock* start, uint64_t state, const CallerKey& caller) const {
     size_t i = Hash(start, state, caller) & mask_;
     for (const TntRun* run; (run = table_[i]) != nullptr; i = (i + 1) & mask_)
-      if (run->start == start && run->state == state && run->ret == caller.ret &&
-          run->ret2 == caller.ret2)
-        break;
+      if (run->start == start && run->state == state && run->caller == caller) break;
     return i;
   }
   // Builds the run for an empty slot `i` of the table and keeps it there (growing the table).
