@@ -68,10 +68,7 @@ class QueryDecoder {
     if (next_ != PacketKind::kTnt8) return CacheTnt();
     // The common case, inline: a TNT-8 packet (its opcode is even and above 2, so it holds a
     // stop bit and at least one bit) and, after it, another.
-    const unsigned payload = *pos_ >> 1;
-    const int stop = 31 - __builtin_clz(payload);
-    tnt_bits_ = payload & ~(1u << stop);
-    tnt_index_ = uint64_t{1} << (stop - 1);
+    CacheTnt8(*pos_);
     ++pos_;
     return Answered();
   }
@@ -84,13 +81,11 @@ class QueryDecoder {
   // 0: taken, and the status after them is 0. 1: the bits are pending, as RefillTnt leaves
   // them (a status follows them). Negative: RefillTnt's error, the bits pending.
   int TakeWholeTnt8() {
-    const unsigned payload = *pos_ >> 1;
+    const uint8_t byte = *pos_;
     ++pos_;
     const int answered = Answered();  // reads on past timing packets, never a TNT's bits
     if (answered == 0 && StatusAfterTaking(0) == 0) return 0;
-    const int stop = 31 - __builtin_clz(payload);
-    tnt_bits_ = payload & ~(1u << stop);
-    tnt_index_ = uint64_t{1} << (stop - 1);
+    CacheTnt8(byte);
     return answered < 0 ? answered : 1;
   }
   // What TakeTntBits(n) would answer, without taking them: nothing is pending while TNT bits
@@ -173,6 +168,14 @@ class QueryDecoder {
     return status < 0 && status != -pte_eos ? status : 0;
   }
   int CacheTnt();
+  // The bits of the TNT-8 packet whose byte is `byte` (even, above 2: a stop bit and at least
+  // one bit under it) as the pending ones.
+  void CacheTnt8(uint8_t byte) {
+    const unsigned payload = byte >> 1;
+    const int stop = 31 - __builtin_clz(payload);
+    tnt_bits_ = payload & ~(1u << stop);
+    tnt_index_ = uint64_t{1} << (stop - 1);
+  }
   int SlowIndirectBranch(uint64_t* ip);
   // IndirectBranch for a TIP at pos_ that no event binds to; kNotPlain when it is not that simple
   // (nothing has changed then).
