@@ -169,17 +169,9 @@ std::vector<Measurement> MeasureRows(const std::vector<Row>& rows, int repeat, b
   for (size_t r = 0; r < rows.size(); ++r) {
     results[r].name = rows[r].name;
     if (!rows[r].measured) results[r].cold = results[r].warm = 1e30;
-    else if (interleave) rows[r].fresh();
   }
-  // (round, row) in the order they run.
-  std::vector<std::pair<int, size_t>> order;
-  for (size_t r = 0; r < rows.size() && !interleave; ++r)
-    for (int round = 0; round <= repeat; ++round) order.emplace_back(round, r);
-  for (int round = 0; round <= repeat && interleave; ++round)
-    for (size_t r = 0; r < rows.size(); ++r) order.emplace_back(round, r);
-  for (const auto& [round, r] : order) {
-    if (!rows[r].measured) continue;
-    if (!interleave && round == 0) rows[r].fresh();
+  // Run `round` (0: cold) of row `r`.
+  auto measure = [&](int round, size_t r) {
     Measurement& m = results[r];
     const double cpu_start = ProcessCpuSeconds();
     const auto start = std::chrono::steady_clock::now();
@@ -194,13 +186,30 @@ std::vector<Measurement> MeasureRows(const std::vector<Row>& rows, int repeat, b
     }
     if (rows[r].blocks) m.blocks = *rows[r].blocks;
     if (rows[r].note) m.note = *rows[r].note;
-    // Back to back, a row's caches go once its runs are done (one row's at a time).
-    if (!interleave && round == repeat) rows[r].fresh();
+  };
+  if (interleave) {
+    for (const Row& row : rows)
+      if (row.measured) row.fresh();
+    for (int round = 0; round <= repeat; ++round)
+      for (size_t r = 0; r < rows.size(); ++r)
+        if (rows[r].measured) measure(round, r);
+  } else {
+    for (size_t r = 0; r < rows.size(); ++r) {
+      if (!rows[r].measured) continue;
+      rows[r].fresh();
+      for (int round = 0; round <= repeat; ++round) measure(round, r);
+      rows[r].fresh();  // one row's caches at a time
+    }
   }
   return results;
 }
 
 }  // namespace
+
+constexpr const char* kUsage =
+    "usage: parallel_bench [--repeat N] [--jobs N]... [--psb-segment BYTES]... "
+    "[--engine fast|libipt] [--consumer parts|one|both] [--stream NAME] [--no-reference] "
+    "[--verify] [--interleave] INPUT\n";
 
 int main(int argc, char** argv) {
   int repeat = 3;
@@ -225,12 +234,12 @@ int main(int argc, char** argv) {
     else if (arg == "--interleave") interleave = true;
     else if (input.empty() && !arg.empty() && arg[0] != '-') input = arg;
     else {
-      std::fprintf(stderr, "usage: parallel_bench [--repeat N] [--jobs N]... [--psb-segment BYTES]... [--engine fast|libipt] [--consumer parts|one|both] [--stream NAME] [--no-reference] [--verify] [--interleave] INPUT\n");
+      std::fputs(kUsage, stderr);
       return 2;
     }
   }
   if (input.empty()) {
-    std::fprintf(stderr, "usage: parallel_bench [--repeat N] [--jobs N]... [--psb-segment BYTES]... [--engine fast|libipt] [--consumer parts|one|both] [--stream NAME] [--no-reference] [--verify] [--interleave] INPUT\n");
+    std::fputs(kUsage, stderr);
     return 2;
   }
   if (consumer != "parts" && consumer != "one" && consumer != "both") {
