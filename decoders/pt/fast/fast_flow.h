@@ -156,13 +156,41 @@ class FastFlowDecoder {
   // asked for, as the plain walk asks it. kTaken when the walk goes on plainly (ip_ the target),
   // else kReturn with the block handed back in `walk` and the TIP's answer in `status`.
   RunStep AskTip(const CodeBlock& block, uint64_t start, Walk& walk, int& status);
-  // Starts loading `run` (likely the next one) while the current one is copied.
+  // Starts loading `run` (likely the next one) while the current one is copied: its header and
+  // its first blocks.
   static void Prefetch(const TntRun* run) {
     if (!run) return;
-    __builtin_prefetch(run);
-    __builtin_prefetch(reinterpret_cast<const char*>(run) + 64);
-    __builtin_prefetch(reinterpret_cast<const char*>(run) + 128);
-    __builtin_prefetch(reinterpret_cast<const char*>(run) + 192);
+    const char* at = reinterpret_cast<const char*>(run);
+    for (int line = 0; line < 6; ++line) __builtin_prefetch(at + 64 * line);
+  }
+  // The key's state for the TNT bits there now: those pending, else (`fresh`) those of the
+  // TNT-8 packet that comes next, read from its byte; none (not `keyed`) when no such packet
+  // comes next.
+  struct BitsKey {
+    bool fresh = false;
+    bool keyed = false;
+    uint64_t state = 0;
+  };
+  BitsKey KeyOfBits() const {
+    BitsKey key;
+    key.fresh = !qry_->HasTntBits();
+    key.keyed = !key.fresh || qry_->Tnt8Next();
+    if (key.keyed)
+      key.state =
+          key.fresh
+              ? TntRuns::Tnt8State(qry_->NextTnt8(), speculative_)
+              : TntRuns::State(qry_->PendingBitValues(), qry_->PendingBits(), speculative_);
+    return key;
+  }
+  // After `run` was taken (its bits and return stack operations): starts loading the run likely
+  // to come next, the follow whose key's state is that of the bits now there, else the table's
+  // slot for that key (a run that ends in a TIP: its latest follow).
+  void PrefetchNext(const TntRuns& runs, const TntRun& run) const {
+    if (run.ends_in_tip || !run.all.next) return Prefetch(run.follow());
+    const BitsKey key = KeyOfBits();
+    if (!key.keyed) return;
+    if (const TntRun* next = run.FollowWithState(key.state)) return Prefetch(next);
+    runs.PrefetchSlot(run.all.next, key.state, run.next_returns, Caller());
   }
   // The tsc blocks are stamped with now (kUnknownTime when the time is not known).
   uint64_t StampTsc() const { return time_known_ ? time_tsc_ : kUnknownTime; }

@@ -155,16 +155,14 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeTntRun(FlowToModel& model, TntRuns
   }
   const uint32_t pending = qry_->PendingBits();
   const uint64_t state = TntRuns::State(qry_->PendingBitValues(), pending, speculative_);
-  const TntRun* predicted = previous ? previous->follow : nullptr;
-  if (predicted && !predicted->Fits(block, state, caller))
-    predicted = previous->SecondFollow(block, state, caller);
+  const TntRun* predicted = previous ? previous->FollowFor(block, state, returns_) : nullptr;
   const TntRun& run =
       predicted ? *predicted
                 : runs.FindFor(block, state, kind == X86Kind::kRetNear, caller, mode_,
                                speculative_, qry_->PendingBitValues(), pending);
   if (run.core.blocks == 0) return RunStep::kNone;
   if (previous) previous->Followed(&run);
-  Prefetch(run.follow);  // likely the next run
+  Prefetch(run.follow());  // likely the next run
   const uint64_t after = qry_->Offset();
   UpdateTime(after);
   const int flags = qry_->TakeTntBits(run.bits);

@@ -12,7 +12,7 @@ namespace ptprof::pt::fast {
 
 // Each turn takes what TakeTntRun would take from `block` (where the last turn led), in its
 // common cases:
-// - a TNT run, when it is known (one of the last run's two follows, or in the table), takes
+// - a TNT run, when it is known (one of the last run's follows, or in the table), takes
 //   bits that are pending or in the TNT-8 packet that comes next, and no status comes after
 //   them; when it ends in a branch a TIP decides, the TIP is asked for;
 // - a block whose branch a TIP decides, or a direct call or jump (as NextPlain walks it).
@@ -52,8 +52,15 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeSteadyRuns(FlowToModel& model, Tnt
     return RefillFailed(model, block, returns, refilled, walk, offset, status);
   };
   for (;;) {
-    const TntRun* run = previous ? previous->follow : nullptr;  // never one with an empty core
-    if (run && run->start != block) run = nullptr;
+    // With no bits pending, the next TNT-8 packet's bits are the key, read from its byte: the
+    // packet is read (RefillTnt) only once the run is known, and when the run takes all its bits,
+    // read and taken in one step.
+    const BitsKey key = KeyOfBits();
+    const bool fresh = key.fresh;
+    const uint64_t state = key.state;
+    // One of the last run's follows (never one with an empty core).
+    const TntRun* run =
+        previous && key.keyed ? previous->FollowFor(block, state, returns_) : nullptr;
     bool returns = false;
     if (run) {
       returns = run->pops;  // a run from a return takes the caller's address
@@ -96,32 +103,19 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeSteadyRuns(FlowToModel& model, Tnt
         continue;
       }
       returns = kind == X86Kind::kRetNear;
-    }
-    if (returns && ReturnStackEmpty()) break;
-    // With no bits pending, the next TNT-8 packet's bits are the key, read from its byte: the
-    // packet is read (RefillTnt) only once the run is known, and when the run takes all its bits,
-    // read and taken in one step.
-    const bool fresh = !qry_->HasTntBits();
-    if (fresh && !qry_->Tnt8Next()) break;
-    const uint64_t state =
-        fresh ? TntRuns::Tnt8State(qry_->NextTnt8(), speculative_)
-              : TntRuns::State(qry_->PendingBitValues(), qry_->PendingBits(), speculative_);
-    if (!run || run->state != state || (run->caller.ret != 0 && !run->FitsCaller(Caller()))) {
+      if (returns && ReturnStackEmpty()) break;
+      if (!key.keyed) break;
       // The caller's return addresses on top of the stack: in the key of a run from a return,
-      // and of one that returns past its own calls.
-      const CallerTops caller = Caller();
-      run = previous ? previous->SecondFollow(block, state, caller) : nullptr;
-      if (!run) {
-        // (One on the way not built yet: TakeTntRun builds it.)
-        run = runs.KnownFor(block, state, returns, caller);
-        if (run && previous && run->core.blocks != 0) previous->Followed(run);
-      }
+      // and of one that returns past its own calls. (One on the way not built yet: TakeTntRun
+      // builds it.)
+      run = runs.KnownFor(block, state, returns, Caller());
       if (!run || run->core.blocks == 0) {
         if (!fresh) break;
         const int refilled = qry_->RefillTnt();
         if (refilled < 0) return refill_failed(refilled, returns);
         break;
       }
+      if (previous) previous->Followed(run);
     }
     if (fresh && run->whole) {
       const int took = qry_->TakeWholeTnt8();
@@ -136,12 +130,12 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeSteadyRuns(FlowToModel& model, Tnt
       if (qry_->StatusAfterTaking(run->bits) != 0) break;
       status_ = qry_->TakeTntBits(run->bits);
     }
-    Prefetch(run->follow);  // likely the next run
     const uint64_t after = qry_->Offset();
     UpdateTime(after);
     if (run->pops) PopReturn();
     const RunStop& stop = run->all;  // the core's stop when nothing trails it
     ReplayReturns(run->ops(), stop.ops);
+    PrefetchNext(runs, *run);
     if (run->ends_in_tip) {
       // The last block's branch needs a TIP, asked for before the run goes on, from the state
       // TakeTntRun would ask it in.

@@ -150,6 +150,8 @@ TntRun* TntRuns::Build(const CodeBlock* start, uint64_t state, CallerKey caller,
     head.extends = false;
     head.whole = false;
   }
+  head.next_returns = !head.ends_in_tip && head.all.next &&
+                      head.all.next->last.kind == X86Kind::kRetNear;
   const size_t bytes = sizeof(TntRun) + blocks.size() * sizeof(RunBlock) +
                        ops.size() * sizeof(uint64_t);
   TntRun* run = new (Allocate(bytes)) TntRun(head);

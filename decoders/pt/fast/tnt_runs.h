@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <memory>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "decoders/pt/fast/code_blocks.h"
@@ -75,15 +76,20 @@ struct TntRun {
   // them with bits left: the run keyed with one more (when the caller has it) goes on.
   bool extends = false;
   bool whole = false;  // the core takes all the key's bits
-  RunStop core;              // core.blocks == 0: no run
+  bool next_returns = false;  // the block at all.next ends in a near return
   RunStop all;
+  // The runs taken right after this one the last kFollows times, the latest first (loops repeat
+  // them, and a loop whose TNT packets alternate between a few patterns repeats a few), with
+  // their keys' states: checked before the table, whose lookup misses the cache, and told apart
+  // by their states without reading them. Never a run with an empty core; state 0: none.
+  static constexpr int kFollows = 4;
+  mutable const TntRun* follows[kFollows] = {};
+  mutable uint64_t follow_states[kFollows] = {};
+  // Read by the steady loop only for a run it finds in the table (core) or that ends in a TIP,
+  // so after the fields it reads for every run:
+  RunStop core;  // core.blocks == 0: no run
   // For a run that ends in a TIP: where the TIP went the last time.
   mutable TipMemo tip;
-  // The runs taken right after this one the last two times (loops repeat them, and a loop whose
-  // TNT packets alternate between two patterns repeats two): checked before the table, whose
-  // lookup misses the cache. `follow` is the latest. Never a run with an empty core.
-  mutable const TntRun* follow = nullptr;
-  mutable const TntRun* follow2 = nullptr;
 
   // Whether the caller's addresses in the key are those on its stack now, `tops` (none: any
   // stack).
@@ -92,27 +98,57 @@ struct TntRun {
            (tops.depth != 0 && caller.ret == tops.top &&
             (caller.ret2 == 0 || (tops.depth > 1 && caller.ret2 == tops.second)));
   }
+  // The same, with the caller's stack (its top read only when the key holds an address).
+  bool FitsCaller(const ReturnStack& stack) const {
+    return caller.ret == 0 || FitsCaller(stack.Caller());
+  }
   // Whether this run walks what the plain walk would from `at` with `pending` bits (a State)
   // and `tops` on the caller's return stack.
   bool Fits(const CodeBlock* at, uint64_t pending, const CallerTops& tops) const {
     return start == at && state == pending && FitsCaller(tops);
   }
-  // `follow2` when it Fits, which then becomes `follow`; else null.
-  const TntRun* SecondFollow(const CodeBlock* at, uint64_t pending,
-                             const CallerTops& tops) const {
-    const TntRun* run = follow2;
-    if (!run || !run->Fits(at, pending, tops)) return nullptr;
-    follow2 = follow;
-    follow = run;
-    return run;
+  // The follow that Fits (which then becomes the latest), reading only those whose key's state
+  // is `pending`; null when none does.
+  const TntRun* FollowFor(const CodeBlock* at, uint64_t pending,
+                          const ReturnStack& stack) const {
+    for (int k = 0; k < kFollows; ++k) {
+      if (follow_states[k] != pending) continue;
+      const TntRun* run = follows[k];
+      if (run->start != at || !run->FitsCaller(stack)) continue;
+      if (k != 0) MoveFirst(k, run, pending);
+      return run;
+    }
+    return nullptr;
+  }
+  // The first follow whose key's state is `pending` (the likely next run, to start loading it),
+  // nothing changed; null when none has it.
+  const TntRun* FollowWithState(uint64_t pending) const {
+    for (int k = 0; k < kFollows; ++k)
+      if (follow_states[k] == pending) return follows[k];
+    return nullptr;
   }
   // Notes `run` (its core not empty) as taken right after this one. Written only when it
   // changes: the line is shared with threads expanding this run.
   void Followed(const TntRun* run) const {
-    if (follow == run) return;
-    follow2 = follow;
-    follow = run;
+    if (follows[0] == run) return;
+    int k = 1;
+    while (k < kFollows - 1 && follows[k] != run) ++k;
+    MoveFirst(k, run, run->state);
   }
+  // Makes `run` (whose key's state is `state`) the latest follow, those before slot `k` (the
+  // slot it had, or the last) moving one down.
+  void MoveFirst(int k, const TntRun* run, uint64_t state) const {
+    static_assert(kFollows == 4);
+    switch (k) {
+      case 3: follows[3] = follows[2]; follow_states[3] = follow_states[2]; [[fallthrough]];
+      case 2: follows[2] = follows[1]; follow_states[2] = follow_states[1]; [[fallthrough]];
+      case 1: follows[1] = follows[0]; follow_states[1] = follow_states[0]; break;
+      default: break;
+    }
+    follows[0] = run;
+    follow_states[0] = state;
+  }
+  const TntRun* follow() const { return follows[0]; }  // the latest
 
   // The blocks, for the model: each one's end resolved by the next (the last one's by where the
   // run goes), mode and flags set; the model stamps them with a tsc and offset.
@@ -208,6 +244,12 @@ class TntRuns {
     while (run->extends && DeeperKey(*run, tops, deeper))
       run = &Find(start, state, deeper, mode, speculative, bits, count);
     return *run;
+  }
+
+  // Starts loading the table's slot where KnownFor begins to look for this key.
+  void PrefetchSlot(const CodeBlock* start, uint64_t state, bool returns,
+                    const CallerTops& tops) const {
+    __builtin_prefetch(&table_[Hash(start, state, FirstKey(returns, tops)) & mask_]);
   }
 
   // The pending bits as a run's key holds them.

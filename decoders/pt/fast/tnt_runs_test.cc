@@ -190,26 +190,73 @@ TEST_CASE("A TNT-8 packet's byte gives the state of its bits, all pending", "[tn
   }
 }
 
-TEST_CASE("A run remembers the two runs taken after it last, the latest first", "[tnt_runs]") {
+TEST_CASE("A run remembers the last four runs taken after it, the latest first",
+          "[tnt_runs]") {
+  Graph graph;
+  fast::TntRuns& runs = graph.blocks->runs();
+  const fast::CodeBlock* start = graph.At(0x1000);
+  const fast::TntRun& from = runs.Find(start, 0, ptem_64bit, false, 0b0, 1);
+  const fast::TntRun& a = runs.Find(start, 0, ptem_64bit, false, 0b1, 1);
+  const fast::TntRun& b = runs.Find(start, 0, ptem_64bit, false, 0b11, 2);
+  const fast::ReturnStack empty;
+  CHECK(from.follow() == nullptr);
+  CHECK(from.FollowFor(start, a.state, empty) == nullptr);
+  CHECK(from.FollowWithState(a.state) == nullptr);
+  from.Followed(&a);
+  CHECK(from.follow() == &a);
+  from.Followed(&a);  // unchanged: nothing written
+  CHECK(from.follows[1] == nullptr);
+  from.Followed(&b);
+  CHECK(from.follow() == &b);
+  CHECK(from.follows[1] == &a);
+  CHECK(from.follow_states[0] == b.state);
+  CHECK(from.follow_states[1] == a.state);
+  // Told by state without reading them, nothing changed.
+  CHECK(from.FollowWithState(a.state) == &a);
+  CHECK(from.follow() == &b);
+  // One that fits becomes the latest; elsewhere, or with another state, none fits.
+  CHECK(from.FollowFor(graph.At(0x1003), a.state, empty) == nullptr);
+  CHECK(from.FollowFor(start, from.state, empty) == nullptr);
+  CHECK(from.FollowFor(start, a.state, empty) == &a);
+  CHECK(from.follow() == &a);
+  CHECK(from.follows[1] == &b);
+  // Four are kept: a fifth run drops the oldest.
+  const fast::TntRun& c = runs.Find(start, 0, ptem_64bit, false, 0b111, 3);
+  const fast::TntRun& d = runs.Find(start, 0, ptem_64bit, false, 0b1111, 4);
+  const fast::TntRun& e = runs.Find(start, 0, ptem_64bit, false, 0b11111, 5);
+  from.Followed(&c);
+  from.Followed(&d);
+  CHECK(from.follows[3] == &b);
+  from.Followed(&e);
+  CHECK(from.follow() == &e);
+  CHECK(from.follows[1] == &d);
+  CHECK(from.follows[2] == &c);
+  CHECK(from.follows[3] == &a);
+  CHECK(from.FollowFor(start, b.state, empty) == nullptr);
+  // Taking one from further down moves only those above it.
+  CHECK(from.FollowFor(start, c.state, empty) == &c);
+  CHECK(from.follow() == &c);
+  CHECK(from.follows[1] == &e);
+  CHECK(from.follows[2] == &d);
+  CHECK(from.follows[3] == &a);
+}
+
+TEST_CASE("Of follows with the same bits, the one keyed with the caller's address is taken",
+          "[tnt_runs]") {
   Graph graph;
   fast::TntRuns& runs = graph.blocks->runs();
   const fast::TntRun& from = runs.Find(graph.At(0x1000), 0, ptem_64bit, false, 0b0, 1);
-  const fast::TntRun& a = runs.Find(graph.At(0x1000), 0, ptem_64bit, false, 0b1, 1);
-  const fast::TntRun& b = runs.Find(graph.At(0x1000), 0, ptem_64bit, false, 0b11, 2);
-  const fast::CodeBlock* start = graph.At(0x1000);
-  CHECK(from.follow == nullptr);
-  CHECK(from.SecondFollow(start, a.state, fast::CallerTops{}) == nullptr);
-  from.Followed(&a);
-  CHECK(from.follow == &a);
-  from.Followed(&a);  // unchanged: nothing written
-  CHECK(from.follow2 == nullptr);
-  from.Followed(&b);
-  CHECK(from.follow == &b);
-  CHECK(from.follow2 == &a);
-  // The second one, when it fits, becomes the latest.
-  CHECK(from.SecondFollow(start, b.state, fast::CallerTops{}) == nullptr);  // the latest's
-  CHECK(from.SecondFollow(graph.At(0x1003), a.state, fast::CallerTops{}) == nullptr);  // elsewhere
-  CHECK(from.SecondFollow(start, a.state, fast::CallerTops{0x1234, 0, 1}) == &a);  // no caller's
-  CHECK(from.follow == &a);
-  CHECK(from.follow2 == &b);
+  const fast::CodeBlock* ret = graph.At(0x1010);
+  const fast::TntRun& to_100a = runs.Find(ret, 0x100a, ptem_64bit, false, 0b1, 1);
+  const fast::TntRun& to_1003 = runs.Find(ret, 0x1003, ptem_64bit, false, 0b1, 1);
+  REQUIRE(to_100a.state == to_1003.state);
+  from.Followed(&to_1003);
+  from.Followed(&to_100a);
+  fast::ReturnStack stack;
+  stack.Push(0x1003);
+  CHECK(from.FollowFor(ret, to_1003.state, stack) == &to_1003);
+  CHECK(from.follow() == &to_1003);
+  stack.Push(0x100a);
+  CHECK(from.FollowFor(ret, to_100a.state, stack) == &to_100a);
+  CHECK(from.FollowFor(ret, to_100a.state, fast::ReturnStack()) == nullptr);  // no caller
 }
