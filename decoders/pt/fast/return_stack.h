@@ -16,44 +16,42 @@ struct CallerTops {
 
 class ReturnStack {
  public:
-  static constexpr uint8_t kSize = 64;
+  static constexpr uint32_t kSize = 64;
 
-  void Clear() { top_ = bottom_ = 0; }
-  bool Empty() const { return top_ == bottom_; }
+  void Clear() { top_ = depth_ = 0; }
+  bool Empty() const { return depth_ == 0; }
   void Push(uint64_t ip) {
-    entries_[top_] = ip;
-    top_ = top_ == kSize ? 0 : top_ + 1;
-    if (bottom_ == top_) bottom_ = bottom_ == kSize ? 0 : bottom_ + 1;
+    entries_[top_ % kSize] = ip;  // over the oldest when full
+    ++top_;
+    depth_ = depth_ < kSize ? depth_ + 1 : kSize;
   }
   // The top address; not Empty().
-  uint64_t Top() const { return entries_[Below(top_)]; }
+  uint64_t Top() const { return entries_[(top_ - 1) % kSize]; }
   // Takes the top address off; not Empty().
   uint64_t Pop() {
-    top_ = Below(top_);
-    return entries_[top_];
+    --top_;
+    --depth_;
+    return entries_[top_ % kSize];
   }
   // The two top addresses, as a run's key may hold them.
   CallerTops Caller() const {
     CallerTops caller;
     if (Empty()) return caller;
-    const uint8_t top = Below(top_);
-    caller.top = entries_[top];
+    caller.top = entries_[(top_ - 1) % kSize];
     caller.depth = 1;
-    if (top != bottom_) {
-      caller.second = entries_[Below(top)];
+    if (depth_ > 1) {
+      caller.second = entries_[(top_ - 2) % kSize];
       caller.depth = 2;
     }
     return caller;
   }
 
  private:
-  // The slot before `slot` in the ring.
-  static uint8_t Below(uint8_t slot) { return slot ? slot - 1 : kSize; }
-
-  // The addresses in [bottom_, top_), oldest first, around a ring of kSize + 1 slots (one always
-  // free).
-  uint64_t entries_[kSize + 1] = {};
-  uint8_t top_ = 0, bottom_ = 0;
+  // A ring of kSize slots (a power of two): the top address in slot (top_ - 1) % kSize, depth_
+  // addresses below it, the oldest overwritten by a push when it is full.
+  uint64_t entries_[kSize] = {};
+  uint32_t top_ = 0;    // counts on past kSize; only its slot matters
+  uint32_t depth_ = 0;  // at most kSize
 };
 
 }  // namespace ptprof::pt::fast

@@ -32,7 +32,7 @@ TEST_CASE("The return stack pops what was pushed, last first", "[return_stack]")
 
 TEST_CASE("A full return stack forgets its oldest address, as libipt's does", "[return_stack]") {
   ReturnStack stack;
-  // 100 pushes around a ring of 65 slots: the last 64 stay.
+  // 100 pushes around a ring of 64 slots: the last 64 stay.
   for (uint64_t ip = 1; ip <= 100; ++ip) stack.Push(ip);
   const CallerTops tops = stack.Caller();
   CHECK(tops.depth == 2);
