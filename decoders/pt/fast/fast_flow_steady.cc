@@ -15,7 +15,8 @@ namespace ptprof::pt::fast {
 // - a TNT run, when it is known (one of the last run's follows, or in the table), takes
 //   bits that are pending or in the TNT-8 packet that comes next, and no status comes after
 //   them; when it ends in a branch a TIP decides, the TIP is asked for;
-// - a block whose branch a TIP decides, or a direct call or jump (as NextPlain walks it).
+// - a block whose branch a TIP decides (a return among them when a TIP comes for it), or a
+//   direct call or jump (as NextPlain walks it).
 // Anything else leaves the loop before the state moves, except that the bits TakeTntRun would
 // have read for this block are read (it then finds them pending, as if it had read them
 // itself). Where reading a packet fails, or a TIP brings something other than the plain walk,
@@ -67,9 +68,15 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeSteadyRuns(FlowToModel& model, Tnt
     } else {
       const X86Kind kind = block->last.kind;
       if (block->ninsn > kMaxBlockInsns || kind == X86Kind::kOther) break;
-      if (kind != X86Kind::kCondJump && kind != X86Kind::kRetNear) {
+      returns = kind == X86Kind::kRetNear;
+      if (returns && ReturnStackEmpty()) break;
+      // A return with no bits pending and a TIP next is not compressed: the TIP decides it (as
+      // TakeTntRun finds when RefillTnt answers that no TNT comes, and takes it as
+      // TakeTipBlock).
+      const bool tip_return = returns && !key.keyed && qry_->TipNext();
+      if ((kind != X86Kind::kCondJump && !returns) || tip_return) {
         if (block->last_ip < next_ip || block->last_ip - next_ip > UINT32_MAX) break;
-        if (IsDirectCallOrJump(block->last)) {
+        if (!tip_return && IsDirectCallOrJump(block->last)) {
           // A direct call or jump, as the plain walk takes it (NextPlain): no question asked,
           // so the block is stamped where the last step left the decoder.
           LogCall(block->last_ip, block->last);
@@ -102,8 +109,6 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeSteadyRuns(FlowToModel& model, Tnt
         if (!block) break;
         continue;
       }
-      returns = kind == X86Kind::kRetNear;
-      if (returns && ReturnStackEmpty()) break;
       if (!key.keyed) break;
       // The caller's return addresses on top of the stack: in the key of a run from a return,
       // and of one that returns past its own calls. (One on the way not built yet: TakeTntRun

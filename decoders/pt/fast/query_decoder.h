@@ -74,6 +74,8 @@ class QueryDecoder {
   }
   // Whether a TNT-8 packet comes next (RefillTnt reads it inline).
   bool Tnt8Next() const { return next_ == PacketKind::kTnt8; }
+  // Whether a TIP comes next (with no TNT bits pending, RefillTnt then answers -pte_bad_query).
+  bool TipNext() const { return next_ == PacketKind::kTip; }
   // With no TNT bits pending and a TNT-8 packet next (Tnt8Next): the packet's byte.
   uint8_t NextTnt8() const { return *pos_; }
   // With no TNT bits pending and a TNT-8 packet next: RefillTnt, then, when no status follows
