@@ -70,18 +70,21 @@ struct LoopShape {
   bool mixed = false;   // TNT-8 packets of 1 to 6 bits (else of 6, as far as they can be)
   unsigned timing = 0;  // a TSC packet after every `timing`-th packet (0: none)
   bool indirect = false;
+  bool tip_returns = false;  // in one turn in four, both returns not compressed (TIPs)
 };
 
 // Its trace: the turns of the loop, five bits each (the je, the callee's je, the two compressed
-// returns, the jne back) and, with `indirect`, TIPs to 1020 and 1024 after the first two.
-// Tracing stops at the branch after the last bit.
+// returns, the jne back) and, with `indirect`, TIPs to 1020 and 1024 after the first two. With
+// `tip_returns`, some turns' returns come as TIPs to their return addresses instead of bits (the
+// return stack keeps those addresses, as libipt's does). Tracing stops at the branch after the
+// last bit.
 std::vector<uint8_t> LoopTrace(const LoopShape& shape, uint32_t seed) {
   uint32_t random = seed;
   auto next = [&random] {
     random = random * 1103515245u + 12345u;
     return random >> 16;
   };
-  constexpr int kTip = 2, kTip2 = 3;
+  constexpr int kTip = 2, kTip2 = 3, kTipReturn = 4, kTipReturn2 = 5;
   std::vector<int> turn_items;  // the pattern: bits, and kTip where a TIP comes
   std::vector<int> items;
   for (unsigned turn = 0; turn < shape.turns; ++turn) {
@@ -93,7 +96,11 @@ std::vector<uint8_t> LoopTrace(const LoopShape& shape, uint32_t seed) {
     }
     std::vector<int> these = {(next() & 1) != 0, (next() & 3) != 0};
     if (shape.indirect) these.insert(these.end(), {kTip, kTip2});
-    these.insert(these.end(), {1, 1, (next() & 7) != 0});
+    if (shape.tip_returns && (next() & 3) == 0)
+      these.insert(these.end(), {kTipReturn, kTipReturn2});
+    else
+      these.insert(these.end(), {1, 1});
+    these.push_back((next() & 7) != 0);
     items.insert(items.end(), these.begin(), these.end());
     turn_items.insert(turn_items.end(), these.begin(), these.end());
   }
@@ -111,9 +118,11 @@ std::vector<uint8_t> LoopTrace(const LoopShape& shape, uint32_t seed) {
   };
   size_t size = shape.mixed ? 1 + next() % 6 : 6;
   for (int item : items) {
-    if (item == kTip || item == kTip2) {
+    if (item >= kTip) {
       flush();
-      w.Tip(item == kTip ? 0x1020 : 0x1024);
+      const uint64_t inner_return = shape.indirect ? 0x1016 : 0x1019;
+      w.Tip(item == kTip ? 0x1020 : item == kTip2 ? 0x1024 : item == kTipReturn ? inner_return
+                                                                                : 0x100b);
       continue;
     }
     pending.push_back(item);
@@ -138,11 +147,12 @@ TEST_CASE("Loops in their steady state give libipt's events, offsets and times i
     for (const LoopShape shape :
          {LoopShape{3000, 7, false, 0, indirect}, LoopShape{3000, 13, true, 0, indirect},
           LoopShape{3000, 11, false, 5, indirect}, LoopShape{2000, 0, false, 0, indirect},
-          LoopShape{2000, 0, true, 3, indirect}}) {
+          LoopShape{2000, 0, true, 3, indirect}, LoopShape{3000, 9, false, 0, indirect, true},
+          LoopShape{2000, 0, true, 4, indirect, true}}) {
       for (uint32_t seed : {1u, 2u, 3u}) {
         INFO("turns " << shape.turns << ", period " << shape.period << ", mixed " << shape.mixed
-                      << ", timing " << shape.timing << ", indirect " << indirect << ", seed "
-                      << seed);
+                      << ", timing " << shape.timing << ", indirect " << indirect
+                      << ", TIP returns " << shape.tip_returns << ", seed " << seed);
         const auto trace = LoopTrace(shape, seed);
         const Decoded libipt = Decode(trace, images, FlowEngine::kLibipt);
         const Decoded fast = Decode(trace, images, FlowEngine::kFast);
