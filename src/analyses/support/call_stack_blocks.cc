@@ -96,12 +96,13 @@ void CallStackBuilder::OnBlocks(const BlockBatch& batch) {
     cost_node = nullptr;
     cost_insns = cost_ns = 0;
   };
-  const PackedEvent* const end = batch.blocks.data() + batch.blocks.size();
-  for (size_t i = 0; i < batch.blocks.size(); ++i) {
-    const PackedEvent& p = batch.blocks[i];
+  const PackedEvent* const begin = batch.blocks.data();
+  const PackedEvent* const end = begin + batch.blocks.size();
+  for (const PackedEvent* at = begin; at != end; ++at) {
+    const PackedEvent& p = *at;
     if (!timed || p.tsc != header.tsc) {
       header.tsc = p.tsc;
-      header.time_ns = batch.TimeNs(i);
+      header.time_ns = batch.TimeNs(static_cast<size_t>(at - begin));
       now = options_.time_of(header);
       timed = true;
     }
@@ -139,13 +140,15 @@ void CallStackBuilder::OnBlocks(const BlockBatch& batch) {
       // instructions (no time passes between them), and only the last one of them is left
       // pending, not each in turn.
       const PackedEvent* last = &p;
+      uint64_t stayed = 0;  // (counted here, not in blocks_ through memory block by block)
       for (const PackedEvent* next = last + 1; next != end && next->tsc == header.tsc &&
                                                StaysAfter(lane, *last, next->first_ip_or_index);
            last = next++) {
         cost_insns += last->insns;
-        ++blocks_;
+        ++stayed;
       }
-      i = static_cast<size_t>(last - batch.blocks.data());
+      blocks_ += stayed;
+      at = last;
       pending.Start(last->first_ip_or_index, last->first_ip_or_index + last->span,
                     last->last_insn_size, static_cast<BlockEnd>(last->end), last->insns, now,
                     kUnknownTime);
