@@ -21,7 +21,6 @@
 #include <cstdint>
 #include <memory>
 #include <type_traits>
-#include <utility>
 #include <vector>
 
 #include "decoders/pt/fast/code_blocks.h"
@@ -81,7 +80,8 @@ struct TntRun {
   // The runs taken right after this one the last kFollows times, the latest first (loops repeat
   // them, and a loop whose TNT packets alternate between a few patterns repeats a few), with
   // their keys' states: checked before the table, whose lookup misses the cache, and told apart
-  // by their states without reading them. Never a run with an empty core; state 0: none.
+  // by their states without reading them. Never a run with an empty core; state 0: none (no
+  // key's state is 0: it holds its bit count).
   static constexpr int kFollows = 4;
   mutable const TntRun* follows[kFollows] = {};
   mutable uint64_t follow_states[kFollows] = {};
