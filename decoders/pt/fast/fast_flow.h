@@ -184,7 +184,9 @@ class FastFlowDecoder {
   }
   // After `run` was taken (its bits and return stack operations): starts loading the run likely
   // to come next, the follow whose key's state is that of the bits now there, else the table's
-  // slot for that key (a run that ends in a TIP: its latest follow).
+  // slot for that key (a run that ends in a TIP: its latest follow). The loop's next turn works
+  // the key out again: carrying it there took more instructions (stop 42: sort 3,464 M against
+  // 3,359 M).
   void PrefetchNext(const TntRuns& runs, const TntRun& run) const {
     if (run.ends_in_tip || !run.all.next) return Prefetch(run.follow());
     const BitsKey key = KeyOfBits();

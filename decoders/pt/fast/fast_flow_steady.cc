@@ -76,7 +76,7 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeSteadyRuns(FlowToModel& model, Tnt
       const bool tip_return = returns && !key.keyed && qry_->TipNext();
       if ((kind != X86Kind::kCondJump && !returns) || tip_return) {
         if (block->last_ip < next_ip || block->last_ip - next_ip > UINT32_MAX) break;
-        if (!tip_return && IsDirectCallOrJump(block->last)) {
+        if (IsDirectCallOrJump(block->last)) {  // (never a return)
           // A direct call or jump, as the plain walk takes it (NextPlain): no question asked,
           // so the block is stamped where the last step left the decoder.
           LogCall(block->last_ip, block->last);
