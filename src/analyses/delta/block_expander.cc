@@ -2,14 +2,37 @@
 
 namespace ptprof::delta {
 
-const ExpandedBlock& BlockExpander::Walk(uint64_t first_ip, uint32_t insns, ExecMode mode) {
-  auto [it, inserted] = blocks_.try_emplace(Key{first_ip, insns, mode});
-  if (!inserted) return it->second;
-  if (blocks_.size() > front_.size() / 2 && front_.size() < kMaxFrontSlots) {
-    front_ = ZeroedArray<Seen>(front_.size() * 2);
-    front_mask_ = front_.size() - 1;
+BlockExpander::Seen& BlockExpander::Add(Seen& empty, uint64_t first_ip, uint32_t insns,
+                                        ExecMode mode) {
+  ExpandedBlock& expanded = blocks_.emplace_back();
+  Walk(expanded, first_ip, insns, mode);
+  Seen* slot = &empty;
+  if (blocks_.size() * 2 > table_.size()) {
+    Grow();
+    size_t i = Home(first_ip, insns, mode);
+    while (table_[i].block) i = (i + 1) & mask_;
+    slot = &table_[i];
   }
-  ExpandedBlock& expanded = it->second;
+  *slot = Seen{first_ip, insns, mode, expanded.hits.empty() && expanded.expanded == insns,
+               expanded.quiet, &expanded};
+  return *slot;
+}
+
+void BlockExpander::Grow() {
+  ZeroedArray<Seen> old = std::move(table_);
+  table_ = ZeroedArray<Seen>(old.size() * 2);
+  mask_ = table_.size() - 1;
+  --shift_;
+  for (const Seen& entry : old) {
+    if (!entry.block) continue;
+    size_t i = Home(entry.ip, entry.insns, entry.mode);
+    while (table_[i].block) i = (i + 1) & mask_;
+    table_[i] = entry;
+  }
+}
+
+void BlockExpander::Walk(ExpandedBlock& expanded, uint64_t first_ip, uint32_t insns,
+                         ExecMode mode) {
   // The code from window_ip on, as the images hold it (a read stops where its image's visible
   // range ends, so an instruction sees the bytes a read at its own address would give).
   uint8_t window[256];
@@ -28,7 +51,6 @@ const ExpandedBlock& BlockExpander::Walk(uint64_t first_ip, uint32_t insns, Exec
     expanded.expanded = i + 1;
     ip += insn.length;
   }
-  return expanded;
 }
 
 }  // namespace ptprof::delta

@@ -5,7 +5,7 @@
 // the instructions with atoms, so that a block seen again costs one lookup however long it is.
 #include <cstdint>
 #include <span>
-#include <unordered_map>
+#include <deque>
 #include <vector>
 
 #include "src/analyses/patterns/insn_classifier.h"
@@ -50,15 +50,15 @@ class BlockExpander {
  public:
   explicit BlockExpander(patterns::InsnClassifier& classifier) : classifier_(classifier) {}
 
-  // A block as last looked up, with what most lookups need to know kept beside its key, so that
-  // they need not touch the block itself (a cache miss when blocks are many).
+  // A block as looked up, with what most lookups need to know kept beside its key, so that they
+  // need not touch the block itself (a cache miss when blocks are many).
   struct Seen {
     uint64_t ip = 0;
     uint32_t insns = 0;
     ExecMode mode = ExecMode::kUnknown;
     bool plain = false;  // no instruction with an atom, every instruction found
     int8_t quiet = -1;   // a copy of block->quiet as it was when last known here
-    const ExpandedBlock* block = nullptr;  // node-based map: stays put
+    const ExpandedBlock* block = nullptr;  // null: an empty slot; in a deque: stays put
   };
 
   const ExpandedBlock& Expand(const ExecBlock& block) {
@@ -67,45 +67,36 @@ class BlockExpander {
   // The block's entry (its ExpandedBlock made on the first lookup). The entry stays valid until
   // the next lookup only; the block itself for the expander's lifetime.
   Seen& Find(uint64_t first_ip, uint32_t insns, ExecMode mode) {
-    // Most blocks were seen a moment ago: a direct-mapped slot answers before the map.
-    const uint64_t hash = first_ip * 0x9e3779b97f4a7c15ull ^ (uint64_t{insns} << 8) ^
-                          static_cast<uint64_t>(mode);
-    Seen* slot = &front_[(hash >> 40) & front_mask_];
-    if (slot->block && slot->ip == first_ip && slot->insns == insns && slot->mode == mode)
-      return *slot;
-    const ExpandedBlock& expanded = Walk(first_ip, insns, mode);  // may grow the front
-    slot = &front_[(hash >> 40) & front_mask_];
-    *slot = Seen{first_ip, insns, mode, expanded.hits.empty() && expanded.expanded == insns,
-                 expanded.quiet, &expanded};
-    return *slot;
+    // Every block has its entry in one open-addressed table, found from its home slot on: one
+    // cache miss, where a direct-mapped front with a node-based map behind it took two or three
+    // each time the front had lost the block (on cc1's 122 K blocks, one lookup in 25).
+    for (size_t i = Home(first_ip, insns, mode);; i = (i + 1) & mask_) {
+      Seen& slot = table_[i];
+      if (!slot.block) return Add(slot, first_ip, insns, mode);
+      if (slot.ip == first_ip && slot.insns == insns && slot.mode == mode) return slot;
+    }
   }
-  size_t front_slots() const { return front_.size(); }
+  size_t table_slots() const { return table_.size(); }
 
  private:
-  const ExpandedBlock& Walk(uint64_t first_ip, uint32_t insns, ExecMode mode);
-  // The front starts at 512 KiB and grows, emptied, while the distinct blocks outnumber half its
-  // slots, up to 4 MiB: past that a lookup of cc1's 122 K blocks missed it one time in 25, and
-  // each miss took a cache miss or two in the map (most of the delta profile's time of its own).
-  static constexpr size_t kFrontSlots = size_t{1} << 14;
-  static constexpr size_t kMaxFrontSlots = size_t{1} << 17;
-  // Zeroed (an empty slot has no block), not value-initialised: 2 MiB and more come in huge
-  // pages, not 4 KiB faults (src/model/zeroed_array.h).
-  ZeroedArray<Seen> front_ = ZeroedArray<Seen>(kFrontSlots);
-  size_t front_mask_ = kFrontSlots - 1;
-  struct Key {
-    uint64_t ip;
-    uint32_t insns;
-    ExecMode mode;
-    bool operator==(const Key&) const = default;
-  };
-  struct KeyHash {
-    size_t operator()(const Key& k) const {
-      return std::hash<uint64_t>()(k.ip * 0x9e3779b97f4a7c15ull ^ (uint64_t{k.insns} << 8) ^
-                                   static_cast<uint64_t>(k.mode));
-    }
-  };
+  // Classifies the block (Walk) into a new entry at `empty`, the table grown first when full.
+  [[gnu::noinline]] Seen& Add(Seen& empty, uint64_t first_ip, uint32_t insns, ExecMode mode);
+  void Walk(ExpandedBlock& expanded, uint64_t first_ip, uint32_t insns, ExecMode mode);
+  // The table doubled, its entries placed again.
+  void Grow();
+  size_t Home(uint64_t first_ip, uint32_t insns, ExecMode mode) const {
+    const uint64_t key = first_ip ^ (uint64_t{insns} << 40) ^ (static_cast<uint64_t>(mode) << 60);
+    return static_cast<size_t>((key * 0x9e3779b97f4a7c15ull) >> shift_);
+  }
+  // At most half full. It starts at 512 KiB and doubles: zeroed (an empty slot has no block),
+  // not value-initialised, so that 2 MiB and more come in huge pages, not 4 KiB faults
+  // (src/model/zeroed_array.h).
+  static constexpr unsigned kFirstSlotBits = 14;
+  ZeroedArray<Seen> table_ = ZeroedArray<Seen>(size_t{1} << kFirstSlotBits);
+  size_t mask_ = (size_t{1} << kFirstSlotBits) - 1;
+  unsigned shift_ = 64 - kFirstSlotBits;
   patterns::InsnClassifier& classifier_;
-  std::unordered_map<Key, ExpandedBlock, KeyHash> blocks_;
+  std::deque<ExpandedBlock> blocks_;
 };
 
 }  // namespace ptprof::delta

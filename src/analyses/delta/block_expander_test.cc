@@ -46,7 +46,7 @@ TEST_CASE("a block expands into the positions of its instructions with atoms, on
   CHECK(expander.Expand(beyond).expanded == 4);
 }
 
-TEST_CASE("the expander's front grows with the distinct blocks and keeps every block") {
+TEST_CASE("the expander's table grows with the distinct blocks and keeps every block") {
   // 40 K bytes of nop, with a cli every 16 bytes: blocks of 1 to 4 instructions from each byte.
   std::vector<uint8_t> code(40000, 0x90);
   for (size_t i = 0; i < code.size(); i += 16) code[i] = 0xfa;
@@ -54,7 +54,7 @@ TEST_CASE("the expander's front grows with the distinct blocks and keeps every b
   const patterns::PatternMatcher matcher = MatcherOf("cli");
   patterns::InsnClassifier classifier(images, matcher);
   BlockExpander expander(classifier);
-  const size_t first_slots = expander.front_slots();
+  const size_t first_slots = expander.table_slots();
   std::vector<const ExpandedBlock*> seen;
   for (int pass = 0; pass < 2; ++pass) {
     size_t n = 0;
@@ -76,7 +76,7 @@ TEST_CASE("the expander's front grows with the distinct blocks and keeps every b
       }
       ++n;
     }
-    if (pass == 0) CHECK(expander.front_slots() > first_slots);
+    if (pass == 0) CHECK(expander.table_slots() > first_slots);
   }
   // Each distinct block's instructions classified once, on the first pass.
   uint64_t instructions = 0;
