@@ -36,6 +36,7 @@ Result<PatternMatcher> PatternMatcher::Compile(const std::vector<Pattern>& patte
       if (steps.size() > 0xffff || pattern.alternatives.size() > 0xffff)
         return Fail("pattern " + pattern.name + ": too long");
       compiled.first_atoms |= uint64_t{1} << steps.front().atom;
+      if (steps.size() > 1) compiled.longer_first_atoms |= uint64_t{1} << steps.front().atom;
       compiled.alternatives.push_back(std::move(steps));
     }
     matcher.patterns_.push_back(std::move(compiled));
@@ -63,12 +64,6 @@ uint64_t PatternMatcher::CandidatesFor(std::string_view mnemonic) const {
   return atoms;
 }
 
-bool PatternMatcher::State::Idle() const {
-  for (const auto& p : partials)
-    if (!p.empty()) return false;
-  return true;
-}
-
 PatternMatcher::State PatternMatcher::NewState() const {
   State state;
   state.partials.resize(patterns_.size());
@@ -76,14 +71,27 @@ PatternMatcher::State PatternMatcher::NewState() const {
 }
 
 bool PatternMatcher::Step(State& state, uint64_t atoms, std::vector<int>& matched) const {
-  matched.assign(patterns_.size(), -1);
+  matched.resize(patterns_.size());  // each one written below
   bool any = false;
   for (size_t p = 0; p < patterns_.size(); ++p) {
     const CompiledPattern& pattern = patterns_[p];
     auto& partials = state.partials[p];
-    if (partials.empty() && !(atoms & pattern.first_atoms)) {
-      matched[p] = -1;
-      continue;
+    if (partials.empty()) {
+      if (!(atoms & pattern.first_atoms)) {
+        matched[p] = -1;
+        continue;
+      }
+      if (!(atoms & pattern.longer_first_atoms)) {
+        // Nothing in progress and only alternatives of one instruction begin here: the first of
+        // them matches, and nothing is left in progress (as the general steps below find).
+        size_t a = 0;
+        while (!(pattern.alternatives[a].size() == 1 &&
+                 (atoms >> pattern.alternatives[a].front().atom & 1)))
+          ++a;
+        matched[p] = static_cast<int>(a);
+        any = true;
+        continue;
+      }
     }
     int best = -1;
     auto credit = [&best](int alternative) {

@@ -36,7 +36,11 @@ class PatternMatcher {
     };
     std::vector<std::vector<Partial>> partials;  // per pattern
     std::vector<Partial> scratch;                // reused by Step, so that it does not allocate
-    bool Idle() const;
+    bool Idle() const {  // (inline: asked after every block with an atom)
+      for (const auto& p : partials)
+        if (!p.empty()) return false;
+      return true;
+    }
   };
   State NewState() const;
 
@@ -68,6 +72,7 @@ class PatternMatcher {
   struct CompiledPattern {
     std::vector<std::vector<AtomStep>> alternatives;
     uint64_t first_atoms = 0;  // atoms that start some alternative
+    uint64_t longer_first_atoms = 0;  // those that start an alternative of two steps or more
   };
   std::vector<ElementPattern> atoms_;
   uint64_t kernel_atoms_ = 0, user_atoms_ = 0;
