@@ -141,11 +141,11 @@ void DeltaPart::OnBlocks(const BlockBatch& batch) {
   const EventHeader shared = batch.Header();
   const int32_t key = DeltaProfiler::LaneId(shared, owner_.options_.per_thread);
   Lane& lane = LaneOf(key, shared);
-  TraceEvent event{EventHeader{}, ExecBlock{}};
+  EventHeader header;
   size_t i = 0;
   auto header_of = [&]() -> const EventHeader& {
-    batch.Unpack(i, event);
-    return event.header;
+    header = batch.HeaderOf(i);
+    return header;
   };
   bool idle = lane.match.Idle();
   for (; i < batch.blocks.size(); ++i) {

@@ -162,13 +162,9 @@ void DeltaProfiler::Advance(Lane& lane, uint64_t insns) {
   if (!lane.match.Idle()) matcher_.Skip(lane.match, insns);
 }
 
-bool DeltaProfiler::Quiet(BlockExpander::Seen& seen, uint32_t insns) {
-  return IsQuiet(matcher_, seen, insns, matched_);
-}
-
-bool DeltaProfiler::IsQuiet(const patterns::PatternMatcher& matcher, BlockExpander::Seen& seen,
-                            uint32_t insns, std::vector<int>& scratch) {
-  if (seen.quiet >= 0) return seen.quiet != 0;
+bool DeltaProfiler::WorkOutQuiet(const patterns::PatternMatcher& matcher,
+                                 BlockExpander::Seen& seen, uint32_t insns,
+                                 std::vector<int>& scratch) {
   const ExpandedBlock& expanded = *seen.block;
   if (expanded.quiet < 0) {
     patterns::PatternMatcher::State state = matcher.NewState();
@@ -183,9 +179,7 @@ bool DeltaProfiler::IsQuiet(const patterns::PatternMatcher& matcher, BlockExpand
 
 void DeltaProfiler::OnBlocks(const BlockBatch& batch) {
   if (batch.blocks.empty()) return;
-  EventHeader header = batch.Header();
-  Lane& lane = LaneOf(header);
-  TraceEvent event{EventHeader{}, ExecBlock{}};
+  Lane& lane = LaneOf(batch.Header());
   bool idle = lane.match.Idle();  // no sequence in progress: skipping instructions changes nothing
   for (size_t i = 0; i < batch.blocks.size(); ++i) {
     const PackedEvent& p = batch.blocks[i];
@@ -201,8 +195,12 @@ void DeltaProfiler::OnBlocks(const BlockBatch& batch) {
       }
       continue;
     }
-    batch.Unpack(i, event);
-    OnBlock(event.header, std::get<ExecBlock>(event.body));
+    // As OnBlock, with the lane and the expanded block found already (a batch's blocks share
+    // their lane), and of the block's event only its header.
+    const EventHeader header = batch.HeaderOf(i);
+    const ExpandedBlock& expanded = *seen.block;
+    MatchBlock(lane, header, p.insns, static_cast<ExecMode>(p.mode), expanded.hits,
+               expanded.expanded);
     idle = lane.match.Idle();
   }
 }

@@ -168,12 +168,20 @@ class DeltaProfiler : public PartedSink {
   void ReturnExpansion(std::unique_ptr<Expansion> expansion) const;
 
   Lane& LaneOf(const EventHeader& header);
-  bool Quiet(BlockExpander::Seen& seen, uint32_t insns);
+  bool Quiet(BlockExpander::Seen& seen, uint32_t insns) {
+    return IsQuiet(matcher_, seen, insns, matched_);
+  }
   // Whether the block, entered with an idle matcher, leaves it idle without a match and had all
   // its code found: then, for an idle lane, it only moves the lane on. Worked out once per
-  // distinct block, kept on the block and in its expander slot.
+  // distinct block (WorkOutQuiet), kept on the block and in its expander slot.
   static bool IsQuiet(const patterns::PatternMatcher& matcher, BlockExpander::Seen& seen,
-                      uint32_t insns, std::vector<int>& scratch);
+                      uint32_t insns, std::vector<int>& scratch) {
+    if (seen.quiet >= 0) return seen.quiet != 0;
+    return WorkOutQuiet(matcher, seen, insns, scratch);
+  }
+  [[gnu::noinline]] static bool WorkOutQuiet(const patterns::PatternMatcher& matcher,
+                                             BlockExpander::Seen& seen, uint32_t insns,
+                                             std::vector<int>& scratch);
   void OnBlock(const EventHeader& header, const ExecBlock& block);
   // The matching of a block of `insns` instructions whose first `expanded` were found, with
   // `hits` the ones with atoms (OnBlock's work once the block is expanded).
