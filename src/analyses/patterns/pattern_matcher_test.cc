@@ -41,6 +41,21 @@ TEST_CASE("superCLI: the sequence is credited before the bare cli") {
   CHECK(Run(*m, {"pushfq", "pop eax", "cli"}) == std::vector<int>{-1, -1, 1});
 }
 
+TEST_CASE("a one-instruction alternative matches alone, the first one when several do") {
+  // sti begins no longer alternative: nothing in progress, it matches by itself (the second of
+  // the two that name it); cli begins one, so it goes through the general steps.
+  auto m = PatternMatcher::Compile({P("p", "cli ; nop | sti | cli | sti")});
+  REQUIRE(m);
+  CHECK(Run(*m, {"sti", "sti", "nop"}) == std::vector<int>{1, 1, -1});
+  CHECK(Run(*m, {"cli", "nop", "sti"}) == std::vector<int>{2, 0, 1});
+  auto state = m->NewState();
+  std::vector<int> matched;
+  CHECK(m->Step(state, m->AtomsOf(ParseInsnText("sti")), matched));
+  CHECK(state.Idle());  // nothing left in progress
+  CHECK(m->Step(state, m->AtomsOf(ParseInsnText("cli")), matched));
+  CHECK(!state.Idle());  // cli ; nop in progress
+}
+
 TEST_CASE("operand constraints: classes, literals by value, any and any-run") {
   auto m = PatternMatcher::Compile({P("p", "msr daifset, #2 | msr daif, r64 | * ..., xmm, ...")});
   REQUIRE(m);
