@@ -345,8 +345,9 @@ class CallStackBuilder : public PartedSink {
   int32_t LaneKey(const EventHeader& header) const;
   Lane& LaneFor(const EventHeader& header);
   void OnBlock(const EventHeader& header, const ExecBlock& block);
-  // OnBlock with its lane and time found already.
-  void TakeBlock(Lane& lane, const std::optional<uint64_t>& now, const ExecBlock& block);
+  // OnBlock with its lane and time found already (out of line: OnBlocks, which is flattened,
+  // calls it for the blocks it leaves to the general rules).
+  [[gnu::noinline]] void TakeBlock(Lane& lane, const std::optional<uint64_t>& now, const ExecBlock& block);
   void AttributePending(Lane& lane, std::optional<uint64_t> until_ns);
   // `insns` and `ns` of the top frame's, on its node and the lane's counters.
   void AddCost(Lane& lane, CallTreeNode& node, uint64_t insns, uint64_t ns) {

@@ -79,7 +79,10 @@ inline void CallStackBuilder::Apply(Lane& lane, Move move, const EdgeSlot* edge)
   }
 }
 
-void CallStackBuilder::OnBlocks(const BlockBatch& batch) {
+// Flattened: past its size GCC stopped inlining into it, and the frame pushed on every call went
+// through an out-of-line vector::emplace_back (sort's call stacks: 159 M instructions fewer in
+// callgrind, 0.42-0.47 -> 0.50-0.51 of the decode). TakeBlock, the general rules, stays a call.
+[[gnu::flatten]] void CallStackBuilder::OnBlocks(const BlockBatch& batch) {
   if (batch.blocks.empty() || !failed_.empty()) return;
   EventHeader header = batch.Header();
   Lane& lane = LaneFor(header);
