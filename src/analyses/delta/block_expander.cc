@@ -9,9 +9,7 @@ BlockExpander::Seen& BlockExpander::Add(Seen& empty, uint64_t first_ip, uint32_t
   Seen* slot = &empty;
   if (blocks_.size() * 2 > table_.size()) {
     Grow();
-    size_t i = Home(first_ip, insns, mode);
-    while (table_[i].block) i = (i + 1) & mask_;
-    slot = &table_[i];
+    slot = &EmptySlot(first_ip, insns, mode);
   }
   *slot = Seen{first_ip, insns, mode, expanded.hits.empty() && expanded.expanded == insns,
                expanded.quiet, &expanded};
@@ -23,12 +21,14 @@ void BlockExpander::Grow() {
   table_ = ZeroedArray<Seen>(old.size() * 2);
   mask_ = table_.size() - 1;
   --shift_;
-  for (const Seen& entry : old) {
-    if (!entry.block) continue;
-    size_t i = Home(entry.ip, entry.insns, entry.mode);
-    while (table_[i].block) i = (i + 1) & mask_;
-    table_[i] = entry;
-  }
+  for (const Seen& entry : old)
+    if (entry.block) EmptySlot(entry.ip, entry.insns, entry.mode) = entry;
+}
+
+BlockExpander::Seen& BlockExpander::EmptySlot(uint64_t first_ip, uint32_t insns, ExecMode mode) {
+  size_t i = Home(first_ip, insns, mode);
+  while (table_[i].block) i = (i + 1) & mask_;
+  return table_[i];
 }
 
 void BlockExpander::Walk(ExpandedBlock& expanded, uint64_t first_ip, uint32_t insns,

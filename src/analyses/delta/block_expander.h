@@ -4,8 +4,8 @@
 // instruction count, mode), reading its code from the images a window at a time, and keeps only
 // the instructions with atoms, so that a block seen again costs one lookup however long it is.
 #include <cstdint>
-#include <span>
 #include <deque>
+#include <span>
 #include <vector>
 
 #include "src/analyses/patterns/insn_classifier.h"
@@ -84,6 +84,8 @@ class BlockExpander {
   void Walk(ExpandedBlock& expanded, uint64_t first_ip, uint32_t insns, ExecMode mode);
   // The table doubled, its entries placed again.
   void Grow();
+  // The first empty slot from the block's home slot on (one that is not in the table).
+  Seen& EmptySlot(uint64_t first_ip, uint32_t insns, ExecMode mode);
   size_t Home(uint64_t first_ip, uint32_t insns, ExecMode mode) const {
     const uint64_t key = first_ip ^ (uint64_t{insns} << 40) ^ (static_cast<uint64_t>(mode) << 60);
     return static_cast<size_t>((key * 0x9e3779b97f4a7c15ull) >> shift_);
