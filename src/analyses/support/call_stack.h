@@ -450,8 +450,10 @@ class CallStackBuilder : public PartedSink {
   // MoveOf would find kNone, once `block` is pending), while no time passes; false when that
   // needs `block` pending. The lane's stack is not empty.
   [[gnu::always_inline]] bool StaysAfter(Lane& lane, const PackedEvent& block, uint64_t next);
-  // Applies a move other than kNone and kOther of the lane's pending block.
-  [[gnu::always_inline]] void Apply(Lane& lane, Move move, const EdgeSlot* edge);
+  // Applies a move other than kNone and kOther of the lane's pending block, which falls through
+  // to `fall_through` (a call's return address).
+  [[gnu::always_inline]] void Apply(Lane& lane, Move move, const EdgeSlot* edge,
+                                    uint64_t fall_through);
   void Transition(Lane& lane, uint64_t target);
   void Push(Lane& lane, FrameKind kind, uint64_t target, uint64_t return_ip);
   void PushNamed(Lane& lane, FrameKind kind, const std::string& name, uint64_t function,

@@ -52,14 +52,14 @@ inline bool CallStackBuilder::StaysAfter(Lane& lane, const PackedEvent& block, u
   return !lane.view.stack.back().stand_in && JumpStays(lane, next);
 }
 
-inline void CallStackBuilder::Apply(Lane& lane, Move move, const EdgeSlot* edge) {
-  const Pending& p = lane.pending;
+inline void CallStackBuilder::Apply(Lane& lane, Move move, const EdgeSlot* edge,
+                                    uint64_t fall_through) {
   switch (move) {
     case Move::kPop:
       Pop(lane);
       break;
     case Move::kPush:
-      PushNode(lane, FrameKind::kCall, *edge->to, edge->function, p.fall_through);
+      PushNode(lane, FrameKind::kCall, *edge->to, edge->function, fall_through);
       break;
     case Move::kLocalCall:
       CountLocalCall(lane, edge->target);
@@ -99,6 +99,22 @@ inline void CallStackBuilder::Apply(Lane& lane, Move move, const EdgeSlot* edge)
     cost_node = nullptr;
     cost_insns = cost_ns = 0;
   };
+  // The lane's pending block as this loop keeps it: `held`, one of the batch's blocks, begun at
+  // `held_now`, its cost not attributed, with no end time of its own; lane.pending has its
+  // first_ip (what a part's guesses read), and the rest of it is written (settle) only before
+  // the general rules and at the batch's end. Most blocks are pending for one step, and writing
+  // each one's fields took a sixth of this loop. The batch's first block, with no block held,
+  // goes to the general rules, which leave it pending as it would be held.
+  const PackedEvent* held = nullptr;
+  std::optional<uint64_t> held_now;
+  auto settle = [&] {
+    if (!held) return;
+    lane.pending.Start(held->first_ip_or_index, held->first_ip_or_index + held->span,
+                       held->last_insn_size, static_cast<BlockEnd>(held->end), held->insns,
+                       held_now, kUnknownTime);
+    held = nullptr;
+  };
+  uint64_t taken = 0;  // blocks taken here, added to blocks_ at the end (not one by one)
   const PackedEvent* const begin = batch.blocks.data();
   const PackedEvent* const end = begin + batch.blocks.size();
   for (const PackedEvent* at = begin; at != end; ++at) {
@@ -109,33 +125,31 @@ inline void CallStackBuilder::Apply(Lane& lane, Move move, const EdgeSlot* edge)
       now = options_.time_of(header);
       timed = true;
     }
-    Pending& pending = lane.pending;
     const EdgeSlot* edge = nullptr;
-    const Move move = pending.valid && !pending.cost_done && !lane.view.stack.empty()
-                          ? MoveOf(lane, pending.end, p.first_ip_or_index, edge)
+    const Move move = held && !lane.view.stack.empty()
+                          ? MoveOf(lane, static_cast<BlockEnd>(held->end), p.first_ip_or_index,
+                                   edge)
                           : Move::kOther;
     if (move != Move::kOther) {
       // TakeBlock for the moves most blocks make (none, a call, a return, a tail call): the
       // pending block's cost goes to the top frame, the stack moves, this block is the pending
       // one.
-      std::optional<uint64_t> until = now;
-      const uint64_t ns = pending.CostNs(until);
       CallTreeNode* node = lane.view.stack.back().node;
       if (node != cost_node) {
         add_cost();
         cost_node = node;
       }
-      cost_insns += pending.insns;
-      cost_ns += ns;
+      cost_insns += held->insns;
+      if (now && held_now && *now >= *held_now) cost_ns += *now - *held_now;  // Pending::CostNs
       if (now) {
         lane.view.ns = *now;
         lane.view.time_known = true;
       }
       if (move != Move::kNone) {
         add_cost();  // the frame's counters as they are when it moves
-        lane.view.block_first_ip = pending.first_ip;
-        lane.view.block_last_ip = pending.last_ip;
-        Apply(lane, move, edge);
+        lane.view.block_first_ip = held->first_ip_or_index;
+        lane.view.block_last_ip = held->first_ip_or_index + held->span;
+        Apply(lane, move, edge, lane.view.block_last_ip + held->last_insn_size);
         cost_node = lane.view.stack.back().node;
       }
       // The blocks after this one at the same time that move nothing (after a conditional
@@ -143,22 +157,21 @@ inline void CallStackBuilder::Apply(Lane& lane, Move move, const EdgeSlot* edge)
       // instructions (no time passes between them), and only the last one of them is left
       // pending, not each in turn.
       const PackedEvent* last = &p;
-      uint64_t stayed = 0;  // (counted here, not in blocks_ through memory block by block)
       for (const PackedEvent* next = last + 1; next != end && next->tsc == header.tsc &&
                                                StaysAfter(lane, *last, next->first_ip_or_index);
            last = next++) {
         cost_insns += last->insns;
-        ++stayed;
+        ++taken;
       }
-      blocks_ += stayed;
+      ++taken;
       at = last;
-      pending.Start(last->first_ip_or_index, last->first_ip_or_index + last->span,
-                    last->last_insn_size, static_cast<BlockEnd>(last->end), last->insns, now,
-                    kUnknownTime);
-      ++blocks_;
+      held = last;
+      held_now = now;
+      lane.pending.first_ip = last->first_ip_or_index;
       continue;
     }
     add_cost();
+    settle();
     block.first_ip = p.first_ip_or_index;
     block.last_ip = p.first_ip_or_index + p.span;
     block.insns = p.insns;
@@ -166,9 +179,17 @@ inline void CallStackBuilder::Apply(Lane& lane, Move move, const EdgeSlot* edge)
     block.end = static_cast<BlockEnd>(p.end);
     block.end_time_ns = kUnknownTime;
     TakeBlock(lane, now, block);
-    if (!failed_.empty()) return;  // a part that cannot be folded
+    if (!failed_.empty()) {  // a part that cannot be folded
+      blocks_ += taken;
+      return;
+    }
+    // TakeBlock leaves the block pending (Pending::Start) as it is held.
+    held = &p;
+    held_now = now;
   }
   add_cost();
+  settle();
+  blocks_ += taken;
 }
 
 void CallStackBuilder::FillEdge(EdgeSlot& slot, Lane& lane, BlockEnd end, uint64_t target) {
