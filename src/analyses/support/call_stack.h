@@ -206,6 +206,9 @@ class CallStackBuilder : public PartedSink {
   std::pair<std::string, uint64_t> FunctionAt(uint64_t ip) const;
 
  private:
+  // The lane's pending block: the last one taken, whose cost and move wait for the next one.
+  // While OnBlocks holds it (call_stack_blocks.cc) only first_ip is current here, for a part's
+  // guesses; OnBlocks writes the rest before anything else reads it.
   struct Pending {
     bool valid = false;
     uint64_t first_ip = 0, last_ip = 0, fall_through = 0;
