@@ -189,8 +189,7 @@ void CallStackBuilder::TakeBlock(Lane& lane, const std::optional<uint64_t>& now,
   }
   if (lane.view.stack.empty()) StartStack(lane, block.first_ip, FrameKind::kStart);
 
-  lane.pending.Start(block.first_ip, block.last_ip, block.last_insn_size, block.end, block.insns,
-                     now, block.end_time_ns);
+  lane.pending.Start(block, now);
 }
 
 void CallStackBuilder::AttributePending(Lane& lane, std::optional<uint64_t> until_ns) {

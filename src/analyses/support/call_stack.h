@@ -214,34 +214,36 @@ class CallStackBuilder : public PartedSink {
     uint64_t first_ip = 0, last_ip = 0, fall_through = 0;
     BlockEnd end = BlockEnd::kUnknown;
     uint32_t insns = 0;
-    uint64_t start_ns = 0;
-    bool start_known = false;
+    std::optional<uint64_t> start;  // when it began, when known
     bool cost_done = false;
     bool stopped = false;   // its cost ended at a known time (stop_ns): next block, gap, disable
     uint64_t stop_ns = 0;
     uint64_t end_time_ns = kUnknownTime;
-    // A new pending block, begun at `now`, its cost not attributed yet. Every field is written
-    // once (not cleared first and written again: this runs for most blocks).
-    void Start(uint64_t first, uint64_t last, uint8_t last_insn_size, BlockEnd block_end,
-               uint32_t block_insns, const std::optional<uint64_t>& now, uint64_t end_time) {
+    // `block`, begun at `now`, as the new pending block, its cost not attributed yet. Every field
+    // is written once (not cleared first and written again).
+    void Start(const ExecBlock& block, const std::optional<uint64_t>& now) {
       valid = true;
-      first_ip = first;
-      last_ip = last;
-      fall_through = last + last_insn_size;
-      end = block_end;
-      insns = block_insns;
-      start_ns = now.value_or(0);
-      start_known = now.has_value();
+      first_ip = block.first_ip;
+      last_ip = block.last_ip;
+      fall_through = block.last_ip + block.last_insn_size;
+      end = block.end;
+      insns = block.insns;
+      start = now;
       cost_done = false;
       stopped = false;
       stop_ns = 0;
-      end_time_ns = end_time;
+      end_time_ns = block.end_time_ns;
+    }
+    // The time from `from` to `until`; 0 when either is unknown or `until` comes first.
+    static uint64_t Elapsed(const std::optional<uint64_t>& from,
+                            const std::optional<uint64_t>& until) {
+      return until && from && *until >= *from ? *until - *from : 0;
     }
     // The time the block took when what follows it came at `until` (unknown: the block's own
     // end time, if it has one, which then goes into `until`); 0 when either end is unknown.
     uint64_t CostNs(std::optional<uint64_t>& until) const {
       if (!until && end_time_ns != kUnknownTime) until = end_time_ns;
-      return until && start_known && *until >= start_ns ? *until - start_ns : 0;
+      return Elapsed(start, until);
     }
   };
   // Stand-ins a part's lane begins with, and the marks of what is unknown about them: a return
@@ -350,7 +352,8 @@ class CallStackBuilder : public PartedSink {
   void OnBlock(const EventHeader& header, const ExecBlock& block);
   // OnBlock with its lane and time found already (out of line: OnBlocks, which is flattened,
   // calls it for the blocks it leaves to the general rules).
-  [[gnu::noinline]] void TakeBlock(Lane& lane, const std::optional<uint64_t>& now, const ExecBlock& block);
+  [[gnu::noinline]] void TakeBlock(Lane& lane, const std::optional<uint64_t>& now,
+                                   const ExecBlock& block);
   void AttributePending(Lane& lane, std::optional<uint64_t> until_ns);
   // `insns` and `ns` of the top frame's, on its node and the lane's counters.
   void AddCost(Lane& lane, CallTreeNode& node, uint64_t insns, uint64_t ns) {

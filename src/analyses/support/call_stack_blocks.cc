@@ -109,9 +109,8 @@ inline void CallStackBuilder::Apply(Lane& lane, Move move, const EdgeSlot* edge,
   std::optional<uint64_t> held_now;
   auto settle = [&] {
     if (!held) return;
-    lane.pending.Start(held->first_ip_or_index, held->first_ip_or_index + held->span,
-                       held->last_insn_size, static_cast<BlockEnd>(held->end), held->insns,
-                       held_now, kUnknownTime);
+    UnpackExecBlock(*held, block);
+    lane.pending.Start(block, held_now);
     held = nullptr;
   };
   uint64_t taken = 0;  // blocks taken here, added to blocks_ at the end (not one by one)
@@ -140,7 +139,7 @@ inline void CallStackBuilder::Apply(Lane& lane, Move move, const EdgeSlot* edge,
         cost_node = node;
       }
       cost_insns += held->insns;
-      if (now && held_now && *now >= *held_now) cost_ns += *now - *held_now;  // Pending::CostNs
+      cost_ns += Pending::Elapsed(held_now, now);  // Pending::CostNs, with no end time
       if (now) {
         lane.view.ns = *now;
         lane.view.time_known = true;
@@ -172,12 +171,7 @@ inline void CallStackBuilder::Apply(Lane& lane, Move move, const EdgeSlot* edge,
     }
     add_cost();
     settle();
-    block.first_ip = p.first_ip_or_index;
-    block.last_ip = p.first_ip_or_index + p.span;
-    block.insns = p.insns;
-    block.last_insn_size = p.last_insn_size;
-    block.end = static_cast<BlockEnd>(p.end);
-    block.end_time_ns = kUnknownTime;
+    UnpackExecBlock(p, block);
     TakeBlock(lane, now, block);
     if (!failed_.empty()) {  // a part that cannot be folded
       blocks_ += taken;

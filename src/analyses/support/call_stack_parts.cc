@@ -93,8 +93,7 @@ void CallStackBuilder::BeginPartLane(Lane& lane, const std::optional<uint64_t>& 
     lane.view.ns = *now;
     lane.view.time_known = true;
   }
-  lane.pending.Start(block.first_ip, block.last_ip, block.last_insn_size, block.end, block.insns,
-                     now, block.end_time_ns);
+  lane.pending.Start(block, now);
   for (CallStackObserver* observer : observers_) observer->OnPartLaneBegin(lane.view);
 }
 
