@@ -12,7 +12,7 @@ BlockExpander::Seen& BlockExpander::Add(Seen& empty, uint64_t first_ip, uint32_t
     slot = &EmptySlot(first_ip, insns, mode);
   }
   *slot = Seen{first_ip, insns, mode, expanded.hits.empty() && expanded.expanded == insns,
-               expanded.quiet, &expanded};
+               expanded.idle, &expanded};
   return *slot;
 }
 

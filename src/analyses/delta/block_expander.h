@@ -21,14 +21,31 @@ struct BlockHit {
   uint64_t atoms;
 };
 
+// What stepping an idle pattern matcher through a whole block does.
+enum class IdleOutcome : int8_t {
+  kUnknown = -1,  // not worked out yet
+  kUnsettled,     // a sequence is left in progress, or some of the block's code was not found
+  kQuiet,         // nothing: no match, and the matcher is left idle
+  kSettled,       // the matches in ExpandedBlock::idle_matches, and the matcher is left idle
+};
+
+// A match a block makes when stepped from an idle matcher: at hits[hit], the alternatives of the
+// (first two) patterns that matched there, or -1.
+struct IdleMatch {
+  uint32_t hit;
+  int32_t matched[2];
+};
+
 struct ExpandedBlock {
   std::vector<BlockHit> hits;  // in order
   // Instructions whose code was found and decoded, from the start of the block; fewer than the
   // block's count when the walk met an address without code or with undecodable bytes.
   uint32_t expanded = 0;
-  // For its user (DeltaProfiler): whether the block leaves an idle pattern matcher idle without
-  // a match (-1: not known yet).
-  mutable int8_t quiet = -1;
+  // For its user (DeltaProfiler), worked out on first need: what the block does to an idle
+  // matcher, and, when that is kSettled, the matches it makes (then none of its matching depends
+  // on what came before, and it need not be stepped again).
+  mutable IdleOutcome idle = IdleOutcome::kUnknown;
+  mutable std::vector<IdleMatch> idle_matches;
 };
 
 // Steps `state` through the first `expanded` instructions of a block: its `hits` (in order), the
@@ -57,7 +74,7 @@ class BlockExpander {
     uint32_t insns = 0;
     ExecMode mode = ExecMode::kUnknown;
     bool plain = false;  // no instruction with an atom, every instruction found
-    int8_t quiet = -1;   // a copy of block->quiet as it was when last known here
+    IdleOutcome idle = IdleOutcome::kUnknown;  // a copy of block->idle as last known here
     const ExpandedBlock* block = nullptr;  // null: an empty slot; in a deque: stays put
   };
 

@@ -34,12 +34,11 @@ DeltaPart::Lane& DeltaPart::LaneOf(int32_t key, const EventHeader& header) {
 }
 
 void DeltaPart::Match(Lane& lane, int32_t key, const EventHeader& header, uint64_t ip,
-                      uint32_t index, ExecMode mode) {
+                      uint32_t index, ExecMode mode, int first, int second) {
   if (lane.phase == Phase::kKnown) {
-    local_->matched_ = matched_;
     const uint64_t intervals = local_->counts_.intervals;
     const size_t times = local_->time_values_.size();
-    local_->OnMatch(*lane.book, header, ip, lane.book->position + index, mode);
+    local_->OnMatch(*lane.book, header, ip, lane.book->position + index, mode, first, second);
     if (local_->counts_.intervals == intervals) return;
     const uint64_t timed = local_->time_values_.size() - times;
     if (!records_.empty() && records_.back().kind == Record::Kind::kIntervals) {
@@ -59,14 +58,15 @@ void DeltaPart::Match(Lane& lane, int32_t key, const EventHeader& header, uint64
   match.kind = Record::Kind::kMatch;
   match.mode = mode;
   match.lane = key;
-  for (size_t p = 0; p < matched_.size() && p < 2; ++p) match.matched[p] = matched_[p];
+  match.matched[0] = first;
+  match.matched[1] = second;
   match.insns = lane.book->position + index;
   match.ip = ip;
   match.header = header;
   records_.push_back(match);
   // A closer that is no opener leaves nothing open, whatever was (DeltaProfiler::OnMatch).
-  const int opener = matched_[0];
-  const int closer = owner_.same_pattern_ ? matched_[0] : matched_[1];
+  const int opener = first;
+  const int closer = owner_.same_pattern_ ? first : second;
   if (!owner_.same_pattern_ && closer >= 0 && opener < 0) lane.phase = Phase::kKnown;
 }
 
@@ -116,15 +116,31 @@ void DeltaPart::Block(Lane& lane, int32_t key, uint32_t insns, ExecMode mode,
   }
   // Matched here, as DeltaProfiler::OnBlocks and OnBlock do.
   const bool idle = lane.match.Idle();
-  if (seen.plain || (idle && DeltaProfiler::IsQuiet(matcher_, seen, insns, matched_))) {
+  const IdleOutcome outcome =
+      seen.plain ? IdleOutcome::kQuiet
+      : idle     ? DeltaProfiler::IdleOutcomeOf(matcher_, seen, insns, matched_)
+                 : IdleOutcome::kUnsettled;
+  if (outcome == IdleOutcome::kQuiet) {
     settled_insns_ += insns;
     if (!idle) matcher_.Skip(lane.match, insns);
     book.position += insns;
     return;
   }
   const ExpandedBlock& expanded = *seen.block;
+  if (outcome == IdleOutcome::kSettled) {
+    for (const IdleMatch& match : expanded.idle_matches) {
+      const BlockHit& hit = expanded.hits[match.hit];
+      Match(lane, key, header_of(), hit.ip, hit.index, mode, match.matched[0], match.matched[1]);
+    }
+    settled_insns_ += insns;
+    book.position += insns;
+    return;
+  }
   StepThroughBlock(matcher_, lane.match, expanded.hits, expanded.expanded, matched_,
-                   [&](const BlockHit& hit) { Match(lane, key, header_of(), hit.ip, hit.index, mode); });
+                   [&](const BlockHit& hit) {
+                     Match(lane, key, header_of(), hit.ip, hit.index, mode, matched_[0],
+                           matched_[1]);
+                   });
   uint64_t unexpanded = 0;
   if (expanded.expanded < insns) {
     unexpanded = insns - expanded.expanded;
@@ -153,7 +169,8 @@ void DeltaPart::OnBlocks(const BlockBatch& batch) {
     const ExecMode mode = static_cast<ExecMode>(p.mode);
     BlockExpander::Seen& seen = expander.Find(p.first_ip_or_index, p.insns, mode);
     if (lane.phase != Phase::kPrefix &&
-        (seen.plain || (idle && DeltaProfiler::IsQuiet(matcher_, seen, p.insns, matched_)))) {
+        (seen.plain || (idle && DeltaProfiler::IdleOutcomeOf(matcher_, seen, p.insns, matched_) ==
+                                    IdleOutcome::kQuiet))) {
       // The common case, as short as DeltaProfiler::OnBlocks makes it.
       settled_insns_ += p.insns;
       lane.book->position += p.insns;
@@ -270,9 +287,8 @@ void DeltaProfiler::Fold(std::unique_ptr<EventSink> part) {
         break;
       case Kind::kMatch: {
         Lane& lane = LaneOf(record.header);
-        matched_.assign(matcher_.pattern_count(), -1);
-        for (size_t p = 0; p < matched_.size() && p < 2; ++p) matched_[p] = record.matched[p];
-        OnMatch(lane, record.header, record.ip, base[record.lane] + record.insns, record.mode);
+        OnMatch(lane, record.header, record.ip, base[record.lane] + record.insns, record.mode,
+                record.matched[0], record.matched[1]);
         break;
       }
       case Kind::kGap:

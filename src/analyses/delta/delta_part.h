@@ -77,8 +77,10 @@ class DeltaPart : public EventSink {
   template <typename HeaderOf>
   void Block(Lane& lane, int32_t key, uint32_t insns, ExecMode mode, BlockExpander::Seen& seen,
              const HeaderOf& header_of);
+  // A match at the block's instruction `index`: the alternatives as DeltaProfiler::OnMatch has
+  // them.
   void Match(Lane& lane, int32_t key, const EventHeader& header, uint64_t ip, uint32_t index,
-             ExecMode mode);
+             ExecMode mode, int first, int second);
 
   const DeltaProfiler& owner_;
   const patterns::PatternMatcher& matcher_;

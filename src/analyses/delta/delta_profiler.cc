@@ -45,9 +45,9 @@ DeltaProfiler::Lane& DeltaProfiler::LaneOf(const EventHeader& header) {
 }
 
 void DeltaProfiler::OnMatch(Lane& lane, const EventHeader& header, uint64_t ip,
-                            uint64_t position, ExecMode mode) {
-  const int opener = matched_[0];
-  const int closer = same_pattern_ ? matched_[0] : matched_[1];
+                            uint64_t position, ExecMode mode, int first, int second) {
+  const int opener = first;
+  const int closer = same_pattern_ ? first : second;
   if (opener >= 0) ++counts_.matches[0][static_cast<size_t>(opener)];
   if (closer >= 0 && !same_pattern_) ++counts_.matches[1][static_cast<size_t>(closer)];
 
@@ -147,7 +147,7 @@ void DeltaProfiler::MatchBlock(Lane& lane, const EventHeader& header, uint32_t i
                                ExecMode mode, std::span<const BlockHit> hits, uint32_t expanded) {
   counts_.instructions += insns;
   StepThroughBlock(matcher_, lane.match, hits, expanded, matched_, [&](const BlockHit& hit) {
-    OnMatch(lane, header, hit.ip, lane.position + hit.index, mode);
+    OnMatch(lane, header, hit.ip, lane.position + hit.index, mode, matched_[0], matched_[1]);
   });
   if (expanded < insns) {
     counts_.unexpanded_instructions += insns - expanded;
@@ -162,19 +162,29 @@ void DeltaProfiler::Advance(Lane& lane, uint64_t insns) {
   if (!lane.match.Idle()) matcher_.Skip(lane.match, insns);
 }
 
-bool DeltaProfiler::WorkOutQuiet(const patterns::PatternMatcher& matcher,
-                                 BlockExpander::Seen& seen, uint32_t insns,
-                                 std::vector<int>& scratch) {
+IdleOutcome DeltaProfiler::WorkOutIdle(const patterns::PatternMatcher& matcher,
+                                       BlockExpander::Seen& seen, uint32_t insns,
+                                       std::vector<int>& scratch) {
   const ExpandedBlock& expanded = *seen.block;
-  if (expanded.quiet < 0) {
+  if (expanded.idle == IdleOutcome::kUnknown) {
     patterns::PatternMatcher::State state = matcher.NewState();
-    bool matched = false;
+    std::vector<IdleMatch> matches;
     StepThroughBlock(matcher, state, expanded.hits, expanded.expanded, scratch,
-                     [&](const BlockHit&) { matched = true; });
-    expanded.quiet = !matched && state.Idle() && expanded.expanded == insns;
+                     [&](const BlockHit& hit) {
+                       const auto at = static_cast<uint32_t>(&hit - expanded.hits.data());
+                       matches.push_back({at, {scratch[0], scratch[1]}});
+                     });
+    if (!state.Idle() || expanded.expanded != insns) {
+      expanded.idle = IdleOutcome::kUnsettled;
+    } else if (matches.empty()) {
+      expanded.idle = IdleOutcome::kQuiet;
+    } else {
+      expanded.idle = IdleOutcome::kSettled;
+      expanded.idle_matches = std::move(matches);
+    }
   }
-  seen.quiet = expanded.quiet;
-  return seen.quiet != 0;
+  seen.idle = expanded.idle;
+  return seen.idle;
 }
 
 void DeltaProfiler::OnBlocks(const BlockBatch& batch) {
@@ -185,7 +195,10 @@ void DeltaProfiler::OnBlocks(const BlockBatch& batch) {
     const PackedEvent& p = batch.blocks[i];
     BlockExpander::Seen& seen =
         expander_.Find(p.first_ip_or_index, p.insns, static_cast<ExecMode>(p.mode));
-    if (seen.plain || (idle && Quiet(seen, p.insns))) {
+    const ExecMode mode = static_cast<ExecMode>(p.mode);
+    const IdleOutcome outcome =
+        seen.plain ? IdleOutcome::kQuiet : idle ? IdleOf(seen, p.insns) : IdleOutcome::kUnsettled;
+    if (outcome == IdleOutcome::kQuiet) {
       // As OnBlock, for a block that matches nothing that lasts.
       counts_.instructions += p.insns;
       lane.position += p.insns;
@@ -199,8 +212,18 @@ void DeltaProfiler::OnBlocks(const BlockBatch& batch) {
     // their lane), and of the block's event only its header.
     const EventHeader header = batch.HeaderOf(i);
     const ExpandedBlock& expanded = *seen.block;
-    MatchBlock(lane, header, p.insns, static_cast<ExecMode>(p.mode), expanded.hits,
-               expanded.expanded);
+    if (outcome == IdleOutcome::kSettled) {
+      // Its matches as stepping it from idle makes them; it leaves the lane idle.
+      counts_.instructions += p.insns;
+      for (const IdleMatch& match : expanded.idle_matches) {
+        const BlockHit& hit = expanded.hits[match.hit];
+        OnMatch(lane, header, hit.ip, lane.position + hit.index, mode, match.matched[0],
+                match.matched[1]);
+      }
+      lane.position += p.insns;
+      continue;
+    }
+    MatchBlock(lane, header, p.insns, mode, expanded.hits, expanded.expanded);
     idle = lane.match.Idle();
   }
 }

@@ -168,20 +168,22 @@ class DeltaProfiler : public PartedSink {
   void ReturnExpansion(std::unique_ptr<Expansion> expansion) const;
 
   Lane& LaneOf(const EventHeader& header);
-  bool Quiet(BlockExpander::Seen& seen, uint32_t insns) {
-    return IsQuiet(matcher_, seen, insns, matched_);
+  IdleOutcome IdleOf(BlockExpander::Seen& seen, uint32_t insns) {
+    return IdleOutcomeOf(matcher_, seen, insns, matched_);
   }
-  // Whether the block, entered with an idle matcher, leaves it idle without a match and had all
-  // its code found: then, for an idle lane, it only moves the lane on. Worked out once per
-  // distinct block (WorkOutQuiet), kept on the block and in its expander slot.
-  static bool IsQuiet(const patterns::PatternMatcher& matcher, BlockExpander::Seen& seen,
-                      uint32_t insns, std::vector<int>& scratch) {
-    if (seen.quiet >= 0) return seen.quiet != 0;
-    return WorkOutQuiet(matcher, seen, insns, scratch);
+  // What the block does to an idle matcher (ExpandedBlock::idle), kUnsettled also when some of
+  // its code was not found: then an idle lane only moves on (kQuiet), or makes the block's
+  // idle_matches and stays idle (kSettled). Worked out once per distinct block (WorkOutIdle),
+  // kept on the block and in its expander slot.
+  static IdleOutcome IdleOutcomeOf(const patterns::PatternMatcher& matcher,
+                                   BlockExpander::Seen& seen, uint32_t insns,
+                                   std::vector<int>& scratch) {
+    if (seen.idle != IdleOutcome::kUnknown) return seen.idle;
+    return WorkOutIdle(matcher, seen, insns, scratch);
   }
-  [[gnu::noinline]] static bool WorkOutQuiet(const patterns::PatternMatcher& matcher,
-                                             BlockExpander::Seen& seen, uint32_t insns,
-                                             std::vector<int>& scratch);
+  [[gnu::noinline]] static IdleOutcome WorkOutIdle(const patterns::PatternMatcher& matcher,
+                                                   BlockExpander::Seen& seen, uint32_t insns,
+                                                   std::vector<int>& scratch);
   void OnBlock(const EventHeader& header, const ExecBlock& block);
   // The matching of a block of `insns` instructions whose first `expanded` were found, with
   // `hits` the ones with atoms (OnBlock's work once the block is expanded).
@@ -190,8 +192,10 @@ class DeltaProfiler : public PartedSink {
   // `insns` instructions without atoms, all found, in `lane`.
   void Advance(Lane& lane, uint64_t insns);
   void OnGap(const EventHeader& header);
+  // A match at `ip`, where the opening pattern's alternative `first` and the closing one's
+  // `second` matched (-1: not that pattern; the matcher's per-pattern answer).
   void OnMatch(Lane& lane, const EventHeader& header, uint64_t ip, uint64_t position,
-               ExecMode mode);
+               ExecMode mode, int first, int second);
 
   patterns::Pattern open_, close_;
   patterns::PatternMatcher matcher_;
