@@ -18,7 +18,7 @@ uint32_t EdgeTable::EdgeId(Location from, Location to, bool create) {
   return id;
 }
 
-FlowEdgeIndex::FlowEdgeIndex(const std::vector<uint32_t>& sequence, size_t edge_count)
+FlowEdgeIndex::FlowEdgeIndex(const EdgeSequence& sequence, size_t edge_count)
     : sequence_(sequence), positions_(edge_count) {
   for (size_t i = 0; i < sequence_.size(); ++i)
     if (sequence_[i] != kNoEdge && sequence_[i] < edge_count)

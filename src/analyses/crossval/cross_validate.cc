@@ -38,7 +38,7 @@ CrossValidation CrossValidator::Validate(const std::vector<BranchSample>& sample
   CrossValidation out;
   flow_.OnEnd();
   EdgeTable& table = flow_.table();
-  const std::vector<uint32_t> sequence = flow_.TakeSequence();
+  const EdgeSequence sequence = flow_.TakeSequence();
   const FlowEdgeIndex index(sequence, table.size());
   out.flow_branches = flow_.branches();
   out.flow_runs = flow_.runs();

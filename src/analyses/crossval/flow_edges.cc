@@ -9,8 +9,8 @@ namespace ptprof {
 
 namespace {
 
-// The edge numbers a piece of a run holds before the next piece begins.
-constexpr size_t kPieceIds = size_t{1} << 16;
+// The edge numbers a piece of a run holds before the next piece begins: 2 MiB.
+constexpr size_t kPieceIds = size_t{1} << 19;
 
 }  // namespace
 
@@ -158,16 +158,15 @@ inline void FlowEdges::Branch(Thread& t, int32_t pid, uint64_t from, uint64_t to
   t.last = id;
 }
 
-void FlowEdges::Continue(Thread& t, std::vector<std::vector<uint32_t>>&& earlier,
-                         std::vector<uint32_t>&& run) {
+void FlowEdges::Continue(Thread& t, std::vector<EdgeSequence>&& earlier, EdgeSequence&& run) {
   if (!t.run.empty()) t.earlier.push_back(std::move(t.run));
-  for (std::vector<uint32_t>& piece : earlier)
+  for (EdgeSequence& piece : earlier)
     if (!piece.empty()) t.earlier.push_back(std::move(piece));
   t.run = std::move(run);
 }
 
-std::vector<std::vector<uint32_t>> FlowEdges::TakeRun(Thread& t) {
-  std::vector<std::vector<uint32_t>> pieces = std::move(t.earlier);
+std::vector<EdgeSequence> FlowEdges::TakeRun(Thread& t) {
+  std::vector<EdgeSequence> pieces = std::move(t.earlier);
   if (!t.run.empty()) pieces.push_back(std::move(t.run));
   t.earlier.clear();
   t.run.clear();
@@ -176,7 +175,7 @@ std::vector<std::vector<uint32_t>> FlowEdges::TakeRun(Thread& t) {
 
 void FlowEdges::CloseRun(Thread& t) {
   if (t.run.empty() && t.earlier.empty()) return;
-  for (std::vector<uint32_t>& piece : t.earlier) pieces_.push_back({std::move(piece), false});
+  for (EdgeSequence& piece : t.earlier) pieces_.push_back({std::move(piece), false});
   t.earlier.clear();
   pieces_.push_back({std::move(t.run), true});
   t.run.clear();
@@ -194,15 +193,15 @@ void FlowEdges::Break(Thread& t) {
   t.last = kNoEdge;
 }
 
-std::vector<uint32_t> FlowEdges::TakeSequence() {
+EdgeSequence FlowEdges::TakeSequence() {
   size_t size = 0;
   for (const Piece& piece : pieces_) size += piece.ids.size() + piece.ends_run;
-  std::vector<uint32_t> sequence;
+  EdgeSequence sequence;
   sequence.reserve(size);
   for (Piece& piece : pieces_) {
     sequence.insert(sequence.end(), piece.ids.begin(), piece.ids.end());
     if (piece.ends_run) sequence.push_back(kNoEdge);
-    std::vector<uint32_t>().swap(piece.ids);
+    EdgeSequence().swap(piece.ids);
   }
   pieces_.clear();
   return sequence;

@@ -49,6 +49,7 @@ inline constexpr uint32_t kNoRange = UINT32_MAX;
 
 class FlowEdges : public PartedSink {
  public:
+
   struct RangeCount {
     RangeKey range;
     uint64_t count = 0;
@@ -74,7 +75,7 @@ class FlowEdges : public PartedSink {
   EdgeTable& table() { return shared_->table; }
   // The closed runs, each followed by kNoEdge, moved out (each piece is freed once copied, so
   // the runs are not held twice).
-  std::vector<uint32_t> TakeSequence();
+  EdgeSequence TakeSequence();
   // How often each of A's edges was taken, by number (edges numbered later: none).
   uint64_t EdgeCount(uint32_t id) const { return edge_counts_.CountOf(id); }
   size_t edges() const { return edge_counts_.counts.size(); }
@@ -96,8 +97,8 @@ class FlowEdges : public PartedSink {
     // kNoEdge after a break), and the run not yet closed: `earlier` pieces (full ones, and those
     // of folded parts), then `run`, the piece being written.
     uint32_t last = kNoEdge;
-    std::vector<uint32_t> run;
-    std::vector<std::vector<uint32_t>> earlier;
+    EdgeSequence run;
+    std::vector<EdgeSequence> earlier;
     // In a part, what the stream before it decides: whether `run` and `last` still continue the
     // stream's (no break, no branch yet), the first event (a block at `lead_ip` or a break), and
     // the part's first branch while `last` was the stream's.
@@ -105,7 +106,7 @@ class FlowEdges : public PartedSink {
     bool seen = false, lead_break = false;
     uint64_t lead_ip = 0;
     // The run that continued the stream's, once a break closed it.
-    std::vector<std::vector<uint32_t>> lead_run;
+    std::vector<EdgeSequence> lead_run;
     uint32_t first_edge = kNoEdge;  // the part's first branch while `last` was the stream's
     uint64_t first_source = 0;      // and its address
   };
@@ -131,10 +132,9 @@ class FlowEdges : public PartedSink {
   void Break(Thread& t);
   void CloseRun(Thread& t);
   // Moves the pieces of a run (`earlier`, then `run`) to the end of the thread's open run.
-  static void Continue(Thread& t, std::vector<std::vector<uint32_t>>&& earlier,
-                       std::vector<uint32_t>&& run);
+  static void Continue(Thread& t, std::vector<EdgeSequence>&& earlier, EdgeSequence&& run);
   // Moves the thread's open run out, as pieces.
-  static std::vector<std::vector<uint32_t>> TakeRun(Thread& t);
+  static std::vector<EdgeSequence> TakeRun(Thread& t);
   // The edge number of a branch, kNoEdge when either end lies outside A's files.
   uint32_t EdgeOf(int32_t pid, uint64_t from, uint64_t to);
   // The number of the range from edge `last`'s target to edge `id`'s source, kNoRange when the
@@ -174,9 +174,10 @@ class FlowEdges : public PartedSink {
   std::unordered_map<int64_t, Thread> threads_;
   int64_t cached_thread_ = INT64_MIN;
   Thread* cached_ = nullptr;
-  // The closed runs, in pieces; the last piece of a run ends it.
+  // The closed runs, in pieces of at most 2 MiB (one huge page each, when full); the last piece
+  // of a run ends it.
   struct Piece {
-    std::vector<uint32_t> ids;
+    EdgeSequence ids;
     bool ends_run = false;
   };
   std::vector<Piece> pieces_;

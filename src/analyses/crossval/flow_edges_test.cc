@@ -113,3 +113,32 @@ TEST_CASE("cut into parts, the flow's edges, runs and ranges are those of the wh
     }
   }
 }
+
+TEST_CASE("a run longer than a piece comes out whole, also when a part goes on with it") {
+  const AddressNormaliser files = Files();
+  const uint64_t f = kUser;
+  // A loop of two branches, 1.5 pieces' worth in the whole flow, then as much again in a part.
+  const size_t half = 3 * (size_t{1} << 18);
+  auto loop = [&](FlowEdges& flow, size_t branches) {
+    for (size_t i = 0; i < branches; ++i)
+      flow.AddBranch(1, -1, f + (i % 2 ? 0x20 : 0x10), f + (i % 2 ? 0x08 : 0x18));
+  };
+  FlowEdges flow(files);
+  loop(flow, half);
+  std::unique_ptr<EventSink> part = flow.NewPart();
+  loop(static_cast<FlowEdges&>(*part), half);
+  part->OnEnd();
+  flow.Fold(std::move(part));
+  flow.OnEnd();
+  CHECK(flow.branches() == 2 * half);
+  CHECK(flow.runs() == 1);
+  const EdgeSequence sequence = flow.TakeSequence();
+  REQUIRE(sequence.size() == 2 * half + 1);
+  CHECK(sequence.back() == kNoEdge);
+  const uint32_t first = sequence[0], second = sequence[1];
+  CHECK(first != second);
+  size_t alternating = 0;
+  for (size_t i = 0; i + 1 < sequence.size(); ++i)
+    alternating += sequence[i] == (i % 2 ? second : first);
+  CHECK(alternating == 2 * half);
+}
