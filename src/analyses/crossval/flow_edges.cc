@@ -81,29 +81,29 @@ void FlowEdges::AddBranch(int64_t thread, int32_t pid, uint64_t from, uint64_t t
 void FlowEdges::AddBreak(int64_t thread) { Break(ThreadOf(thread)); }
 
 uint32_t FlowEdges::EdgeOf(int32_t pid, uint64_t from, uint64_t to) {
-  auto [it, added] = cache_->edge_of.try_emplace(BranchKey{pid, from, to}, kNoEdge);
+  auto [edge, added] = cache_->edge_of.TryEmplace(BranchKey{pid, from, to}, kNoEdge);
   if (added) {
     auto f = normaliser_.Normalise(pid, from);
     auto t = normaliser_.Normalise(pid, to);
     if (f && t) {
       std::lock_guard lock(shared_->mutex);
       EdgeTable& table = shared_->table;
-      it->second = table.EdgeId(table.Locate(*f), table.Locate(*t), true);
+      *edge = table.EdgeId(table.Locate(*f), table.Locate(*t), true);
     }
   }
-  return it->second;
+  return *edge;
 }
 
 uint32_t FlowEdges::RangeOf(uint32_t last, uint32_t id) {
-  auto [cached, added] = cache_->range_of.try_emplace(uint64_t{last} << 32 | id, kNoRange);
-  if (!added) return cached->second;
+  auto [cached, added] = cache_->range_of.TryEmplace(uint64_t{last} << 32 | id, kNoRange);
+  if (!added) return *cached;
   std::lock_guard lock(shared_->mutex);
   const Location begin = shared_->table.Edge(last).second, end = shared_->table.Edge(id).first;
   if (begin.image != end.image || end.offset < begin.offset) return kNoRange;
   const RangeKey key{end.image, begin.offset, end.offset};
   auto [it, made] = shared_->range_at.try_emplace(key, static_cast<uint32_t>(shared_->ranges.size()));
   if (made) shared_->ranges.push_back(key);
-  return cached->second = it->second;
+  return *cached = it->second;
 }
 
 std::vector<FlowEdges::RangeCount> FlowEdges::Ranges() const {

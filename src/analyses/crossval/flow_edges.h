@@ -29,6 +29,7 @@
 
 #include "src/analyses/crossval/address_normaliser.h"
 #include "src/analyses/crossval/branch_edges.h"
+#include "src/analyses/crossval/flat_id_map.h"
 #include "src/model/parted_sink.h"
 #include "src/model/taken_branches.h"
 
@@ -136,10 +137,12 @@ class FlowEdges : public PartedSink {
   // Moves the thread's open run out, as pieces.
   static std::vector<EdgeSequence> TakeRun(Thread& t);
   // The edge number of a branch, kNoEdge when either end lies outside A's files.
-  uint32_t EdgeOf(int32_t pid, uint64_t from, uint64_t to);
+  // (Not inlined, as RangeOf: the path of a branch that is not one of the last two to follow the
+  // previous edge, kept out of Branch.)
+  [[gnu::noinline]] uint32_t EdgeOf(int32_t pid, uint64_t from, uint64_t to);
   // The number of the range from edge `last`'s target to edge `id`'s source, kNoRange when the
   // two do not make one (another file, backwards).
-  uint32_t RangeOf(uint32_t last, uint32_t id);
+  [[gnu::noinline]] uint32_t RangeOf(uint32_t last, uint32_t id);
 
   // Per edge, the last two branches that followed it and what they were, the latest first: in
   // a loop the next branch is found without a lookup.
@@ -150,9 +153,9 @@ class FlowEdges : public PartedSink {
   };
   // What a sink learnt of raw branches, by the shared numbers: valid in any part.
   struct Cache {
-    std::unordered_map<BranchKey, uint32_t, BranchKeyHash> edge_of;
-    std::unordered_map<uint64_t, uint32_t> range_of;  // by (edge before << 32 | edge)
     std::vector<std::array<Follow, 2>> follow;       // by edge number
+    FlatIdMap<BranchKey, BranchKeyHash> edge_of;
+    FlatIdMap<uint64_t, std::hash<uint64_t>> range_of;  // by (edge before << 32 | edge)
   };
   // The numbers of edges and ranges, one table for the stream and all its parts, and the caches
   // no part has just now.
