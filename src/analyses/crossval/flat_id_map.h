@@ -3,11 +3,14 @@
 // it has not just seen follow the last one (tens of millions of times on a large program): one
 // array of slots, open addressing with linear probing, at most half full, so that a lookup is
 // one multiply and usually one cache line, where a node-based map took a division and two or
-// three dependent misses.
+// three dependent misses. Past 2 MiB the slots are in huge pages (src/model/huge_allocator.h):
+// each thread's caches learn cc1's 111 K edges in memory fresh to them.
 #include <cstddef>
 #include <cstdint>
 #include <utility>
 #include <vector>
+
+#include "src/model/huge_allocator.h"
 
 namespace ptprof {
 
@@ -46,7 +49,7 @@ class FlatIdMap {
                                shift_);
   }
   void Grow() {
-    std::vector<Slot> old = std::move(slots_);
+    std::vector<Slot, HugeAllocator<Slot>> old = std::move(slots_);
     slots_.assign(old.size() * 2, Slot{});
     mask_ = slots_.size() - 1;
     --shift_;
@@ -58,7 +61,7 @@ class FlatIdMap {
     }
   }
 
-  std::vector<Slot> slots_;
+  std::vector<Slot, HugeAllocator<Slot>> slots_;
   size_t mask_ = (size_t{1} << kFirstBits) - 1;
   unsigned shift_ = 64 - kFirstBits;
   size_t count_ = 0;

@@ -117,7 +117,7 @@ std::vector<FlowEdges::RangeCount> FlowEdges::Ranges() const {
 
 inline void FlowEdges::Branch(Thread& t, int32_t pid, uint64_t from, uint64_t to) {
   uint32_t id, range = kNoRange;
-  std::vector<std::array<Follow, 2>>& follows = cache_->follow;
+  auto& follows = cache_->follow;
   if (t.last != kNoEdge && t.last >= follows.size()) follows.resize(t.last + 1);
   Follow* follow = t.last != kNoEdge ? follows[t.last].data() : nullptr;
   if (follow && follow[0].from == from && follow[0].to == to && follow[0].pid == pid) {

@@ -153,7 +153,7 @@ class FlowEdges : public PartedSink {
   };
   // What a sink learnt of raw branches, by the shared numbers: valid in any part.
   struct Cache {
-    std::vector<std::array<Follow, 2>> follow;       // by edge number
+    std::vector<std::array<Follow, 2>, HugeAllocator<std::array<Follow, 2>>> follow;  // by edge
     FlatIdMap<BranchKey, BranchKeyHash> edge_of;
     FlatIdMap<uint64_t, std::hash<uint64_t>> range_of;  // by (edge before << 32 | edge)
   };
