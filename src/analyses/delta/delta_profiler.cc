@@ -193,9 +193,8 @@ void DeltaProfiler::OnBlocks(const BlockBatch& batch) {
   bool idle = lane.match.Idle();  // no sequence in progress: skipping instructions changes nothing
   for (size_t i = 0; i < batch.blocks.size(); ++i) {
     const PackedEvent& p = batch.blocks[i];
-    BlockExpander::Seen& seen =
-        expander_.Find(p.first_ip_or_index, p.insns, static_cast<ExecMode>(p.mode));
     const ExecMode mode = static_cast<ExecMode>(p.mode);
+    BlockExpander::Seen& seen = expander_.Find(p.first_ip_or_index, p.insns, mode);
     const IdleOutcome outcome =
         seen.plain ? IdleOutcome::kQuiet : idle ? IdleOf(seen, p.insns) : IdleOutcome::kUnsettled;
     if (outcome == IdleOutcome::kQuiet) {

@@ -99,7 +99,8 @@ class DeltaProfiler : public PartedSink {
                                                        DeltaOptions options);
 
   void OnEvent(const TraceEvent& event) override;
-  // Blocks in bulk: a block with no instruction of either pattern only moves the lane on.
+  // Blocks in bulk: a block with no instruction of either pattern only moves the lane on, and
+  // one that an idle lane leaves idle makes its matches without the pattern matcher.
   void OnBlocks(const BlockBatch& batch) override;
   void OnEnd() override;
 
