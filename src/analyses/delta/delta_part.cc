@@ -116,10 +116,7 @@ void DeltaPart::Block(Lane& lane, int32_t key, uint32_t insns, ExecMode mode,
   }
   // Matched here, as DeltaProfiler::OnBlocks and OnBlock do.
   const bool idle = lane.match.Idle();
-  const IdleOutcome outcome =
-      seen.plain ? IdleOutcome::kQuiet
-      : idle     ? DeltaProfiler::IdleOutcomeOf(matcher_, seen, insns, matched_)
-                 : IdleOutcome::kUnsettled;
+  const IdleOutcome outcome = DeltaProfiler::OutcomeOf(matcher_, seen, insns, idle, matched_);
   if (outcome == IdleOutcome::kQuiet) {
     settled_insns_ += insns;
     if (!idle) matcher_.Skip(lane.match, insns);
@@ -169,8 +166,7 @@ void DeltaPart::OnBlocks(const BlockBatch& batch) {
     const ExecMode mode = static_cast<ExecMode>(p.mode);
     BlockExpander::Seen& seen = expander.Find(p.first_ip_or_index, p.insns, mode);
     if (lane.phase != Phase::kPrefix &&
-        (seen.plain || (idle && DeltaProfiler::IdleOutcomeOf(matcher_, seen, p.insns, matched_) ==
-                                    IdleOutcome::kQuiet))) {
+        DeltaProfiler::OutcomeOf(matcher_, seen, p.insns, idle, matched_) == IdleOutcome::kQuiet) {
       // The common case, as short as DeltaProfiler::OnBlocks makes it.
       settled_insns_ += p.insns;
       lane.book->position += p.insns;

@@ -195,8 +195,7 @@ void DeltaProfiler::OnBlocks(const BlockBatch& batch) {
     const PackedEvent& p = batch.blocks[i];
     const ExecMode mode = static_cast<ExecMode>(p.mode);
     BlockExpander::Seen& seen = expander_.Find(p.first_ip_or_index, p.insns, mode);
-    const IdleOutcome outcome =
-        seen.plain ? IdleOutcome::kQuiet : idle ? IdleOf(seen, p.insns) : IdleOutcome::kUnsettled;
+    const IdleOutcome outcome = OutcomeOf(seen, p.insns, idle);
     if (outcome == IdleOutcome::kQuiet) {
       // As OnBlock, for a block that matches nothing that lasts.
       counts_.instructions += p.insns;

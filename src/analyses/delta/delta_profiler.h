@@ -169,8 +169,17 @@ class DeltaProfiler : public PartedSink {
   void ReturnExpansion(std::unique_ptr<Expansion> expansion) const;
 
   Lane& LaneOf(const EventHeader& header);
-  IdleOutcome IdleOf(BlockExpander::Seen& seen, uint32_t insns) {
-    return IdleOutcomeOf(matcher_, seen, insns, matched_);
+  IdleOutcome OutcomeOf(BlockExpander::Seen& seen, uint32_t insns, bool idle) {
+    return OutcomeOf(matcher_, seen, insns, idle, matched_);
+  }
+  // What the block does to a lane whose matcher is `idle` or not: kQuiet when its code holds no
+  // pattern instruction; else, for an idle lane, IdleOutcomeOf; else kUnsettled (the block must
+  // be stepped through). The one choice DeltaProfiler::OnBlocks and DeltaPart make per block.
+  static IdleOutcome OutcomeOf(const patterns::PatternMatcher& matcher, BlockExpander::Seen& seen,
+                               uint32_t insns, bool idle, std::vector<int>& scratch) {
+    return seen.plain ? IdleOutcome::kQuiet
+           : idle     ? IdleOutcomeOf(matcher, seen, insns, scratch)
+                      : IdleOutcome::kUnsettled;
   }
   // What the block does to an idle matcher (ExpandedBlock::idle), kUnsettled also when some of
   // its code was not found: then an idle lane only moves on (kQuiet), or makes the block's
