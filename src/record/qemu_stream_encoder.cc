@@ -42,13 +42,18 @@ Status ResolveQemuAddressTriggers(const QemuStream& stream, triggers::TriggerEng
 }
 
 Status QemuStreamEncoder::OnTriggerEvent(const triggers::TriggerEvent& event) {
-  auto it = by_tid_.find(event.tid);
-  Thread* thread = it != by_tid_.end() && it->second->encoder ? it->second : nullptr;
-  for (size_t i = 0; !thread && i < threads_.size(); ++i)
-    if (threads_[i]->encoder) thread = threads_[i].get();
-  if (!thread) return {};  // no thread has run yet: nothing to cut
-  thread->encoder->AddTriggerEvent(event);
+  waiting_.push_back(event);
+  DeliverEvents();
   return {};
+}
+
+void QemuStreamEncoder::DeliverEvents() {
+  std::erase_if(waiting_, [&](const triggers::TriggerEvent& event) {
+    auto it = by_tid_.find(event.tid);
+    if (it == by_tid_.end() || !it->second->encoder) return false;
+    it->second->encoder->AddTriggerEvent(event);
+    return true;
+  });
 }
 
 Status QemuStreamEncoder::Start(Thread& thread, uint64_t tsc_begin) {
@@ -58,6 +63,7 @@ Status QemuStreamEncoder::Start(Thread& thread, uint64_t tsc_begin) {
   }
   thread.encoder =
       std::make_unique<QemuThreadEncoder>(stream_, cache_, options_, thread.tid, tsc_begin);
+  DeliverEvents();
   std::vector<uint32_t> held;
   held.swap(thread.held);
   if (auto s = thread.encoder->Feed(held.data(), held.size()); !s)
@@ -103,7 +109,12 @@ Status QemuStreamEncoder::OnExec(uint32_t tid, const uint32_t* words, size_t cou
 
 Result<std::vector<QemuThreadTrace>> QemuStreamEncoder::Finish() {
   // Finishing a thread can reveal the threads it created (its last words are encoded now); a
-  // thread whose creator was never seen (its words were lost) starts at time 0.
+  // thread whose creator was never seen (its words were lost) starts at time 0. The stream is
+  // whole now: an event for a thread it never showed goes to the first thread.
+  if (!threads_.empty())
+    for (triggers::TriggerEvent& event : waiting_)
+      if (!by_tid_.contains(event.tid)) event.tid = threads_.front()->tid;
+  DeliverEvents();
   for (bool progress = true; progress;) {
     progress = false;
     for (size_t i = 0; i < threads_.size(); ++i) {

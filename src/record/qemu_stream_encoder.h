@@ -24,7 +24,10 @@ class QemuStreamEncoder {
   // One exec chunk of thread `tid`.
   Status OnExec(uint32_t tid, const uint32_t* words, size_t count);
   // A trigger event observed outside the stream (a signal's delivery to thread `event.tid`): it
-  // reaches that thread's trigger decisions when its stream reaches the event's host time.
+  // reaches that thread's trigger decisions when its stream reaches the event's host time. It
+  // waits while that thread has not started (the recorder can see a short program's signals
+  // before any of its stream); one for a thread the whole stream never shows goes to the first
+  // thread.
   Status OnTriggerEvent(const triggers::TriggerEvent& event);
   // The stream ended: every thread's trace, in the order the threads first appeared.
   Result<std::vector<QemuThreadTrace>> Finish();
@@ -38,6 +41,9 @@ class QemuStreamEncoder {
   };
   Status Start(Thread& thread, uint64_t tsc_begin);
   Status TakeClones(Thread& thread);
+  // Hands the waiting trigger events to their threads' encoders, once those exist.
+  void DeliverEvents();
+
 
   const QemuStream& stream_;
   const QemuFlowOptions& options_;
@@ -45,6 +51,7 @@ class QemuStreamEncoder {
   std::vector<std::unique_ptr<Thread>> threads_;  // in first-appearance order
   std::map<uint32_t, Thread*> by_tid_;
   std::map<uint32_t, uint64_t> clone_times_;  // child tid -> its creator's time at the clone
+  std::vector<triggers::TriggerEvent> waiting_;  // for threads not started yet
   bool resolved_ = false;  // addr=SYMBOL triggers resolved (when the first thread starts)
 };
 

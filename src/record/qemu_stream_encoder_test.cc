@@ -69,3 +69,53 @@ TEST_CASE("a thread whose creator is unknown starts at time 0") {
   CHECK((*traces)[1].tsc_begin == 0);
   CHECK((*traces)[1].insns == 3);
 }
+
+namespace {
+
+ptprof::record::triggers::TriggerEngine SignalEngine() {
+  ptprof::record::triggers::SnapshotPolicy policy;
+  auto spec = ptprof::record::triggers::ParseTrigger("signal=USR2");
+  REQUIRE(spec);
+  policy.triggers.push_back(*spec);
+  return ptprof::record::triggers::TriggerEngine(policy);
+}
+
+ptprof::record::triggers::TriggerEvent Usr2To(uint32_t tid) {
+  ptprof::record::triggers::TriggerEvent event;
+  event.kind = ptprof::record::triggers::TriggerEvent::Kind::kSignal;
+  event.tid = tid;
+  event.time_ns = 1;
+  event.signal = 12;  // SIGUSR2
+  return event;
+}
+
+size_t SignalSnapshots(const std::vector<QemuThreadTrace>& traces, uint32_t tid) {
+  size_t n = 0;
+  for (const QemuThreadTrace& trace : traces)
+    if (trace.tid == tid)
+      for (const QemuSnapshot& snapshot : trace.snapshots) n += snapshot.label == "signal=USR2";
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("a signal seen before its thread's first words still cuts that thread's snapshot") {
+  // A short program can take its signals before the recorder has read any of its stream.
+  const QemuStream stream = TwoBlocks();
+  auto engine = SignalEngine();
+  QemuFlowOptions options;
+  options.buffer_size = 4096;
+  options.triggers = &engine;
+  QemuStreamEncoder encoder(stream, options);
+  REQUIRE(encoder.OnTriggerEvent(Usr2To(7)));  // no thread yet
+  const std::vector<uint32_t> words = {0, 1};
+  REQUIRE(encoder.OnExec(5, words.data(), words.size()));
+  REQUIRE(encoder.OnTriggerEvent(Usr2To(7)));  // thread 7 is not known yet
+  REQUIRE(encoder.OnExec(7, words.data(), words.size()));  // unknown creator: starts at the end
+  REQUIRE(encoder.OnTriggerEvent(Usr2To(9)));  // a thread the stream never shows
+  auto traces = encoder.Finish();
+  REQUIRE(traces);
+  REQUIRE(traces->size() == 2);
+  CHECK(SignalSnapshots(*traces, 7) == 2);
+  CHECK(SignalSnapshots(*traces, 5) == 1);  // the stranger's signal goes to the first thread
+}
