@@ -59,8 +59,9 @@ struct CallerKey {
   bool operator==(const CallerKey&) const = default;
 };
 
-// One run, in one allocation: this header, then its packed blocks, then its return stack
-// operations (the run's calls and returns, in order).
+// One run, in one allocation: this header, then its return stack operations (the run's calls
+// and returns, in order), then its packed blocks. (The steady loop reads the header, replays the
+// operations and copies the blocks: in that order the run's lines are read front to back.)
 struct TntRun {
   // The key: the first block, the pending bits (count, values, speculative) and the caller's
   // return addresses the run returns to when it returns past its own calls (CallerKey: up to
@@ -152,13 +153,13 @@ struct TntRun {
 
   // The blocks, for the model: each one's end resolved by the next (the last one's by where the
   // run goes), mode and flags set; the model stamps them with a tsc and offset.
-  const RunBlock* blocks() const { return reinterpret_cast<const RunBlock*>(this + 1); }
-  RunBlock* blocks() { return reinterpret_cast<RunBlock*>(this + 1); }
-  const uint64_t* ops() const { return reinterpret_cast<const uint64_t*>(blocks() + all.blocks); }
-  uint64_t* ops() { return reinterpret_cast<uint64_t*>(blocks() + all.blocks); }
+  const RunBlock* blocks() const { return reinterpret_cast<const RunBlock*>(ops() + all.ops); }
+  RunBlock* blocks() { return reinterpret_cast<RunBlock*>(ops() + all.ops); }
+  const uint64_t* ops() const { return reinterpret_cast<const uint64_t*>(this + 1); }
+  uint64_t* ops() { return reinterpret_cast<uint64_t*>(this + 1); }
   static constexpr uint64_t kPop = ~uint64_t{0};
 };
-static_assert(sizeof(TntRun) % alignof(RunBlock) == 0);
+static_assert(sizeof(TntRun) % alignof(uint64_t) == 0 && alignof(RunBlock) <= alignof(uint64_t));
 static_assert(std::is_trivially_destructible_v<TntRun>, "runs are freed with their chunks");
 
 // The last instruction's kind of a run's block (a run holds only direct calls and jumps,
@@ -246,10 +247,14 @@ class TntRuns {
     return *run;
   }
 
-  // Starts loading the table's slot where KnownFor begins to look for this key.
+  // Starts loading the run in the table's slot where KnownFor begins to look for this key (most
+  // often its run): the slot is read, and the run's first lines prefetched (a prefetch never
+  // faults, so an empty slot's null needs no test that would wait for the read).
   void PrefetchSlot(const CodeBlock* start, uint64_t state, bool returns,
                     const CallerTops& tops) const {
-    __builtin_prefetch(&table_[Hash(start, state, FirstKey(returns, tops)) & mask_]);
+    const char* run = reinterpret_cast<const char*>(
+        table_[Hash(start, state, FirstKey(returns, tops)) & mask_]);
+    for (int line = 0; line < 4; ++line) __builtin_prefetch(run + 64 * line);
   }
 
   // The pending bits as a run's key holds them.
