@@ -44,7 +44,6 @@ class QemuStreamEncoder {
   // Hands the waiting trigger events to their threads' encoders, once those exist.
   void DeliverEvents();
 
-
   const QemuStream& stream_;
   const QemuFlowOptions& options_;
   QemuBlockCache cache_;

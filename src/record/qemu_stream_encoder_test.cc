@@ -72,17 +72,17 @@ TEST_CASE("a thread whose creator is unknown starts at time 0") {
 
 namespace {
 
-ptprof::record::triggers::TriggerEngine SignalEngine() {
-  ptprof::record::triggers::SnapshotPolicy policy;
-  auto spec = ptprof::record::triggers::ParseTrigger("signal=USR2");
+triggers::TriggerEngine SignalEngine() {
+  triggers::SnapshotPolicy policy;
+  auto spec = triggers::ParseTrigger("signal=USR2");
   REQUIRE(spec);
   policy.triggers.push_back(*spec);
-  return ptprof::record::triggers::TriggerEngine(policy);
+  return triggers::TriggerEngine(policy);
 }
 
-ptprof::record::triggers::TriggerEvent Usr2To(uint32_t tid) {
-  ptprof::record::triggers::TriggerEvent event;
-  event.kind = ptprof::record::triggers::TriggerEvent::Kind::kSignal;
+triggers::TriggerEvent Usr2To(uint32_t tid) {
+  triggers::TriggerEvent event;
+  event.kind = triggers::TriggerEvent::Kind::kSignal;
   event.tid = tid;
   event.time_ns = 1;
   event.signal = 12;  // SIGUSR2
