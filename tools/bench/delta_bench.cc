@@ -5,9 +5,10 @@
 // through the call-stack builder alone (the trees of `ptprof stacks`, no observer), then through
 // the syscall analysis (call stacks and syscall instances, as `ptprof syscalls`), then into the
 // flow side of `ptprof validate` (its taken branches normalised to edges, runs and ranges), and
-// prints M insn/s for each and its ratio to plain decoding (1.00 = no slower). --jobs N decodes
-// every run on N threads (as the commands' --jobs), the default one. --only
-// delta|stacks|syscalls|validate measures the plain decode and that one only.
+// prints M insn/s for each and its ratio to plain decoding (1.00 = no slower), each the best of
+// --repeat rounds that run every row once in turn. --jobs N decodes every run on N threads (as the
+// commands' --jobs), the default one. --only delta|stacks|syscalls|validate measures the plain
+// decode and that one only.
 //
 //   delta_bench [--repeat N] [--jobs N] [--only WHAT] INPUT
 #include <algorithm>
@@ -49,15 +50,26 @@ class CountingSink : public PartedSink {
   uint64_t insns = 0;
 };
 
-// The best of `repeat` runs of `run`, in seconds: the least disturbed by the rest of the machine.
-double Best(int repeat, const std::function<void()>& run) {
+// One row of the table: `run` once per round, then `print(best, plain)` with its best time and
+// the plain decode's, in seconds.
+struct Row {
+  std::function<void()> run;
+  std::function<void(double best, double plain)> print;
   double best = 1e30;
-  for (int i = 0; i < repeat; ++i) {
-    auto start = std::chrono::steady_clock::now();
-    run();
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
-  return best;
+};
+
+// Runs every row `repeat` times, round by round (each round runs each row once, in order), and
+// keeps each row's best time: a slow spell of the machine (this VM drifts by 10 % and more from
+// one second to the next) falls on all the rows of a round alike, not on one row's repeats, so
+// the ratios hold better than the times.
+void RunRounds(int repeat, std::vector<Row>& rows) {
+  for (int round = 0; round < repeat; ++round)
+    for (Row& row : rows) {
+      const auto start = std::chrono::steady_clock::now();
+      row.run();
+      const auto elapsed = std::chrono::steady_clock::now() - start;
+      row.best = std::min(row.best, std::chrono::duration<double>(elapsed).count());
+    }
 }
 
 }  // namespace
@@ -87,91 +99,120 @@ int main(int argc, char** argv) {
   auto selected = SelectStreams(*session, {});
   if (!selected) return 1;
 
+  std::vector<Row> rows;
   uint64_t insns = 0;
-  double plain = Best(repeat, [&] {
-    CountingSink sink;
-    DecodeStreams(*session, *selected, DecodeStreamsOptions{}, sink);
-    insns = sink.insns;
-  });
-  std::printf("input %s: %llu instructions, best of %d runs, %u thread%s\n", input.c_str(),
-              static_cast<unsigned long long>(insns), repeat, DefaultDecodeJobs(),
-              DefaultDecodeJobs() == 1 ? "" : "s");
-  std::printf("  %-34s %8.1f M insn/s  ratio 1.00\n", "decode (counting sink)", insns / plain / 1e6);
+  rows.push_back({[&] {
+                    CountingSink sink;
+                    DecodeStreams(*session, *selected, DecodeStreamsOptions{}, sink);
+                    insns = sink.insns;
+                  },
+                  [&](double best, double) {
+                    std::printf("input %s: %llu instructions, best of %d rounds, %u thread%s\n",
+                                input.c_str(), static_cast<unsigned long long>(insns), repeat,
+                                DefaultDecodeJobs(), DefaultDecodeJobs() == 1 ? "" : "s");
+                    std::printf("  %-34s %8.1f M insn/s  ratio 1.00\n", "decode (counting sink)",
+                                insns / best / 1e6);
+                  }});
 
   patterns::PatternLibrary library;
   (void)library.Define("call=call");
   (void)library.Define("ret=ret");
   auto measures = [&only](const char* what) { return only.empty() || only == what; };
-  for (auto [open, close] : {std::pair{"superCLI", "superSTI"}, std::pair{"call", "ret"}}) {
-    if (!measures("delta")) break;
+  struct DeltaCount {
     uint64_t intervals = 0, classified = 0, disassembled = 0;
-    double seconds = Best(repeat, [&] {
-      delta::DeltaOptions options;
-      options.keeping = {false, 10};  // as `ptprof delta` keeps them for a text or JSON report
-      auto profiler = delta::DeltaProfiler::Create(session->images, *library.Find(open),
-                                                   *library.Find(close), options);
-      DecodeStreams(*session, *selected, DecodeStreamsOptions{}, **profiler);
-      (*profiler)->OnEnd();
-      intervals = (*profiler)->counts().intervals;
-      classified = (*profiler)->decoded_instructions();
-      disassembled = (*profiler)->disassembled_instructions();
-    });
-    std::string name = std::string("delta ") + open + "," + close + " (" +
-                       std::to_string(intervals) + " intervals)";
-    std::printf("  %-34s %8.1f M insn/s  ratio %.2f  (%llu instructions classified, %llu disassembled)\n",
-                name.c_str(), insns / seconds / 1e6, plain / seconds,
-                static_cast<unsigned long long>(classified), static_cast<unsigned long long>(disassembled));
+  };
+  DeltaCount delta_counts[2];
+  const std::pair<const char*, const char*> pairs[2] = {{"superCLI", "superSTI"}, {"call", "ret"}};
+  for (int p = 0; p < 2 && measures("delta"); ++p) {
+    const auto [open, close] = pairs[p];
+    DeltaCount& counts = delta_counts[p];
+    rows.push_back(
+        {[&, open, close] {
+           delta::DeltaOptions options;
+           options.keeping = {false, 10};  // as `ptprof delta` keeps them for a text or JSON report
+           auto profiler = delta::DeltaProfiler::Create(session->images, *library.Find(open),
+                                                        *library.Find(close), options);
+           DecodeStreams(*session, *selected, DecodeStreamsOptions{}, **profiler);
+           (*profiler)->OnEnd();
+           counts.intervals = (*profiler)->counts().intervals;
+           counts.classified = (*profiler)->decoded_instructions();
+           counts.disassembled = (*profiler)->disassembled_instructions();
+         },
+         [&, open, close](double best, double plain) {
+           const std::string name = std::string("delta ") + open + "," + close + " (" +
+                                    std::to_string(counts.intervals) + " intervals)";
+           std::printf("  %-34s %8.1f M insn/s  ratio %.2f  (%llu instructions classified, "
+                       "%llu disassembled)\n",
+                       name.c_str(), insns / best / 1e6, plain / best,
+                       static_cast<unsigned long long>(counts.classified),
+                       static_cast<unsigned long long>(counts.disassembled));
+         }});
   }
+  uint64_t blocks = 0, entries = 0, stack_parts = 0, redone = 0;
   if (measures("stacks")) {
-    uint64_t blocks = 0, entries = 0, parts = 0, redone = 0;
-    const double stack_seconds = Best(repeat, [&] {
-      CallStackBuilder builder({&session->images.symbols(), {}});
-      parts = redone = 0;
-      for (const StreamOutcome& outcome :
-           DecodeStreams(*session, *selected, DecodeStreamsOptions{}, builder))
-        if (outcome.summary) {
-          parts += outcome.summary->parts;
-          redone += outcome.summary->parts_redone;
-        }
-      builder.OnEnd();
-      blocks = builder.blocks();
-      entries = 0;
-      builder.Merged().ForEach([&](const CallTreeNode& node, int) { entries += node.entries; });
-    });
-    std::string stacks = "call stacks (" + std::to_string(entries) + " frames)";
-    std::printf("  %-34s %8.1f M insn/s  ratio %.2f  (%llu blocks; %llu parts, %llu decoded again)\n",
-                stacks.c_str(), insns / stack_seconds / 1e6, plain / stack_seconds,
-                static_cast<unsigned long long>(blocks), static_cast<unsigned long long>(parts),
-                static_cast<unsigned long long>(redone));
+    rows.push_back(
+        {[&] {
+           CallStackBuilder builder({&session->images.symbols(), {}});
+           stack_parts = redone = 0;
+           for (const StreamOutcome& outcome :
+                DecodeStreams(*session, *selected, DecodeStreamsOptions{}, builder))
+             if (outcome.summary) {
+               stack_parts += outcome.summary->parts;
+               redone += outcome.summary->parts_redone;
+             }
+           builder.OnEnd();
+           blocks = builder.blocks();
+           entries = 0;
+           builder.Merged().ForEach(
+               [&](const CallTreeNode& node, int) { entries += node.entries; });
+         },
+         [&](double best, double plain) {
+           const std::string name = "call stacks (" + std::to_string(entries) + " frames)";
+           std::printf("  %-34s %8.1f M insn/s  ratio %.2f  (%llu blocks; %llu parts, %llu "
+                       "decoded again)\n",
+                       name.c_str(), insns / best / 1e6, plain / best,
+                       static_cast<unsigned long long>(blocks),
+                       static_cast<unsigned long long>(stack_parts),
+                       static_cast<unsigned long long>(redone));
+         }});
   }
+  uint64_t syscall_count = 0;
   if (measures("syscalls")) {
-    uint64_t syscall_count = 0;
-    const double syscall_seconds = Best(repeat, [&] {
-      auto run = syscalls::RunSyscalls(*session, *selected, input);
-      syscall_count = run ? run->instances.size() : 0;
-    });
-    std::string name = "syscalls (" + std::to_string(syscall_count) + " instances)";
-    std::printf("  %-34s %8.1f M insn/s  ratio %.2f\n", name.c_str(), insns / syscall_seconds / 1e6,
-                plain / syscall_seconds);
+    rows.push_back({[&] {
+                      auto run = syscalls::RunSyscalls(*session, *selected, input);
+                      syscall_count = run ? run->instances.size() : 0;
+                    },
+                    [&](double best, double plain) {
+                      const std::string name =
+                          "syscalls (" + std::to_string(syscall_count) + " instances)";
+                      std::printf("  %-34s %8.1f M insn/s  ratio %.2f\n", name.c_str(),
+                                  insns / best / 1e6, plain / best);
+                    }});
   }
+  AddressNormaliser normaliser;
+  normaliser.AddSessionImages(*session);
+  uint64_t branches = 0, edges = 0, flow_parts = 0;
   if (measures("validate")) {
-    AddressNormaliser normaliser;
-    normaliser.AddSessionImages(*session);
-    uint64_t branches = 0, edges = 0, parts = 0;
-    const double seconds = Best(repeat, [&] {
-      FlowEdges flow(normaliser);
-      parts = 0;
-      for (const StreamOutcome& outcome :
-           DecodeStreams(*session, *selected, DecodeStreamsOptions{}, flow))
-        if (outcome.summary) parts += outcome.summary->parts;
-      flow.OnEnd();
-      branches = flow.branches();
-      edges = flow.edges();
-    });
-    std::string name = "validate's flow (" + std::to_string(branches) + " branches)";
-    std::printf("  %-34s %8.1f M insn/s  ratio %.2f  (%llu edges; %llu parts)\n", name.c_str(),
-                insns / seconds / 1e6, plain / seconds, static_cast<unsigned long long>(edges),
-                static_cast<unsigned long long>(parts));
+    rows.push_back({[&] {
+                      FlowEdges flow(normaliser);
+                      flow_parts = 0;
+                      for (const StreamOutcome& outcome :
+                           DecodeStreams(*session, *selected, DecodeStreamsOptions{}, flow))
+                        if (outcome.summary) flow_parts += outcome.summary->parts;
+                      flow.OnEnd();
+                      branches = flow.branches();
+                      edges = flow.edges();
+                    },
+                    [&](double best, double plain) {
+                      const std::string name =
+                          "validate's flow (" + std::to_string(branches) + " branches)";
+                      std::printf("  %-34s %8.1f M insn/s  ratio %.2f  (%llu edges; %llu parts)\n",
+                                  name.c_str(), insns / best / 1e6, plain / best,
+                                  static_cast<unsigned long long>(edges),
+                                  static_cast<unsigned long long>(flow_parts));
+                    }});
   }
+  RunRounds(repeat, rows);
+  for (const Row& row : rows) row.print(row.best, rows.front().best);
   return 0;
 }
