@@ -11,9 +11,31 @@ BlockExpander::Seen& BlockExpander::Add(Seen& empty, uint64_t first_ip, uint32_t
     Grow();
     slot = &EmptySlot(first_ip, insns, mode);
   }
-  *slot = Seen{first_ip, insns, mode, expanded.hits.empty() && expanded.expanded == insns,
-               expanded.idle, &expanded};
+  *slot = Seen{};
+  slot->ip = first_ip;
+  slot->insns = insns;
+  slot->mode = mode;
+  slot->plain = expanded.hits.empty() && expanded.expanded == insns;
+  slot->block = &expanded;
+  slot->Settle();
   return *slot;
+}
+
+void BlockExpander::Seen::Settle() {
+  idle = block->idle;
+  one_match = false;
+  if (idle != IdleOutcome::kSettled || block->idle_matches.size() != 1) return;
+  const IdleMatch& match = block->idle_matches.front();
+  const BlockHit& hit = block->hits[match.hit];
+  auto fits = [](int32_t alternative) { return alternative >= -1 && alternative <= INT8_MAX; };
+  if (hit.ip - ip > UINT32_MAX || hit.index > UINT16_MAX || !fits(match.matched[0]) ||
+      !fits(match.matched[1]))
+    return;
+  match_offset = static_cast<uint32_t>(hit.ip - ip);
+  match_index = static_cast<uint16_t>(hit.index);
+  matched[0] = static_cast<int8_t>(match.matched[0]);
+  matched[1] = static_cast<int8_t>(match.matched[1]);
+  one_match = true;
 }
 
 void BlockExpander::Grow() {

@@ -75,8 +75,29 @@ class BlockExpander {
     ExecMode mode = ExecMode::kUnknown;
     bool plain = false;  // no instruction with an atom, every instruction found
     IdleOutcome idle = IdleOutcome::kUnknown;  // a copy of block->idle as last known here
+    // With idle kSettled: its one idle match is the one below (a block that ends in a call or a
+    // return, on a frequent pair), so that making it needs no load of the block, its matches
+    // and its hits. Else they are in block->idle_matches.
+    bool one_match = false;
     const ExpandedBlock* block = nullptr;  // null: an empty slot; in a deque: stays put
+    uint32_t match_offset = 0;  // its IP less the block's first IP
+    uint16_t match_index = 0;   // its instruction's index in the block
+    int8_t matched[2] = {-1, -1};
+
+    // Keeps block->idle here, with its one match when it has one that fits.
+    void Settle();
+    // The matches an idle matcher makes in the block, kSettled: on_match(ip, index, first,
+    // second), the alternatives of the two patterns that matched there, or -1.
+    template <typename OnMatch>
+    void EachIdleMatch(OnMatch&& on_match) const {
+      if (one_match) return on_match(ip + match_offset, match_index, matched[0], matched[1]);
+      for (const IdleMatch& match : block->idle_matches) {
+        const BlockHit& hit = block->hits[match.hit];
+        on_match(hit.ip, hit.index, match.matched[0], match.matched[1]);
+      }
+    }
   };
+  static_assert(sizeof(Seen) == 32);
 
   const ExpandedBlock& Expand(const ExecBlock& block) {
     return *Find(block.first_ip, block.insns, block.mode).block;

@@ -1,5 +1,8 @@
 #include "src/analyses/delta/block_expander.h"
 
+#include <tuple>
+#include <vector>
+
 #include <catch2/catch.hpp>
 
 #include "sideband/image_testing.h"
@@ -82,4 +85,59 @@ TEST_CASE("the expander's table grows with the distinct blocks and keeps every b
   uint64_t instructions = 0;
   for (uint64_t at = 0; at + 4 <= code.size(); ++at) instructions += 1 + at % 4;
   CHECK(classifier.decoded() == instructions);
+}
+
+namespace {
+
+// The idle matches `seen` gives, as (ip, index, first, second).
+std::vector<std::tuple<uint64_t, uint32_t, int, int>> IdleMatchesOf(
+    const BlockExpander::Seen& seen) {
+  std::vector<std::tuple<uint64_t, uint32_t, int, int>> matches;
+  seen.EachIdleMatch([&](uint64_t ip, uint32_t index, int first, int second) {
+    matches.emplace_back(ip, index, first, second);
+  });
+  return matches;
+}
+
+}  // namespace
+
+TEST_CASE("a settled block keeps its one idle match in its entry, when it fits") {
+  ExpandedBlock block;
+  block.hits = {{2, 0x1004, 1}, {5, 0x100a, 2}};
+  block.expanded = 6;
+  block.idle = IdleOutcome::kSettled;
+  block.idle_matches = {{1, {-1, 3}}};
+  BlockExpander::Seen seen;
+  seen.ip = 0x1000;
+  seen.insns = 6;
+  seen.block = &block;
+  seen.Settle();
+  CHECK(seen.idle == IdleOutcome::kSettled);
+  CHECK(seen.one_match);
+  const auto one = IdleMatchesOf(seen);
+  CHECK(one == decltype(one){{0x100a, 5, -1, 3}});
+
+  // The same matches from the block itself when they are two, or one that does not fit.
+  block.idle_matches = {{0, {0, -1}}, {1, {-1, 0}}};
+  seen.Settle();
+  CHECK_FALSE(seen.one_match);
+  const auto two = IdleMatchesOf(seen);
+  CHECK(two == decltype(two){{0x1004, 2, 0, -1}, {0x100a, 5, -1, 0}});
+  block.idle_matches = {{1, {200, -1}}};  // an alternative past int8_t
+  seen.Settle();
+  CHECK_FALSE(seen.one_match);
+  const auto far = IdleMatchesOf(seen);
+  CHECK(far == decltype(far){{0x100a, 5, 200, -1}});
+  block.hits[1].index = 70000;  // an index past uint16_t
+  block.idle_matches = {{1, {0, 0}}};
+  seen.Settle();
+  CHECK_FALSE(seen.one_match);
+  const auto late = IdleMatchesOf(seen);
+  CHECK(late == decltype(late){{0x100a, 70000, 0, 0}});
+
+  // Not settled: nothing kept, whatever the block's matches.
+  block.idle = IdleOutcome::kUnsettled;
+  seen.Settle();
+  CHECK(seen.idle == IdleOutcome::kUnsettled);
+  CHECK_FALSE(seen.one_match);
 }

@@ -123,16 +123,15 @@ void DeltaPart::Block(Lane& lane, int32_t key, uint32_t insns, ExecMode mode,
     book.position += insns;
     return;
   }
-  const ExpandedBlock& expanded = *seen.block;
   if (outcome == IdleOutcome::kSettled) {
-    for (const IdleMatch& match : expanded.idle_matches) {
-      const BlockHit& hit = expanded.hits[match.hit];
-      Match(lane, key, header_of(), hit.ip, hit.index, mode, match.matched[0], match.matched[1]);
-    }
+    seen.EachIdleMatch([&](uint64_t ip, uint32_t index, int first, int second) {
+      Match(lane, key, header_of(), ip, index, mode, first, second);
+    });
     settled_insns_ += insns;
     book.position += insns;
     return;
   }
+  const ExpandedBlock& expanded = *seen.block;
   StepThroughBlock(matcher_, lane.match, expanded.hits, expanded.expanded, matched_,
                    [&](const BlockHit& hit) {
                      Match(lane, key, header_of(), hit.ip, hit.index, mode, matched_[0],

@@ -51,55 +51,56 @@ void DeltaProfiler::OnMatch(Lane& lane, const EventHeader& header, uint64_t ip,
   if (opener >= 0) ++counts_.matches[0][static_cast<size_t>(opener)];
   if (closer >= 0 && !same_pattern_) ++counts_.matches[1][static_cast<size_t>(closer)];
 
-  if (closer >= 0 && lane.open) {
-    const Open& o = *lane.open;
-    Interval interval;
-    interval.id = counts_.intervals + 1;
-    interval.cpu = header.cpu != kUnknownId ? header.cpu : lane.cpu;
-    interval.tid = header.tid != kUnknownId ? header.tid : lane.tid;
-    interval.open_ip = o.ip;
-    interval.close_ip = ip;
-    interval.open_offset = o.offset;
-    interval.close_offset = header.offset;
-    interval.open_position = o.position;
-    interval.close_position = position;
-    interval.open_time = o.time;
-    if (options_.time_of) interval.close_time = options_.time_of(header);
-    interval.open_alternative = o.alternative;
-    interval.close_alternative = closer;
-    interval.nested = o.nested;
-    interval.lane = LaneId(header, options_.per_thread);
-    interval.mode = o.mode;
-    instruction_values_.push_back(static_cast<double>(interval.instructions()));
-    if (const auto time = interval.time()) {
-      time_values_.push_back(*time);
-      if (counts_.intervals_without_time == 0) KeepIfLongest(longest_by_time_, interval, true);
-    } else if (++counts_.intervals_without_time == 1) {
-      longest_by_time_ = {};  // no longer by time
-    }
-    KeepIfLongest(longest_by_insns_, interval, false);
-    if (options_.keeping.all) intervals_.push_back(interval);
-    ++counts_.intervals;
-    lane.open.reset();
-    return;
-  }
+  if (closer >= 0 && lane.open) return Close(lane, header, ip, position, closer);
   if (opener >= 0) {
     if (lane.open) {
       ++lane.open->nested;
       ++counts_.nested_openers;
       return;
     }
-    Open o;
+    Open& o = lane.open.emplace();
     o.ip = ip;
     o.offset = header.offset;
     o.position = position;
     if (options_.time_of) o.time = options_.time_of(header);
     o.alternative = opener;
     o.mode = mode;
-    lane.open = o;
     return;
   }
   if (closer >= 0) ++counts_.closers_without_opener;
+}
+
+void DeltaProfiler::Close(Lane& lane, const EventHeader& header, uint64_t ip, uint64_t position,
+                          int closer) {
+  const Open& o = *lane.open;
+  Interval interval;
+  interval.id = counts_.intervals + 1;
+  interval.cpu = header.cpu != kUnknownId ? header.cpu : lane.cpu;
+  interval.tid = header.tid != kUnknownId ? header.tid : lane.tid;
+  interval.open_ip = o.ip;
+  interval.close_ip = ip;
+  interval.open_offset = o.offset;
+  interval.close_offset = header.offset;
+  interval.open_position = o.position;
+  interval.close_position = position;
+  interval.open_time = o.time;
+  if (options_.time_of) interval.close_time = options_.time_of(header);
+  interval.open_alternative = o.alternative;
+  interval.close_alternative = closer;
+  interval.nested = o.nested;
+  interval.lane = LaneId(header, options_.per_thread);
+  interval.mode = o.mode;
+  instruction_values_.push_back(static_cast<double>(interval.instructions()));
+  if (const auto time = interval.time()) {
+    time_values_.push_back(*time);
+    if (counts_.intervals_without_time == 0) KeepIfLongest(longest_by_time_, interval, true);
+  } else if (++counts_.intervals_without_time == 1) {
+    longest_by_time_ = {};  // no longer by time
+  }
+  KeepIfLongest(longest_by_insns_, interval, false);
+  if (options_.keeping.all) intervals_.push_back(interval);
+  ++counts_.intervals;
+  lane.open.reset();
 }
 
 namespace {
@@ -183,7 +184,7 @@ IdleOutcome DeltaProfiler::WorkOutIdle(const patterns::PatternMatcher& matcher,
       expanded.idle_matches = std::move(matches);
     }
   }
-  seen.idle = expanded.idle;
+  seen.Settle();
   return seen.idle;
 }
 
@@ -209,18 +210,16 @@ void DeltaProfiler::OnBlocks(const BlockBatch& batch) {
     // As OnBlock, with the lane and the expanded block found already (a batch's blocks share
     // their lane), and of the block's event only its header.
     const EventHeader header = batch.HeaderOf(i);
-    const ExpandedBlock& expanded = *seen.block;
     if (outcome == IdleOutcome::kSettled) {
       // Its matches as stepping it from idle makes them; it leaves the lane idle.
       counts_.instructions += p.insns;
-      for (const IdleMatch& match : expanded.idle_matches) {
-        const BlockHit& hit = expanded.hits[match.hit];
-        OnMatch(lane, header, hit.ip, lane.position + hit.index, mode, match.matched[0],
-                match.matched[1]);
-      }
+      seen.EachIdleMatch([&](uint64_t ip, uint32_t index, int first, int second) {
+        OnMatch(lane, header, ip, lane.position + index, mode, first, second);
+      });
       lane.position += p.insns;
       continue;
     }
+    const ExpandedBlock& expanded = *seen.block;
     MatchBlock(lane, header, p.insns, mode, expanded.hits, expanded.expanded);
     idle = lane.match.Idle();
   }

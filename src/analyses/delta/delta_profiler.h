@@ -206,6 +206,10 @@ class DeltaProfiler : public PartedSink {
   // `second` matched (-1: not that pattern; the matcher's per-pattern answer).
   void OnMatch(Lane& lane, const EventHeader& header, uint64_t ip, uint64_t position,
                ExecMode mode, int first, int second);
+  // The interval open in `lane` closes at a match of the closing pattern's alternative
+  // `closer` (not inlined: it builds an Interval, which the other cases of OnMatch need not).
+  [[gnu::noinline]] void Close(Lane& lane, const EventHeader& header, uint64_t ip,
+                               uint64_t position, int closer);
 
   patterns::Pattern open_, close_;
   patterns::PatternMatcher matcher_;
