@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <deque>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "src/analyses/patterns/insn_classifier.h"
@@ -108,15 +109,29 @@ class BlockExpander {
     // Every block has its entry in one open-addressed table, found from its home slot on: one
     // cache miss, where a direct-mapped front with a node-based map behind it took two or three
     // each time the front had lost the block (on cc1's 122 K blocks, one lookup in 25).
-    for (size_t i = Home(first_ip, insns, mode);; i = (i + 1) & mask_) {
+    const size_t home = Home(first_ip, insns, mode);
+    for (size_t i = home;; i = (i + 1) & mask_) {
       Seen& slot = table_[i];
       if (!slot.block) return Add(slot, first_ip, insns, mode);
-      if (slot.ip == first_ip && slot.insns == insns && slot.mode == mode) return slot;
+      if (slot.ip == first_ip && slot.insns == insns && slot.mode == mode)
+        return i == home ? slot : Displaced(slot, table_[home]);
     }
   }
   size_t table_slots() const { return table_.size(); }
 
  private:
+  // A block found past its home slot, where it costs a probe more (and often a mispredicted
+  // branch) each time. Every eighth such lookup it swaps places with the entry in its home slot,
+  // so that the blocks looked up most come to sit at home: on sort, 31 % of the lookups found
+  // their block past its home, most of them hot blocks behind blocks that ran once at start-up.
+  // The entry it displaces stays findable, as the table never removes an entry: its own home
+  // and every slot on to the one it moves to are taken. Eight, so that two hot blocks of one
+  // home do not swap on every lookup.
+  Seen& Displaced(Seen& found, Seen& home) {
+    if ((++displaced_ & 7) != 0) return found;
+    std::swap(found, home);
+    return home;
+  }
   // Classifies the block (Walk) into a new entry at `empty`, the table grown first when full.
   [[gnu::noinline]] Seen& Add(Seen& empty, uint64_t first_ip, uint32_t insns, ExecMode mode);
   void Walk(ExpandedBlock& expanded, uint64_t first_ip, uint32_t insns, ExecMode mode);
@@ -137,6 +152,7 @@ class BlockExpander {
   unsigned shift_ = 64 - kFirstSlotBits;
   patterns::InsnClassifier& classifier_;
   std::deque<ExpandedBlock> blocks_;
+  uint32_t displaced_ = 0;  // lookups that found their block past its home slot
 };
 
 }  // namespace ptprof::delta
