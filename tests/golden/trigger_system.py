@@ -64,12 +64,13 @@ def main():
             d = subprocess.run([PTPROF, "decode", "--insn", "--stream", t["stream"], out],
                                capture_output=True, text=True)
             insns = [x for x in d.stdout.splitlines() if not x.startswith("[")]
+            bad = [x for x in d.stdout.splitlines()
+                   if x.startswith("[") and ("error" in x or "gap" in x)]
             check(f"addr=: {t['stream']} decodes without errors and ends in __x64_sys_getpid",
                   d.returncode == 0 and not d.stderr.strip() and insns and
-                  "<__x64_sys_getpid" in insns[-1] and
-                  not any("error" in x or "gap" in x for x in d.stdout.splitlines()
-                          if x.startswith("[")),
-                  (insns[-1] if insns else "") + d.stderr[-200:])
+                  "<__x64_sys_getpid" in insns[-1] and not bad,
+                  f"exit {d.returncode}; last: {insns[-1] if insns else '(none)'}; "
+                  f"{bad[:3]}; {d.stderr[-200:]}")
         check("every=: several periodic snapshots", len(every) >= 3, str(every))
         tscs = [t["tsc"] for t in every]
         gaps = [b - a for a, b in zip(tscs, tscs[1:])]
