@@ -94,6 +94,11 @@ bool IsDecoderStart(const TraceEvent& event) {
                                 UnsyncReason(UNSYNC_INIT_DECODER);
 }
 
+bool IsEndOfTrace(const TraceEvent& event) {
+  const auto* marker = std::get_if<Marker>(&event.body);
+  return marker && marker->kind == Marker::Kind::kEndOfTrace;
+}
+
 TraceEvent ElementTranslator::Translate(const ocsd_generic_trace_elem& e, uint64_t index,
                                         uint8_t trace_id) {
   if (e.elem_type == OCSD_GEN_TRC_ELEM_TIMESTAMP) {

@@ -36,6 +36,9 @@ class ElementTranslator {
 // for an alignment synchronisation), and whether it is the one a fresh decoder starts with.
 bool IsNoSync(const TraceEvent& event);
 bool IsDecoderStart(const TraceEvent& event);
+// Whether `event` is an end-of-trace marker: flushed at the end of the buffer, it has no offset
+// of its own (0).
+bool IsEndOfTrace(const TraceEvent& event);
 
 ExecMode ModeOfIsa(const ocsd_isa& isa);
 BlockEnd BlockEndOf(const ocsd_generic_trace_elem& range);

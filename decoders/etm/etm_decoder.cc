@@ -462,7 +462,11 @@ EtmDecodeStats EtmDecoder::Decode(const std::vector<uint8_t>& trace, EventSink& 
     const uint64_t segment = DefaultSegmentBytes();
     std::vector<EtmSegment> plan = PlanEtmSegments(impl_->Usable(trace.size()), segment,
                                                    impl_->FrameStep(), EtmOverlapFor(segment));
-    if (plan.size() >= 2) return DecodeParallel(trace, plan, jobs, sink);
+    if (plan.size() >= 2) {
+      auto* parted = dynamic_cast<PartedSink*>(&sink);
+      if (parted && parted->TakesParts()) return DecodeInParts(trace, plan, jobs, *parted);
+      return DecodeParallel(trace, plan, jobs, sink);
+    }
   }
   impl_->Begin(sink, nullptr);
   try {

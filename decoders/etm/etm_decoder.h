@@ -13,6 +13,7 @@
 
 #include "decoders/etm/source_config.h"
 #include "src/model/event_sink.h"
+#include "src/model/parted_sink.h"
 #include "src/model/result.h"
 
 namespace ptprof::etm {
@@ -49,6 +50,12 @@ struct EtmDecodeStats {
   uint64_t segments = 0;
   uint64_t joined = 0;
   std::string sequential_because;
+  // In parts (a consumer that takes its stream in parts, src/model/parted_sink.h): the consumer's
+  // parts folded, and those it could not fold, whose events it took directly, decoded again
+  // (with the first reason).
+  uint64_t parts = 0;
+  uint64_t parts_redone = 0;
+  std::string redone_because;
 };
 
 // How a Decode went, for --verbose: "decoded in one piece", or in how many segments, how many
@@ -99,6 +106,11 @@ class EtmDecoder {
   EtmDecodeStats DecodeParallel(const std::vector<uint8_t>& trace,
                                 const std::vector<EtmSegment>& plan, unsigned jobs,
                                 EventSink& sink);
+  // The same for a consumer that takes its stream in parts: each piece's events go to a part of
+  // it on the thread that decodes the piece (etm_parted_decode.cc).
+  EtmDecodeStats DecodeInParts(const std::vector<uint8_t>& trace,
+                               const std::vector<EtmSegment>& plan, unsigned jobs,
+                               PartedSink& sink);
   std::unique_ptr<Impl> impl_;
   std::vector<std::string> warnings_;
 };

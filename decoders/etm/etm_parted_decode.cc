@@ -1,0 +1,187 @@
+// EtmDecoder::DecodeInParts: a CoreSight buffer decoded in pieces on several threads, as
+// DecodeParallel does, for a consumer that takes its stream in parts (src/model/parted_sink.h).
+// Each piece's events go to a part of the consumer on the thread that decodes it, but for the
+// few the joins read (etm_piece_split.h); this thread joins the pieces as DecodeParallel does,
+// passes on the events around each join and folds the parts in order. So the consumer's work,
+// the larger share of a CoreSight decode, is shared between the threads too. Where two pieces do
+// not join the rest is decoded in one piece after what was passed on; a part the consumer cannot
+// fold, or whose elements the stream would have stamped with an earlier timestamp, is dropped
+// and its piece decoded again into the consumer directly. Either way the consumer sees exactly
+// the events of the decode in one piece.
+#include <memory>
+#include <optional>
+
+#include "decoders/etm/element_events.h"
+#include "decoders/etm/etm_decoder.h"
+#include "decoders/etm/etm_piece_split.h"
+#include "decoders/etm/etm_piece_workers.h"
+#include "decoders/etm/etm_segments.h"
+#include "decoders/etm/event_passer.h"
+#include "decoders/etm/quiet_opencsd_log.h"
+
+namespace ptprof::etm {
+
+namespace {
+
+struct PartedPiece {
+  std::unique_ptr<EventSink> part;
+  std::unique_ptr<PieceSplit> split;
+  EtmDecodeStats stats;
+};
+
+// Why `piece`'s part cannot be folded after what `pass` passed on; empty when it can.
+std::string RefusalOf(const PartedSink& sink, const EventPasser& pass, const PartedPiece& piece) {
+  if (const int id = pass.StampsOneOf(piece.split->tally().unstamped); id >= 0)
+    return "an element of trace ID " + HexOffset(static_cast<uint64_t>(id)) +
+           " came before the piece's first timestamp of it";
+  return sink.Refusal(*piece.part);
+}
+
+}  // namespace
+
+EtmDecodeStats EtmDecoder::DecodeInParts(const std::vector<uint8_t>& trace,
+                                         const std::vector<EtmSegment>& plan, unsigned jobs,
+                                         PartedSink& sink) {
+  EtmDecodeStats total;
+  total.bytes = trace.size();
+  total.segments = plan.size();
+  // Declared before the pieces, destroyed after them: their events give their chunks back to it.
+  EventChunkPool pool(SIZE_MAX);
+  EventPasser pass(sink, total);
+  QuietOpenCsdLog quiet;
+  // The piece folded last, whose events the next join reads: its tail, or its head when whole.
+  // Those events are its decode's numbers base + k, and the stream has them up to `from`.
+  std::optional<PartedPiece> held;
+  size_t from = 0, base = 0;
+  auto held_events = [&]() -> EventChunks& {
+    return held->split->whole() ? held->split->head() : held->split->tail();
+  };
+  auto held_marks = [&]() -> std::vector<uint8_t>& {
+    return held->split->whole() ? held->split->head_marks() : held->split->tail_marks();
+  };
+  size_t fallback = plan.size();  // the first piece that did not join
+  std::optional<PieceWorkers<PartedPiece>> workers;
+  workers.emplace(
+      plan.size(), jobs, [this] { return Clone(); }, [] { return PartedPiece{}; },
+      [&](size_t i, EtmDecoder& decoder, PartedPiece& piece) {
+        const EtmSegment& s = plan[i];
+        const bool last = i + 1 == plan.size();
+        piece.part = i ? sink.NewPart() : sink.NewFirstPart();
+        piece.split = std::make_unique<PieceSplit>(*piece.part, pool, i ? plan[i - 1].end : 0,
+                                                   last ? UINT64_MAX : s.cut);
+        piece.stats = decoder.DecodePiece(trace, s.begin, s.end, last, *piece.split,
+                                          piece.split->decoder_marks());
+        piece.part->OnEnd();  // its share of the stream is complete (PartedSink::NewPart)
+      });
+  if (auto st = workers->Start(); !st) {
+    total.sequential_because = "cannot make another decoder: " + st.error().message;
+    fallback = 0;
+  }
+  for (size_t i = 0; i < plan.size() && fallback == plan.size(); ++i) {
+    auto taken = workers->Take(i);
+    if (!taken) {
+      total.sequential_because = "cannot make another decoder: " + taken.error().message;
+      fallback = i;
+      break;
+    }
+    PartedPiece piece = std::move(*taken);
+    PieceSplit& split = *piece.split;
+    if (piece.stats.fatal_errors) {
+      total.sequential_because =
+          "a decoder error in the segment at offset " + HexOffset(plan[i].begin);
+      fallback = i;
+      break;
+    }
+    // As DecodeParallel: a source that lost synchronisation leaves a state its events do not show.
+    if (const std::optional<uint64_t> lost = split.lost_sync()) {
+      total.sequential_because = "a source lost synchronisation at offset " + HexOffset(*lost);
+      fallback = i;
+      break;
+    }
+    if (i > 0) {
+      const EventChunks& prev = held_events();
+      const std::vector<uint8_t>& prev_marks = held_marks();
+      TraceIds must_sync = pass.synced();
+      for (size_t k = from; k < prev.size(); ++k)
+        if ((prev_marks[k] & 0x80) && !IsNoSync(prev[k])) must_sync.set(prev_marks[k] & 0x7f);
+      std::optional<EtmJoin> join = FindEtmJoin(prev, from, split.head(), split.head_marks(),
+                                                plan[i].begin, must_sync);
+      // The join read the head only: an event past it at an offset the join could have lined up
+      // might have made another line-up.
+      if (join && !split.whole() &&
+          split.min_offset_past_head() <= prev.OffsetAt(prev.size() - 1))
+        join.reset();
+      if (!join) {
+        total.sequential_because = "the segments at offsets " + HexOffset(plan[i - 1].begin) +
+                                   " and " + HexOffset(plan[i].begin) +
+                                   " do not agree where they overlap";
+        fallback = i;
+        break;
+      }
+      for (size_t k = from; k < join->prev_end; ++k) pass.Pass(prev[k], prev_marks[k]);
+      ++total.joined;
+      if (split.whole()) {
+        held = std::move(piece);
+        from = join->next_begin;
+        base = 0;
+        continue;
+      }
+      for (size_t k = join->next_begin; k < split.head().size(); ++k)
+        pass.Pass(split.head()[k], split.head_marks()[k]);
+    }
+    if (std::string why = RefusalOf(sink, pass, piece); why.empty()) {
+      pass.Absorb(split.tally());
+      sink.Fold(std::move(piece.part));
+      ++total.parts;
+    } else {
+      // Its events between head and tail, decoded again by a fresh decoder from the same byte.
+      piece.part.reset();
+      if (total.redone_because.empty()) total.redone_because = why;
+      ++total.parts_redone;
+      auto again = Clone();
+      if (!again) {
+        total.sequential_because = "cannot make another decoder: " + again.error().message;
+        held = std::move(piece);
+        from = split.head().size();
+        base = 0;
+        fallback = i + 1;
+        break;
+      }
+      std::vector<uint8_t> marks;
+      pass.Follow(marks, split.head().size(), split.tail_base());
+      const EtmDecodeStats redone = (*again)->DecodePiece(trace, plan[i].begin, plan[i].end,
+                                                          i + 1 == plan.size(), pass, marks);
+      total.fatal_errors += redone.fatal_errors;
+    }
+    base = split.tail_base();
+    from = 0;
+    held = std::move(piece);
+  }
+  workers->Stop();
+  if (fallback == plan.size()) {
+    const EventChunks& rest = held_events();
+    for (size_t k = from; k < rest.size(); ++k) pass.Pass(rest[k], held_marks()[k]);
+  } else {
+    // From the start of the last piece held (the stream has its decode's first base + from
+    // events; the same decoder from the same byte repeats them first), or from the start.
+    quiet.Restore();
+    const uint64_t start = fallback == 0 ? 0 : plan[fallback - 1].begin;
+    const size_t skip = fallback == 0 ? 0 : base + from;
+    held.reset();
+    workers.reset();
+    auto rest = Clone();
+    if (!rest) {
+      total.sequential_because += "; cannot make another decoder: " + rest.error().message;
+    } else {
+      std::vector<uint8_t> marks;
+      pass.Follow(marks, skip);
+      const EtmDecodeStats stats =
+          (*rest)->DecodePiece(trace, start, trace.size(), true, pass, marks);
+      total.fatal_errors += stats.fatal_errors;
+    }
+  }
+  sink.OnEnd();
+  return total;
+}
+
+}  // namespace ptprof::etm

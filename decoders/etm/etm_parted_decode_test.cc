@@ -1,0 +1,151 @@
+// EtmDecoder::DecodeInParts end to end on a real buffer (TC2, 5 sources, repeated 24 times so that
+// its 128 KiB pieces join): a consumer taking its stream in parts gets exactly the events of the
+// decode in one piece, whether it folds every part or refuses some (whose pieces are then decoded
+// again into it directly).
+#include <atomic>
+#include <memory>
+#include <string>
+#include <sys/stat.h>
+
+#include <catch2/catch.hpp>
+
+#include "decoders/etm/etm_decoder.h"
+#include "decoders/etm/snapshot_memory.h"
+#include "sideband/file_bytes.h"
+#include "src/model/decode_defaults.h"
+#include "src/model/event_equality.h"
+
+using namespace ptprof;
+using namespace ptprof::etm;
+
+namespace {
+
+struct Collect : EventSink {
+  std::vector<TraceEvent> events;
+  int serial = 0;
+  bool ended = false;
+  void OnEvent(const TraceEvent& e) override { events.push_back(e); }
+  void OnEnd() override { ended = true; }
+};
+
+// Parts numbered as they are made; those whose number `refuse` says yes to are refused.
+class Parted : public PartedSink {
+ public:
+  explicit Parted(bool (*refuse)(int)) : refuse_(refuse) {}
+  std::vector<TraceEvent> events;
+  int folded = 0;
+  bool ended = false;
+  bool unended_part = false;
+
+  std::unique_ptr<EventSink> NewPart() const override {
+    auto part = std::make_unique<Collect>();
+    part->serial = made_++;
+    return part;
+  }
+  std::string Refusal(const EventSink& part) const override {
+    return refuse_(static_cast<const Collect&>(part).serial) ? "the test refuses it" : "";
+  }
+  void Fold(std::unique_ptr<EventSink> part) override {
+    auto& c = static_cast<Collect&>(*part);
+    if (!c.ended) unended_part = true;
+    events.insert(events.end(), c.events.begin(), c.events.end());
+    ++folded;
+  }
+  void OnEvent(const TraceEvent& e) override { events.push_back(e); }
+  void OnEnd() override { ended = true; }
+
+ private:
+  bool (*refuse_)(int);
+  mutable std::atomic<int> made_{0};
+};
+
+struct Restore {
+  ~Restore() {
+    SetDefaultDecodeJobs(1);
+    SetDefaultSegmentBytes(256u << 10);
+  }
+};
+
+std::string Snap(const std::string& name) {
+  return std::string(SHARED_TESTDATA) + "/opencsd/snapshots/" + name;
+}
+
+std::unique_ptr<EtmDecoder> Tc2Decoder(std::vector<uint8_t>& trace, int copies) {
+  auto snap = LoadSnapshot(Snap("TC2"));
+  REQUIRE(snap);
+  auto plan = PlanBuffer(*snap, "");
+  REQUIRE(plan);
+  auto dec = EtmDecoder::Create(BufferFormat::kCoreSightFrames, plan->sources, {});
+  REQUIRE(dec);
+  std::vector<std::string> warnings;
+  auto memory = LoadSnapshotMemory(*snap, *plan, warnings);
+  REQUIRE(memory);
+  for (const MemoryImage& m : *memory) (void)(*dec)->AddMemory(m);
+  auto bytes = ReadFileBytes(plan->buffer.file);
+  REQUIRE(bytes);
+  trace.clear();
+  for (int i = 0; i < copies; ++i) trace.insert(trace.end(), bytes->begin(), bytes->end());
+  return std::move(*dec);
+}
+
+// The index of the first event where `a` and `b` differ, or their common size when one is a prefix
+// of the other (equal: both sizes).
+size_t FirstDifference(const std::vector<TraceEvent>& a, const std::vector<TraceEvent>& b) {
+  size_t i = 0;
+  while (i < a.size() && i < b.size() && SameEvent(a[i], b[i])) ++i;
+  return i;
+}
+
+bool Exists(const std::string& p) {
+  struct stat st {};
+  return stat(p.c_str(), &st) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("a consumer in parts gets the events of the decode in one piece, parts refused or not") {
+  if (!Exists(Snap("TC2"))) {
+    WARN("SKIP: ../shared/testdata/opencsd is absent");
+    return;
+  }
+  Restore restore;
+  std::vector<uint8_t> trace;
+  auto dec = Tc2Decoder(trace, 24);
+  SetDefaultDecodeJobs(1);
+  Collect whole;
+  const EtmDecodeStats one = dec->Decode(trace, whole);
+  REQUIRE(whole.events.size() > 100000);
+
+  SetDefaultDecodeJobs(2);
+  SetDefaultSegmentBytes(128u << 10);
+  struct Case {
+    const char* name;
+    bool (*refuse)(int);
+  };
+  const Case cases[] = {
+      {"every part folded", [](int) { return false; }},
+      {"odd parts refused", [](int serial) { return serial % 2 == 1; }},
+      {"every part refused", [](int) { return true; }},
+  };
+  for (const Case& c : cases) {
+    SECTION(c.name) {
+      Parted parted(c.refuse);
+      const EtmDecodeStats stats = dec->Decode(trace, parted);
+      CHECK(parted.ended);
+      CHECK_FALSE(parted.unended_part);
+      CHECK(stats.segments == 6);
+      CHECK(stats.joined >= 4);
+      CHECK(stats.instructions == one.instructions);
+      CHECK(FirstDifference(parted.events, whole.events) == whole.events.size());
+      CHECK(parted.events.size() == whole.events.size());
+      CHECK(static_cast<uint64_t>(parted.folded) == stats.parts);
+      if (c.refuse(1)) {
+        CHECK(stats.parts_redone >= 2);
+        CHECK(stats.redone_because == "the test refuses it");
+      } else {
+        CHECK(stats.parts >= 5);
+        CHECK(stats.parts_redone == 0);
+      }
+    }
+  }
+}
