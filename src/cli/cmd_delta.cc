@@ -118,6 +118,9 @@ int RunOnSnapshot(const DeltaCommandOptions& options,
   auto snapshot = RunDeltaOnSnapshot(options.input, options.in.streams, pair,
                                      options.pair.per_thread, Keeping(options));
   if (!snapshot) return ReportBadInput(options.input + ": " + snapshot.error().message);
+  if (options.verbose)
+    for (const std::string& note : snapshot->run.decode_notes)
+      std::fprintf(stderr, "ptprof: %s\n", note.c_str());
   return ReportEtm(options, *snapshot);
 }
 

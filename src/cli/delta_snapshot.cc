@@ -50,9 +50,9 @@ Result<SnapshotDelta> RunDeltaOnSnapshot(const std::string& dir, const std::vect
   auto profiler = delta::DeltaProfiler::Create(*out.images, pair.first, pair.second, options);
   if (!profiler) return tl::unexpected(profiler.error());
   out.run.profiler = std::move(*profiler);
-  etm::EtmDecodeStats stats = d->decoder->Decode(d->trace, *out.run.profiler);
-  (void)stats;
-  out.run.profiler->OnEnd();
+  // Decode ends the profiler's stream (OnEnd) itself.
+  const etm::EtmDecodeStats stats = d->decoder->Decode(d->trace, *out.run.profiler);
+  out.run.decode_notes.push_back(dir + ": " + etm::HowDecoded(stats));
   return out;
 }
 
