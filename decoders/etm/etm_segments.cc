@@ -23,7 +23,7 @@ bool Agree(const TraceEvent& prev, const TraceEvent& next) {
 }  // namespace
 
 uint64_t EtmOverlapFor(uint64_t segment_bytes) {
-  return std::max<uint64_t>(segment_bytes / 4, 16 * 1024);
+  return std::max<uint64_t>(segment_bytes / 8, 16 * 1024);
 }
 
 std::vector<EtmSegment> PlanEtmSegments(uint64_t usable, uint64_t segment_bytes, uint64_t align,

@@ -10,8 +10,8 @@ real multi-source ETMv4/PTM buffers did join (otherwise the test would prove not
 
 The JSONL writer takes its stream in parts (src/model/parted_sink.h), so these decodes go through
 EtmDecoder::DecodeInParts; `--insn` output does not, and goes through DecodeParallel. The test
-pieces are small, so most heads reach their cut and few parts are folded; TC2's buffer repeated 24
-times (768 KiB, 128 KiB pieces) folds many, in `decode` and in `delta --pair
+pieces are small, so most heads reach their cut and few parts are folded; TC2's buffer repeated 32
+times (1 MiB, 256 KiB pieces) folds some, in `decode` and in `delta --pair
 a32IrqOff,a32IrqOn` (the delta profiler takes parts too), which must print the same report on one
 thread and on two.
 """
@@ -125,11 +125,11 @@ def parts(snapshots, dirs):
         return
     before = JOINED["parts"]
     with tempfile.TemporaryDirectory() as tmp:
-        path = repeated(snapshots, tmp, "TC2", "cstrace.bin", 24)
-        compare("TC2 x24 --psb-segment 131072", path, 131072)
-        compare_delta("TC2 x24 delta --pair a32IrqOff,a32IrqOn --psb-segment 131072", path,
-                      131072, "a32IrqOff,a32IrqOn")
-    TALLY.check("TC2 x24: the consumer's parts were folded", JOINED["parts"] - before >= 8,
+        path = repeated(snapshots, tmp, "TC2", "cstrace.bin", 32)
+        compare("TC2 x32 --psb-segment 262144", path, 262144)
+        compare_delta("TC2 x32 delta --pair a32IrqOff,a32IrqOn --psb-segment 262144", path,
+                      262144, "a32IrqOff,a32IrqOn")
+    TALLY.check("TC2 x32: the consumer's parts were folded", JOINED["parts"] - before >= 6,
                 f"{JOINED['parts'] - before} parts folded")
 
 
