@@ -12,7 +12,7 @@ With --parallel N, it then times the parallel decode (decoders/etm/etm_parallel_
 larger buffers made by repeating a real buffer N times in a copy of the snapshot (TC2 and
 juno-uname-001: frame-formatted, several sources): `decode --format jsonl --jobs 1` beside
 `--jobs 2`, best of --repeat, with peak RSS and what --verbose says of the segments, and checks
-that both print the same bytes. Where one copy ends and the next begins a packet is cut: each seam
+that both print the same bytes; on TC2 the same for `delta --pair a32IrqOff,a32IrqOn`. Where one copy ends and the next begins a packet is cut: each seam
 looks like damage to the decoder, and the parallel decode refuses to join pieces near one.
 Usage: tools/bench/etm_decode_bench.py [--ptprof build/ptprof] [--repeat 5] [--parallel N] [SNAPSHOT_DIR...]
 """
@@ -40,13 +40,12 @@ def best_time(cmd, repeat, stdout=subprocess.DEVNULL, cwd=None):
     return best
 
 
-def timed_decode(ptprof, snap, jobs, repeat):
+def timed_decode(ptprof, snap, jobs, repeat, command=("decode", "--format", "jsonl")):
     """Best wall time, peak RSS in MiB, the output's SHA-256 and what --verbose said of the
-    segments, of `decode --jobs JOBS`."""
+    segments, of `COMMAND --jobs JOBS` (by default `decode --format jsonl`)."""
     best, rss, digest, how = None, 0.0, None, ""
     for _ in range(repeat):
-        cmd = ["/usr/bin/time", "-f", "%M", ptprof, "decode", "--verbose", "--format", "jsonl",
-               "--jobs", str(jobs), snap]
+        cmd = ["/usr/bin/time", "-f", "%M", ptprof, *command, "--verbose", "--jobs", str(jobs), snap]
         start = time.perf_counter()
         out = subprocess.run(cmd, capture_output=True, check=True)
         elapsed = time.perf_counter() - start
@@ -59,10 +58,12 @@ def timed_decode(ptprof, snap, jobs, repeat):
 
 
 def parallel_rows(ptprof, data, copies, repeat, tmp):
-    print(f"\nparallel decode, buffers repeated {copies} times: decode --format jsonl")
+    print(f"\nparallel decode, buffers repeated {copies} times: decode --format jsonl "
+          f"(and TC2's delta --pair a32IrqOff,a32IrqOn)")
     print(f"{'snapshot':<18} {'MB':>6} | {'jobs 1 s':>8} {'MiB':>6} | {'jobs 2 s':>8} {'MiB':>6} | "
           f"{'2 over 1':>8}  same output")
-    for name, buffer in (("TC2", "cstrace.bin"), ("juno-uname-001", "uname_trace.bin")):
+    for name, buffer, pair in (("TC2", "cstrace.bin", "a32IrqOff,a32IrqOn"),
+                               ("juno-uname-001", "uname_trace.bin", None)):
         src = os.path.join(data, "snapshots", name)
         if not os.path.isdir(src):
             print(f"{name}: absent, skipped")
@@ -76,11 +77,15 @@ def parallel_rows(ptprof, data, copies, repeat, tmp):
         os.chmod(path, 0o644)
         with open(path, "wb") as f:
             f.write(one * copies)
-        t1, m1, d1, _ = timed_decode(ptprof, dst, 1, repeat)
-        t2, m2, d2, how = timed_decode(ptprof, dst, 2, repeat)
         mb = len(one) * copies / 1e6
-        print(f"{name:<18} {mb:6.2f} | {t1:8.2f} {m1:6.1f} | {t2:8.2f} {m2:6.1f} | {t1 / t2:7.2f}x  "
-              f"{'yes' if d1 == d2 else 'NO'}  ({how})")
+        rows = [(name, ("decode", "--format", "jsonl"))]
+        if pair:
+            rows.append((f"  delta", ("delta", "--pair", pair)))
+        for label, command in rows:
+            t1, m1, d1, _ = timed_decode(ptprof, dst, 1, repeat, command)
+            t2, m2, d2, how = timed_decode(ptprof, dst, 2, repeat, command)
+            print(f"{label:<18} {mb:6.2f} | {t1:8.2f} {m1:6.1f} | {t2:8.2f} {m2:6.1f} | "
+                  f"{t1 / t2:7.2f}x  {'yes' if d1 == d2 else 'NO'}  ({how})")
 
 
 def main():
