@@ -5,13 +5,11 @@
 #include <atomic>
 #include <memory>
 #include <string>
-#include <sys/stat.h>
 
 #include <catch2/catch.hpp>
 
 #include "decoders/etm/etm_decoder.h"
-#include "decoders/etm/snapshot_memory.h"
-#include "sideband/file_bytes.h"
+#include "decoders/etm/snapshot_decode.h"
 #include "src/model/decode_defaults.h"
 #include "src/model/event_equality.h"
 
@@ -70,24 +68,6 @@ std::string Snap(const std::string& name) {
   return std::string(SHARED_TESTDATA) + "/opencsd/snapshots/" + name;
 }
 
-std::unique_ptr<EtmDecoder> Tc2Decoder(std::vector<uint8_t>& trace, int copies) {
-  auto snap = LoadSnapshot(Snap("TC2"));
-  REQUIRE(snap);
-  auto plan = PlanBuffer(*snap, "");
-  REQUIRE(plan);
-  auto dec = EtmDecoder::Create(BufferFormat::kCoreSightFrames, plan->sources, {});
-  REQUIRE(dec);
-  std::vector<std::string> warnings;
-  auto memory = LoadSnapshotMemory(*snap, *plan, warnings);
-  REQUIRE(memory);
-  for (const MemoryImage& m : *memory) (void)(*dec)->AddMemory(m);
-  auto bytes = ReadFileBytes(plan->buffer.file);
-  REQUIRE(bytes);
-  trace.clear();
-  for (int i = 0; i < copies; ++i) trace.insert(trace.end(), bytes->begin(), bytes->end());
-  return std::move(*dec);
-}
-
 // The index of the first event where `a` and `b` differ, or their common size when one is a prefix
 // of the other (equal: both sizes).
 size_t FirstDifference(const std::vector<TraceEvent>& a, const std::vector<TraceEvent>& b) {
@@ -96,21 +76,18 @@ size_t FirstDifference(const std::vector<TraceEvent>& a, const std::vector<Trace
   return i;
 }
 
-bool Exists(const std::string& p) {
-  struct stat st {};
-  return stat(p.c_str(), &st) == 0;
-}
-
 }  // namespace
 
 TEST_CASE("a consumer in parts gets the events of the decode in one piece, parts refused or not") {
-  if (!Exists(Snap("TC2"))) {
-    WARN("SKIP: ../shared/testdata/opencsd is absent");
+  auto tc2 = OpenSnapshotDecode(Snap("TC2"), {});
+  if (!tc2) {
+    WARN("SKIP: " << tc2.error().message);
     return;
   }
   Restore restore;
   std::vector<uint8_t> trace;
-  auto dec = Tc2Decoder(trace, 32);
+  for (int i = 0; i < 32; ++i) trace.insert(trace.end(), tc2->trace.begin(), tc2->trace.end());
+  EtmDecoder* dec = tc2->decoder.get();
   SetDefaultDecodeJobs(1);
   Collect whole;
   const EtmDecodeStats one = dec->Decode(trace, whole);
