@@ -18,7 +18,8 @@
 
 namespace ptprof::etm {
 
-struct EtmSegment;  // etm_segments.h
+struct EtmSegment;   // etm_segments.h
+class EventPasser;   // event_passer.h
 
 // Code bytes at an address, e.g. a snapshot [dump] or a perf mmap of a binary.
 struct MemoryImage {
@@ -111,6 +112,11 @@ class EtmDecoder {
   EtmDecodeStats DecodeInParts(const std::vector<uint8_t>& trace,
                                const std::vector<EtmSegment>& plan, unsigned jobs,
                                PartedSink& sink);
+  // Bytes [begin, end) of `trace` decoded again by a fresh decoder into `pass`, which passes on
+  // its events numbered [skip, until) (the end of the trace after them when `last`); its
+  // decoder errors are added to `total`. An error when no decoder can be made.
+  Status DecodeAgain(const std::vector<uint8_t>& trace, uint64_t begin, uint64_t end, bool last,
+                     EventPasser& pass, size_t skip, size_t until, EtmDecodeStats& total) const;
   std::unique_ptr<Impl> impl_;
   std::vector<std::string> warnings_;
 };

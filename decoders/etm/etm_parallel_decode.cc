@@ -105,10 +105,7 @@ EtmDecodeStats EtmDecoder::DecodeParallel(const std::vector<uint8_t>& trace,
     if (i > 0) {
       // Every source synchronised in the stream so far or in what prev passes on must be
       // synchronised in the next decode by where they join.
-      TraceIds must_sync = pass.synced();
-      for (size_t k = prev_from; k < prev->events.size(); ++k)
-        if ((prev->marks[k] & 0x80) && !IsNoSync(prev->events[k]))
-          must_sync.set(prev->marks[k] & 0x7f);
+      const TraceIds must_sync = SyncedIn(prev->events, prev->marks, prev_from, pass.synced());
       const std::optional<EtmJoin> join = FindEtmJoin(prev->events, prev_from, piece.events,
                                                       piece.marks, plan[i].begin, must_sync);
       if (!join) {
@@ -140,18 +137,23 @@ EtmDecodeStats EtmDecoder::DecodeParallel(const std::vector<uint8_t>& trace,
     const size_t skip = fallback == 0 ? 0 : prev_from;
     prev.reset();
     workers.reset();
-    auto rest = Clone();
-    if (!rest) {
+    if (auto rest = DecodeAgain(trace, from, trace.size(), true, pass, skip, SIZE_MAX, total);
+        !rest)
       total.sequential_because += "; cannot make another decoder: " + rest.error().message;
-    } else {
-      std::vector<uint8_t> marks;
-      pass.Follow(marks, skip);
-      const EtmDecodeStats stats = (*rest)->DecodePiece(trace, from, trace.size(), true, pass, marks);
-      total.fatal_errors += stats.fatal_errors;
-    }
   }
   sink.OnEnd();
   return total;
+}
+
+Status EtmDecoder::DecodeAgain(const std::vector<uint8_t>& trace, uint64_t begin, uint64_t end,
+                               bool last, EventPasser& pass, size_t skip, size_t until,
+                               EtmDecodeStats& total) const {
+  auto again = Clone();
+  if (!again) return tl::unexpected(again.error());
+  std::vector<uint8_t> marks;
+  pass.Follow(marks, skip, until);
+  total.fatal_errors += (*again)->DecodePiece(trace, begin, end, last, pass, marks).fatal_errors;
+  return {};
 }
 
 }  // namespace ptprof::etm

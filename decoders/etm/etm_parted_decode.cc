@@ -11,7 +11,6 @@
 #include <memory>
 #include <optional>
 
-#include "decoders/etm/element_events.h"
 #include "decoders/etm/etm_decoder.h"
 #include "decoders/etm/etm_piece_split.h"
 #include "decoders/etm/etm_piece_workers.h"
@@ -101,9 +100,7 @@ EtmDecodeStats EtmDecoder::DecodeInParts(const std::vector<uint8_t>& trace,
     if (i > 0) {
       const EventChunks& prev = held_events();
       const std::vector<uint8_t>& prev_marks = held_marks();
-      TraceIds must_sync = pass.synced();
-      for (size_t k = from; k < prev.size(); ++k)
-        if ((prev_marks[k] & 0x80) && !IsNoSync(prev[k])) must_sync.set(prev_marks[k] & 0x7f);
+      const TraceIds must_sync = SyncedIn(prev, prev_marks, from, pass.synced());
       std::optional<EtmJoin> join = FindEtmJoin(prev, from, split.head(), split.head_marks(),
                                                 plan[i].begin, must_sync);
       // The join read the head only: an event past it at an offset the join could have lined up
@@ -138,8 +135,9 @@ EtmDecodeStats EtmDecoder::DecodeInParts(const std::vector<uint8_t>& trace,
       piece.part.reset();
       if (total.redone_because.empty()) total.redone_because = why;
       ++total.parts_redone;
-      auto again = Clone();
-      if (!again) {
+      if (auto again = DecodeAgain(trace, plan[i].begin, plan[i].end, i + 1 == plan.size(), pass,
+                                   split.head().size(), split.tail_base(), total);
+          !again) {
         total.sequential_because = "cannot make another decoder: " + again.error().message;
         held = std::move(piece);
         from = split.head().size();
@@ -147,11 +145,6 @@ EtmDecodeStats EtmDecoder::DecodeInParts(const std::vector<uint8_t>& trace,
         fallback = i + 1;
         break;
       }
-      std::vector<uint8_t> marks;
-      pass.Follow(marks, split.head().size(), split.tail_base());
-      const EtmDecodeStats redone = (*again)->DecodePiece(trace, plan[i].begin, plan[i].end,
-                                                          i + 1 == plan.size(), pass, marks);
-      total.fatal_errors += redone.fatal_errors;
     }
     base = split.tail_base();
     from = 0;
@@ -169,16 +162,9 @@ EtmDecodeStats EtmDecoder::DecodeInParts(const std::vector<uint8_t>& trace,
     const size_t skip = fallback == 0 ? 0 : base + from;
     held.reset();
     workers.reset();
-    auto rest = Clone();
-    if (!rest) {
+    if (auto rest = DecodeAgain(trace, start, trace.size(), true, pass, skip, SIZE_MAX, total);
+        !rest)
       total.sequential_because += "; cannot make another decoder: " + rest.error().message;
-    } else {
-      std::vector<uint8_t> marks;
-      pass.Follow(marks, skip);
-      const EtmDecodeStats stats =
-          (*rest)->DecodePiece(trace, start, trace.size(), true, pass, marks);
-      total.fatal_errors += stats.fatal_errors;
-    }
   }
   sink.OnEnd();
   return total;

@@ -46,6 +46,13 @@ std::vector<EtmSegment> PlanEtmSegments(uint64_t usable, uint64_t segment_bytes,
   return segments;
 }
 
+TraceIds SyncedIn(const EventChunks& events, const std::vector<uint8_t>& marks, size_t from,
+                  TraceIds synced) {
+  for (size_t k = from; k < events.size(); ++k)
+    if ((marks[k] & 0x80) && !IsNoSync(events[k])) synced.set(marks[k] & 0x7f);
+  return synced;
+}
+
 std::optional<EtmJoin> FindEtmJoin(const EventChunks& prev, size_t prev_from,
                                    const EventChunks& next,
                                    const std::vector<uint8_t>& next_marks, uint64_t next_begin,

@@ -47,6 +47,12 @@ struct EtmJoin {
 // Trace IDs (0 to 127) as sets.
 using TraceIds = std::bitset<128>;
 
+// `synced` and the trace IDs with an element other than "no sync" among `events` from `from` on
+// (`marks`: 0x80 | trace ID per element): the sources a join after those events must find
+// synchronised (FindEtmJoin's must_sync).
+TraceIds SyncedIn(const EventChunks& events, const std::vector<uint8_t>& marks, size_t from,
+                  TraceIds synced);
+
 // Where the decode of the previous piece (whose events from `prev_from` on are still to be
 // passed on) hands over to the next piece's decode, which began at byte `next_begin`: the
 // earliest event of prev at or after that byte from which all of prev's remaining events equal
