@@ -493,6 +493,21 @@ EtmDecodeStats EtmDecoder::DecodePiece(const std::vector<uint8_t>& trace, uint64
   return impl_->stats;
 }
 
+EtmDecodeStats EtmDecoder::DecodeOn(const std::vector<uint8_t>& trace, uint64_t begin,
+                                    uint64_t end, bool last, EventSink& sink,
+                                    std::vector<uint8_t>& marks) {
+  impl_->sink = &sink;
+  impl_->element_marks = &marks;
+  try {
+    impl_->FeedPart(trace, begin, end, last);
+  } catch (const std::exception& e) {
+    ++impl_->stats.fatal_errors;
+    impl_->ReportFatal(end, std::string("OpenCSD exception: ") + e.what());
+  }
+  impl_->End();
+  return impl_->stats;
+}
+
 Result<std::unique_ptr<EtmDecoder>> EtmDecoder::Clone() const {
   auto clone = Create(impl_->format, impl_->sources, impl_->options);
   if (!clone) return clone;

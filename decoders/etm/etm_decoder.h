@@ -51,6 +51,10 @@ struct EtmDecodeStats {
   uint64_t segments = 0;
   uint64_t joined = 0;
   std::string sequential_because;
+  // Pieces that did not join, decoded again in one piece with the one before them (etm_stretch.h),
+  // and the first reason.
+  uint64_t stretched = 0;
+  std::string stretched_because;
   // In parts (a consumer that takes its stream in parts, src/model/parted_sink.h): the consumer's
   // parts folded, and those it could not fold, whose events it took directly, decoded again
   // (with the first reason).
@@ -89,6 +93,12 @@ class EtmDecoder {
   // Does not call OnEnd().
   EtmDecodeStats DecodePiece(const std::vector<uint8_t>& trace, uint64_t begin, uint64_t end,
                              bool last, EventSink& sink, std::vector<uint8_t>& marks);
+
+  // Feeds bytes [begin, end) of `trace` on to this decoder after the DecodePiece (or DecodeOn)
+  // that ended at `begin`: the same decode carries on, as if fed in one call. The counts it
+  // returns are those of the whole decode.
+  EtmDecodeStats DecodeOn(const std::vector<uint8_t>& trace, uint64_t begin, uint64_t end,
+                          bool last, EventSink& sink, std::vector<uint8_t>& marks);
 
   // Lists the packets of `trace`: one line per packet, "Idx:<offset>; ID:<hex id>; [<bytes>];\t<packet>",
   // and a line per fatal error.

@@ -1,0 +1,59 @@
+#include "decoders/etm/etm_stretch.h"
+
+#include <utility>
+
+namespace ptprof::etm {
+
+OnePieceStretch::OnePieceStretch(std::unique_ptr<EtmDecoder> decoder, EventPasser& pass,
+                                 EventChunkPool& pool, uint64_t begin, size_t skip)
+    : decoder_(std::move(decoder)), pass_(pass), pool_(pool), begin_(begin), fed_(begin),
+      new_(&pool), tail_(&pool), passed_(skip) {}
+
+void OnePieceStretch::OnEvent(const TraceEvent& event) {
+  new_.push_back(event);
+  new_marks_.push_back(marks_.empty() ? 0 : marks_.back());
+  marks_.clear();
+}
+
+bool OnePieceStretch::Extend(const std::vector<uint8_t>& trace, uint64_t end, uint64_t cut,
+                             bool last) {
+  const size_t first_new = seen_;
+  const EtmDecodeStats stats =
+      fed_ == begin_ ? decoder_->DecodePiece(trace, begin_, end, last, *this, marks_)
+                     : decoder_->DecodeOn(trace, fed_, end, last, *this, marks_);
+  fed_ = end;
+  seen_ += new_.size();
+  if (stats.fatal_errors > fatal_) {
+    fatal_ = stats.fatal_errors;
+    new_.Clear();
+    new_marks_.clear();
+    return false;
+  }
+  ++extends_;
+  EventChunks held = std::exchange(tail_, EventChunks(&pool_));
+  std::vector<uint8_t> held_marks = std::exchange(tail_marks_, {});
+  const size_t held_base = tail_base_;
+  in_tail_ = false;
+  cut_ = cut;
+  for (size_t k = 0; k < held.size(); ++k) Route(held[k], held_marks[k], held_base + k);
+  for (size_t k = 0; k < new_.size(); ++k) Route(new_[k], new_marks_[k], first_new + k);
+  new_.Clear();
+  new_marks_.clear();
+  return true;
+}
+
+void OnePieceStretch::Route(const TraceEvent& event, uint8_t mark, size_t number) {
+  if (!in_tail_ && event.header.offset >= cut_) {
+    in_tail_ = true;
+    tail_base_ = number;
+  }
+  if (in_tail_) {
+    tail_.push_back(event);
+    tail_marks_.push_back(mark);
+  } else if (number >= passed_) {
+    pass_.Pass(event, mark);
+    passed_ = number + 1;
+  }
+}
+
+}  // namespace ptprof::etm
