@@ -1,15 +1,18 @@
 // EtmDecoder::DecodeParallel: a CoreSight buffer decoded in pieces on several threads and
 // stitched where neighbouring decodes agree (etm_segments.h), so that the sink sees exactly the
-// events of the decode in one piece. Where two pieces do not join, or a piece meets a decoder
-// error, the rest is decoded in one piece from the start of the last piece that joined, whose events it
-// repeats first (they are skipped). `jobs` threads decode pieces ahead (at most jobs + 1) while
-// this thread stitches and passes events on.
+// events of the decode in one piece. Where two pieces do not join, this thread decodes on in one
+// piece over the one that did not (etm_stretch.h) and tries the next join from there; after
+// kStretchPieces pieces so, or where a piece meets a decoder error, the rest is decoded in one
+// piece from the start of the last piece held, whose events it repeats first (they are skipped).
+// `jobs` threads decode pieces ahead (at most jobs + 1) while this thread stitches and passes
+// events on.
 #include <optional>
 
 #include "decoders/etm/element_events.h"
 #include "decoders/etm/etm_decoder.h"
 #include "decoders/etm/etm_piece_workers.h"
 #include "decoders/etm/etm_segments.h"
+#include "decoders/etm/etm_stretch.h"
 #include "decoders/etm/event_passer.h"
 #include "decoders/etm/quiet_opencsd_log.h"
 
@@ -50,6 +53,10 @@ std::string HowDecoded(const EtmDecodeStats& stats) {
   if (stats.parts_redone)
     text += " and " + std::to_string(stats.parts_redone) + " decoded again because " +
             stats.redone_because;
+  if (stats.stretched)
+    text += ", " + std::to_string(stats.stretched) +
+            " that did not join decoded again in one piece with the one before (the first because " +
+            stats.stretched_because + ")";
   if (!stats.sequential_because.empty())
     text += "; the rest in one piece because " + stats.sequential_because;
   return text;
@@ -65,8 +72,33 @@ EtmDecodeStats EtmDecoder::DecodeParallel(const std::vector<uint8_t>& trace,
   EventChunkPool pool(SIZE_MAX);
   EventPasser pass(sink, total);
   QuietOpenCsdLog quiet;
+  // The last piece taken (plan[prev_index]), or, where it did not join, the stretch decoded in
+  // one piece over it; the stream has the first prev_from of their events.
   std::optional<Piece> prev;
+  size_t prev_index = 0;
+  std::optional<OnePieceStretch> stretch;
   size_t prev_from = 0;
+  auto prev_events = [&]() -> EventChunks& { return stretch ? stretch->tail() : prev->events; };
+  auto prev_marks = [&]() -> std::vector<uint8_t>& {
+    return stretch ? stretch->tail_marks() : prev->marks;
+  };
+  // Piece i did not join, for `why`: the stretch decodes on over it (begun at the piece before).
+  // False when it has gone over kStretchPieces already or meets a decoder error.
+  auto stretch_over = [&](size_t i, const std::string& why) {
+    if (i == 0 || (stretch && stretch->pieces() >= kStretchPieces)) return false;
+    if (!stretch) {
+      auto decoder = Clone();
+      if (!decoder) return false;
+      stretch.emplace(std::move(*decoder), pass, pool, plan[prev_index].begin, prev_from);
+      prev.reset();
+    }
+    const bool last = i + 1 == plan.size();
+    if (!stretch->Extend(trace, plan[i].end, last ? UINT64_MAX : plan[i].cut, last)) return false;
+    if (total.stretched_because.empty()) total.stretched_because = why;
+    ++total.stretched;
+    prev_from = stretch->from();
+    return true;
+  };
   size_t fallback = plan.size();  // the first piece that did not join
   std::optional<PieceWorkers<Piece>> workers;
   workers.emplace(
@@ -98,43 +130,59 @@ EtmDecodeStats EtmDecoder::DecodeParallel(const std::vector<uint8_t>& trace,
     // decoder in a state the events do not show, which a fresh decoder need not share. Each
     // piece is looked at once, as it comes.
     if (const std::optional<uint64_t> lost = LostSync(piece.events)) {
-      total.sequential_because = "a source lost synchronisation at offset " + HexOffset(*lost);
+      const std::string why = "a source lost synchronisation at offset " + HexOffset(*lost);
+      if (stretch_over(i, why)) continue;
+      total.sequential_because = why;
       fallback = i;
       break;
     }
     if (i > 0) {
       // Every source synchronised in the stream so far or in what prev passes on must be
       // synchronised in the next decode by where they join.
-      const TraceIds must_sync = SyncedIn(prev->events, prev->marks, prev_from, pass.synced());
-      const std::optional<EtmJoin> join = FindEtmJoin(prev->events, prev_from, piece.events,
+      const EventChunks& events = prev_events();
+      const std::vector<uint8_t>& marks = prev_marks();
+      const TraceIds must_sync = SyncedIn(events, marks, prev_from, pass.synced());
+      const std::optional<EtmJoin> join = FindEtmJoin(events, prev_from, piece.events,
                                                       piece.marks, plan[i].begin, must_sync);
       if (!join) {
-        total.sequential_because =
-            "the segments at offsets " + HexOffset(plan[i - 1].begin) + " and " + HexOffset(plan[i].begin) +
-            " do not agree where they overlap";
+        const std::string why = "the segments at offsets " + HexOffset(plan[i - 1].begin) +
+                                " and " + HexOffset(plan[i].begin) +
+                                " do not agree where they overlap";
+        if (stretch_over(i, why)) continue;
+        total.sequential_because = why;
         fallback = i;
         break;
       }
-      for (size_t k = prev_from; k < join->prev_end; ++k)
-        pass.Pass(prev->events[k], prev->marks[k]);
-      prev->events.Clear();  // its chunks go back to the pool
-      prev->marks.clear();
-      workers->GiveBack(std::move(*prev));
+      for (size_t k = prev_from; k < join->prev_end; ++k) pass.Pass(events[k], marks[k]);
+      if (stretch) {
+        stretch.reset();
+      } else {
+        prev->events.Clear();  // its chunks go back to the pool
+        prev->marks.clear();
+        workers->GiveBack(std::move(*prev));
+      }
       prev_from = join->next_begin;
       ++total.joined;
     }
     prev = std::move(piece);
+    prev_index = i;
   }
   workers->Stop();
   if (fallback == plan.size()) {
-    for (size_t k = prev_from; k < prev->events.size(); ++k)
-      pass.Pass(prev->events[k], prev->marks[k]);
+    const EventChunks& events = prev_events();
+    for (size_t k = prev_from; k < events.size(); ++k) pass.Pass(events[k], prev_marks()[k]);
   } else {
     // From the start of the last piece taken (its events up to prev_from are passed on already;
-    // the same decoder from the same byte repeats them first), or from the start.
+    // the same decoder from the same byte repeats them first), or of the stretch, or from the
+    // start.
     quiet.Restore();
-    const uint64_t from = fallback == 0 ? 0 : plan[fallback - 1].begin;
-    const size_t skip = fallback == 0 ? 0 : prev_from;
+    uint64_t from = fallback == 0 ? 0 : plan[prev_index].begin;
+    size_t skip = fallback == 0 ? 0 : prev_from;
+    if (stretch) {
+      from = stretch->begin();
+      skip = stretch->passed();
+    }
+    stretch.reset();
     prev.reset();
     workers.reset();
     if (auto rest = DecodeAgain(trace, from, trace.size(), true, pass, skip, SIZE_MAX, total);

@@ -4,10 +4,12 @@
 // few the joins read (etm_piece_split.h); this thread joins the pieces as DecodeParallel does,
 // passes on the events around each join and folds the parts in order. So the consumer's work,
 // the larger share of a CoreSight decode, is shared between the threads too. Where two pieces do
-// not join the rest is decoded in one piece after what was passed on; a part the consumer cannot
-// fold, or whose elements the stream would have stamped with an earlier timestamp, is dropped
-// and its piece decoded again into the consumer directly. Either way the consumer sees exactly
-// the events of the decode in one piece.
+// not join, this thread decodes on in one piece over the one that did not (etm_stretch.h) and
+// tries the next join from there; after kStretchPieces pieces so, or a decoder error, the rest
+// is decoded in one piece after what was passed on. A part the consumer cannot fold, or whose
+// elements the stream would have stamped with an earlier timestamp, is dropped and its piece
+// decoded again into the consumer directly. Either way the consumer sees exactly the events of
+// the decode in one piece.
 #include <memory>
 #include <optional>
 
@@ -15,6 +17,7 @@
 #include "decoders/etm/etm_piece_split.h"
 #include "decoders/etm/etm_piece_workers.h"
 #include "decoders/etm/etm_segments.h"
+#include "decoders/etm/etm_stretch.h"
 #include "decoders/etm/event_passer.h"
 #include "decoders/etm/quiet_opencsd_log.h"
 
@@ -50,13 +53,37 @@ EtmDecodeStats EtmDecoder::DecodeInParts(const std::vector<uint8_t>& trace,
   QuietOpenCsdLog quiet;
   // The piece folded last, whose events the next join reads: its tail, or its head when whole.
   // Those events are its decode's numbers base + k, and the stream has them up to `from`.
+  // Or, where the last piece did not join, the stretch decoded in one piece over it: its tail,
+  // of which the stream has the first `from`.
   std::optional<PartedPiece> held;
+  size_t held_index = 0;
+  std::optional<OnePieceStretch> stretch;
   size_t from = 0, base = 0;
   auto held_events = [&]() -> EventChunks& {
+    if (stretch) return stretch->tail();
     return held->split->whole() ? held->split->head() : held->split->tail();
   };
   auto held_marks = [&]() -> std::vector<uint8_t>& {
+    if (stretch) return stretch->tail_marks();
     return held->split->whole() ? held->split->head_marks() : held->split->tail_marks();
+  };
+  // Piece i did not join, for `why`: the stretch decodes on over it (begun at the held piece).
+  // False when it has gone over kStretchPieces already or meets a decoder error (the rest is then
+  // decoded in one piece).
+  auto stretch_over = [&](size_t i, const std::string& why) {
+    if (i == 0 || (stretch && stretch->pieces() >= kStretchPieces)) return false;
+    if (!stretch) {
+      auto decoder = Clone();
+      if (!decoder) return false;
+      stretch.emplace(std::move(*decoder), pass, pool, plan[held_index].begin, base + from);
+      held.reset();
+    }
+    const bool last = i + 1 == plan.size();
+    if (!stretch->Extend(trace, plan[i].end, last ? UINT64_MAX : plan[i].cut, last)) return false;
+    if (total.stretched_because.empty()) total.stretched_because = why;
+    ++total.stretched;
+    from = stretch->from();
+    return true;
   };
   size_t fallback = plan.size();  // the first piece that did not join
   std::optional<PieceWorkers<PartedPiece>> workers;
@@ -93,7 +120,9 @@ EtmDecodeStats EtmDecoder::DecodeInParts(const std::vector<uint8_t>& trace,
     }
     // As DecodeParallel: a source that lost synchronisation leaves a state its events do not show.
     if (const std::optional<uint64_t> lost = split.lost_sync()) {
-      total.sequential_because = "a source lost synchronisation at offset " + HexOffset(*lost);
+      const std::string why = "a source lost synchronisation at offset " + HexOffset(*lost);
+      if (stretch_over(i, why)) continue;
+      total.sequential_because = why;
       fallback = i;
       break;
     }
@@ -109,16 +138,20 @@ EtmDecodeStats EtmDecoder::DecodeInParts(const std::vector<uint8_t>& trace,
           split.min_offset_past_head() <= prev.OffsetAt(prev.size() - 1))
         join.reset();
       if (!join) {
-        total.sequential_because = "the segments at offsets " + HexOffset(plan[i - 1].begin) +
-                                   " and " + HexOffset(plan[i].begin) +
-                                   " do not agree where they overlap";
+        const std::string why = "the segments at offsets " + HexOffset(plan[i - 1].begin) +
+                                " and " + HexOffset(plan[i].begin) +
+                                " do not agree where they overlap";
+        if (stretch_over(i, why)) continue;
+        total.sequential_because = why;
         fallback = i;
         break;
       }
       for (size_t k = from; k < join->prev_end; ++k) pass.Pass(prev[k], prev_marks[k]);
+      stretch.reset();
       ++total.joined;
       if (split.whole()) {
         held = std::move(piece);
+        held_index = i;
         from = join->next_begin;
         base = 0;
         continue;
@@ -140,6 +173,7 @@ EtmDecodeStats EtmDecoder::DecodeInParts(const std::vector<uint8_t>& trace,
           !again) {
         total.sequential_because = "cannot make another decoder: " + again.error().message;
         held = std::move(piece);
+        held_index = i;
         from = split.head().size();
         base = 0;
         fallback = i + 1;
@@ -149,6 +183,7 @@ EtmDecodeStats EtmDecoder::DecodeInParts(const std::vector<uint8_t>& trace,
     base = split.tail_base();
     from = 0;
     held = std::move(piece);
+    held_index = i;
   }
   workers->Stop();
   if (fallback == plan.size()) {
@@ -156,10 +191,16 @@ EtmDecodeStats EtmDecoder::DecodeInParts(const std::vector<uint8_t>& trace,
     for (size_t k = from; k < rest.size(); ++k) pass.Pass(rest[k], held_marks()[k]);
   } else {
     // From the start of the last piece held (the stream has its decode's first base + from
-    // events; the same decoder from the same byte repeats them first), or from the start.
+    // events; the same decoder from the same byte repeats them first), or of the stretch, or
+    // from the start.
     quiet.Restore();
-    const uint64_t start = fallback == 0 ? 0 : plan[fallback - 1].begin;
-    const size_t skip = fallback == 0 ? 0 : base + from;
+    uint64_t start = fallback == 0 ? 0 : plan[held_index].begin;
+    size_t skip = fallback == 0 ? 0 : base + from;
+    if (stretch) {
+      start = stretch->begin();
+      skip = stretch->passed();
+    }
+    stretch.reset();
     held.reset();
     workers.reset();
     if (auto rest = DecodeAgain(trace, start, trace.size(), true, pass, skip, SIZE_MAX, total);

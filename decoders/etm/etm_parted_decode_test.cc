@@ -1,9 +1,11 @@
 // EtmDecoder::DecodeInParts end to end on a real buffer (TC2, 5 sources, repeated 32 times so that
 // its 256 KiB pieces join): a consumer taking its stream in parts gets exactly the events of the
 // decode in one piece, whether it folds every part or refuses some (whose pieces are then decoded
-// again into it directly).
+// again into it directly), and where pieces do not join (damage near a cut) the decode goes on
+// in one piece over them and joins again after.
 #include <atomic>
 #include <memory>
+#include <set>
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -122,6 +124,83 @@ TEST_CASE("a consumer in parts gets the events of the decode in one piece, parts
       } else {
         CHECK(stats.parts == 4);
         CHECK(stats.parts_redone == 0);
+      }
+    }
+  }
+}
+
+namespace {
+
+// TC2 repeated to 2 MiB, eight pieces of 256 KiB, with damage at the start of each piece in
+// `cuts`: a stretch of another copy's frames, then a copy's first 8000 bytes (a packet cut short),
+// before whole copies again. The decodes of the pieces either side of such a cut do not agree.
+std::vector<uint8_t> DamagedAtCuts(const std::vector<uint8_t>& one, std::set<int> cuts) {
+  std::vector<uint8_t> seam(one.begin() + 8000, one.begin() + 17600);
+  seam.insert(seam.end(), one.begin(), one.begin() + 8000);
+  std::vector<uint8_t> trace;
+  for (int k = 0; k < 8; ++k) {
+    std::vector<uint8_t> piece;
+    if (cuts.count(k)) piece = seam;
+    for (int c = 0; c < 8; ++c) piece.insert(piece.end(), one.begin(), one.end());
+    trace.insert(trace.end(), piece.begin(), piece.begin() + (256 << 10));
+  }
+  return trace;
+}
+
+}  // namespace
+
+TEST_CASE("a piece that does not join is decoded again with the one before, and the rest still join") {
+  auto tc2 = OpenSnapshotDecode(Snap("TC2"), {});
+  if (!tc2) {
+    WARN("SKIP: " << tc2.error().message);
+    return;
+  }
+  REQUIRE(tc2->trace.size() == 32768);
+  Restore restore;
+  SetDefaultSegmentBytes(256u << 10);
+  EtmDecoder* dec = tc2->decoder.get();
+  struct Case {
+    const char* name;
+    std::set<int> cuts;
+    uint64_t joined, stretched;
+    bool rest_in_one_piece;
+  };
+  const Case cases[] = {
+      {"damage at one cut", {3}, 6, 1, false},
+      {"damage at two cuts in a row", {2, 3}, 5, 2, false},
+      {"damage at every cut: after two the rest is decoded in one piece", {1, 2, 3, 4, 5, 6, 7}, 0,
+       2, true},
+  };
+  for (const Case& c : cases) {
+    SECTION(c.name) {
+      const std::vector<uint8_t> trace = DamagedAtCuts(tc2->trace, c.cuts);
+      SetDefaultDecodeJobs(1);
+      Collect whole;
+      const EtmDecodeStats one = dec->Decode(trace, whole);
+      REQUIRE(whole.events.size() > 100000);
+      SetDefaultDecodeJobs(2);
+      auto check = [&](const std::vector<TraceEvent>& events, const EtmDecodeStats& stats) {
+        CHECK(stats.segments == 8);
+        CHECK(stats.joined == c.joined);
+        CHECK(stats.stretched == c.stretched);
+        CHECK(stats.sequential_because.empty() == !c.rest_in_one_piece);
+        CHECK(stats.instructions == one.instructions);
+        CHECK(stats.fatal_errors == one.fatal_errors);
+        CHECK(FirstDifference(events, whole.events) == whole.events.size());
+        CHECK(events.size() == whole.events.size());
+      };
+      SECTION("in parts") {
+        Parted parted([](int) { return false; });
+        const EtmDecodeStats stats = dec->Decode(trace, parted);
+        CHECK(parted.ended);
+        check(parted.events, stats);
+        CHECK(static_cast<uint64_t>(parted.folded) == stats.parts);
+        if (!c.rest_in_one_piece) CHECK(stats.parts == 8 - c.stretched);
+      }
+      SECTION("in pieces") {
+        Collect collected;
+        const EtmDecodeStats stats = dec->Decode(trace, collected);
+        check(collected.events, stats);
       }
     }
   }

@@ -13,7 +13,8 @@ EtmDecoder::DecodeInParts; `--insn` output does not, and goes through DecodePara
 pieces are small, so most heads reach their cut and few parts are folded; TC2's buffer repeated 32
 times (1 MiB, 256 KiB pieces) folds some, in `decode` and in `delta --pair
 a32IrqOff,a32IrqOn` (the delta profiler takes parts too), which must print the same report on one
-thread and on two.
+thread and on two. The same 2 MiB with two copies cut short near the cuts at 0x80000 and 0xc0000
+must join again after them (etm_stretch.h), in `decode` and in `decode --insn`.
 """
 import os
 import random
@@ -30,7 +31,7 @@ SHARED = os.environ.get("SHARED_TESTDATA", os.path.join(ROOT, "..", "shared", "t
 from tally import Tally
 
 TALLY = Tally()
-JOINED = {"segments": 0, "joined": 0, "parts": 0, "redone": 0}
+JOINED = {"segments": 0, "joined": 0, "parts": 0, "redone": 0, "stretched": 0}
 
 
 def decode(path, jobs, segment=None, insn=False):
@@ -51,6 +52,8 @@ def count_joins(err):
     for m in re.finditer(r"the consumer's parts (\d+) folded(?: and (\d+) decoded again)?", err):
         JOINED["parts"] += int(m.group(1))
         JOINED["redone"] += int(m.group(2) or 0)
+    for m in re.finditer(r"(\d+) that did not join decoded again", err):
+        JOINED["stretched"] += int(m.group(1))
 
 
 def compare(name, path, segment, insn=False):
@@ -133,6 +136,29 @@ def parts(snapshots, dirs):
                 f"{JOINED['parts'] - before} parts folded")
 
 
+def damaged(snapshots, dirs):
+    """TC2 repeated to 2 MiB, a copy cut short (after a stretch of other frames) at the 256 KiB
+    cuts 2 and 3: the pieces either side of them do not join, the stretch decodes on over them, and
+    the pieces after them join again."""
+    if "TC2" not in dirs:
+        TALLY.skip("TC2 damaged at two cuts", "TC2 is absent")
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        dst = repeated(snapshots, tmp, "TC2", "cstrace.bin", 1)
+        path = os.path.join(dst, "cstrace.bin")
+        one = open(path, "rb").read()
+        seam = one[8000:17600] + one[:8000]
+        data = b"".join(((seam if k in (2, 3) else b"") + one * 8)[:262144] for k in range(8))
+        open(path, "wb").write(data)
+        for insn in (False, True):
+            before = dict(JOINED)
+            compare(f"TC2 damaged at two cuts{' --insn' if insn else ''}", dst, 262144, insn=insn)
+            joined = JOINED["joined"] - before["joined"]
+            stretched = JOINED["stretched"] - before["stretched"]
+            TALLY.check(f"TC2 damaged at two cuts{' --insn' if insn else ''}: joined after them",
+                        joined == 5 and stretched == 2, f"{joined} joined, {stretched} decoded again")
+
+
 def main():
     snapshots = os.path.join(SHARED, "opencsd", "snapshots")
     if not os.path.isdir(snapshots):
@@ -159,8 +185,10 @@ def main():
             TALLY.skip(f"simpleperf {name}", f"{perf} is absent")
     fuzz(dirs, snapshots)
     parts(snapshots, dirs)
+    damaged(snapshots, dirs)
     print(f"segments: {JOINED['segments']}, joined: {JOINED['joined']}, parts folded: "
-          f"{JOINED['parts']}, decoded again: {JOINED['redone']}")
+          f"{JOINED['parts']}, decoded again: {JOINED['redone']}, did not join and decoded again "
+          f"with the piece before: {JOINED['stretched']}")
     TALLY.check("buffers were cut and segments joined", JOINED["segments"] > 50 and JOINED["joined"] > 50,
                 f"{JOINED['segments']} segments, {JOINED['joined']} joined")
     TALLY.finish()
