@@ -3,23 +3,9 @@
 #include <cstdio>
 
 #include "src/cli/command.h"
+#include "src/model/unended_sink.h"
 
 namespace ptprof::cli {
-
-namespace {
-
-// Passes events on but not the end: each AUX run's decode ends, the profile does not.
-class NoEndSink : public EventSink {
- public:
-  explicit NoEndSink(EventSink& next) : next_(next) {}
-  void OnEvent(const TraceEvent& e) override { next_.OnEvent(e); }
-  void OnEnd() override {}
-
- private:
-  EventSink& next_;
-};
-
-}  // namespace
 
 std::optional<tl::expected<SnapshotDelta, int>> RunDeltaOnPerfEtm(
     const PerfEtmCommandOptions& options, const std::pair<patterns::Pattern, patterns::Pattern>& pair,
@@ -51,7 +37,7 @@ std::optional<tl::expected<SnapshotDelta, int>> RunDeltaOnPerfEtm(
   auto profiler = delta::DeltaProfiler::Create(*out.images, pair.first, pair.second, delta_options);
   if (!profiler) return tl::unexpected(ReportBadInput(options.path + ": " + profiler.error().message));
   out.run.profiler = std::move(*profiler);
-  NoEndSink sink(*out.run.profiler);
+  UnendedSink sink(*out.run.profiler);  // in parts: each AUX run's pieces feed the profiler's parts
   for (const perf::AuxStream* stream : input.streams) {
     int status = ForEachPerfEtmRun(input, *stream, options.path,
                                    [&](etm::EtmDecoder& decoder, const std::vector<uint8_t>& bytes,

@@ -13,6 +13,7 @@
 #include "sideband/file_bytes.h"
 #include "sideband/perf/perf_data.h"
 #include "src/cli/command.h"
+#include "src/model/unended_sink.h"
 #include "src/pipeline/session_perf_data.h"
 #include "src/report/event_writer.h"
 
@@ -68,17 +69,6 @@ class InsnExpansion : public EventSink {
 
  private:
   const etm::RangeExpander& expander_;
-  EventSink& next_;
-};
-
-// Passes events on but not the end: several AUX runs go to one writer.
-class NoEnd : public EventSink {
- public:
-  explicit NoEnd(EventSink& next) : next_(next) {}
-  void OnEvent(const TraceEvent& e) override { next_.OnEvent(e); }
-  void OnEnd() override {}
-
- private:
   EventSink& next_;
 };
 
@@ -201,7 +191,8 @@ std::optional<int> RunPerfEtmDecode(const PerfEtmCommandOptions& options) {
   EventWriter writer(stdout, writer_options);
   etm::RangeExpander expander(input.memory);
   InsnExpansion expansion(expander, writer);
-  NoEnd sink(options.insn ? static_cast<EventSink&>(expansion) : writer);
+  // Several AUX runs go to one writer, which takes them in parts (not the instruction listing).
+  UnendedSink sink(options.insn ? static_cast<EventSink&>(expansion) : writer);
 
   uint64_t aux_written = 0;
   for (const perf::AuxNotice& n : data.aux_notices) aux_written += n.aux.aux_size;
