@@ -43,4 +43,9 @@ std::string ArmDisassembler::Format(const Instruction& insn) const {
   return text;
 }
 
+std::string ArmDisassembler::FormatOnThisThread(const Instruction& insn) {
+  thread_local const ArmDisassembler disassembler;
+  return disassembler.Format(insn);
+}
+
 }  // namespace ptprof::etm

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "decoders/etm/arm_disassembler.h"
+#include "decoders/etm/insn_expansion.h"
 #include "decoders/etm/etm_decoder.h"
 #include "decoders/etm/perf_etm_config.h"
 #include "decoders/etm/range_expander.h"
@@ -55,22 +56,6 @@ std::vector<etm::MemoryImage> LoadMappings(const perf::PerfData& data, const Per
   }
   return images;
 }
-
-// Expands blocks into instructions on their way to the writer.
-class InsnExpansion : public EventSink {
- public:
-  InsnExpansion(const etm::RangeExpander& expander, EventSink& next) : expander_(expander), next_(next) {}
-  void OnEvent(const TraceEvent& e) override {
-    if (std::holds_alternative<ExecBlock>(e.body))
-      expander_.Expand(e, [this](const TraceEvent& insn) { next_.OnEvent(insn); });
-    else
-      next_.OnEvent(e);
-  }
-
- private:
-  const etm::RangeExpander& expander_;
-  EventSink& next_;
-};
 
 TraceEvent MissingData(uint64_t offset, int32_t cpu, const std::string& detail) {
   TraceEvent ev;
@@ -183,14 +168,13 @@ std::optional<int> RunPerfEtmDecode(const PerfEtmCommandOptions& options) {
   const PerfEtmInput& input = ***opened;
   const perf::PerfData& data = input.data;
 
-  etm::ArmDisassembler disassembler;
   EventWriterOptions writer_options;
   writer_options.format = options.format == "jsonl" ? EventFormat::kJsonl : EventFormat::kText;
   writer_options.show_cpu = input.streams.size() > 1;
-  writer_options.disassemble = [&disassembler](const Instruction& insn) { return disassembler.Format(insn); };
+  writer_options.disassemble = etm::ArmDisassembler::FormatOnThisThread;
   EventWriter writer(stdout, writer_options);
   etm::RangeExpander expander(input.memory);
-  InsnExpansion expansion(expander, writer);
+  etm::InsnExpansion expansion(expander, writer);
   // Several AUX runs go to one writer, which takes them in parts (not the instruction listing).
   UnendedSink sink(options.insn ? static_cast<EventSink&>(expansion) : writer);
 

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "decoders/etm/arm_disassembler.h"
+#include "decoders/etm/insn_expansion.h"
 #include "decoders/etm/range_expander.h"
 #include "decoders/etm/snapshot_decode.h"
 #include "src/cli/command.h"
@@ -36,23 +37,6 @@ class Census : public EventSink {
 
  private:
   std::map<std::string, uint64_t> by_kind_;
-};
-
-// Expands blocks into instructions on their way to the writer.
-class InsnExpansion : public EventSink {
- public:
-  InsnExpansion(const etm::RangeExpander& expander, EventSink& next) : expander_(expander), next_(next) {}
-  void OnEvent(const TraceEvent& e) override {
-    if (std::holds_alternative<ExecBlock>(e.body))
-      expander_.Expand(e, [this](const TraceEvent& insn) { next_.OnEvent(insn); });
-    else
-      next_.OnEvent(e);
-  }
-  void OnEnd() override { next_.OnEnd(); }
-
- private:
-  const etm::RangeExpander& expander_;
-  EventSink& next_;
 };
 
 // A snapshot file as info shows it: its path, or its path inside the snapshot when it was
@@ -153,16 +137,13 @@ int RunSnapshotDump(const SnapshotCommandOptions& options) {
 int RunSnapshotDecode(const SnapshotCommandOptions& options) {
   auto d = Open(options, false);
   if (!d) return ReportBadInput(d.error().message);
-  etm::ArmDisassembler disassembler;
   EventWriterOptions writer_options;
   writer_options.format = options.format == "jsonl" ? EventFormat::kJsonl : EventFormat::kText;
   writer_options.show_cpu = d->plan.sources.size() > 1;
-  writer_options.disassemble = [&disassembler](const Instruction& insn) {
-    return disassembler.Format(insn);
-  };
+  writer_options.disassemble = etm::ArmDisassembler::FormatOnThisThread;
   EventWriter writer(stdout, writer_options);
   etm::RangeExpander expander(d->memory);
-  InsnExpansion expansion(expander, writer);
+  etm::InsnExpansion expansion(expander, writer);
   EventSink& sink = options.insn ? static_cast<EventSink&>(expansion) : writer;
   etm::EtmDecodeStats stats = d->decoder->Decode(d->trace, sink);
   WarnGaps(options.dir, stats);

@@ -8,8 +8,9 @@ back to one piece, and on copies of juno-uname-001's buffer with bytes flipped (
 resets, lost sync). It also checks, from `--verbose`, that buffers were cut and that segments of
 real multi-source ETMv4/PTM buffers did join (otherwise the test would prove nothing).
 
-The JSONL writer takes its stream in parts (src/model/parted_sink.h), so these decodes go through
-EtmDecoder::DecodeInParts; `--insn` output does not, and goes through DecodeParallel. The test
+The writers take their stream in parts (src/model/parted_sink.h), so these decodes go through
+EtmDecoder::DecodeInParts, `--insn` too (decoders/etm/insn_expansion.h), in JSONL and in text
+(disassembled on each thread). The test
 pieces are small, so most heads reach their cut and few parts are folded; TC2's buffer repeated 32
 times (1 MiB, 256 KiB pieces) folds some, in `decode` and in `delta --pair
 a32IrqOff,a32IrqOn` (the delta profiler takes parts too), which must print the same report on one
@@ -34,8 +35,8 @@ TALLY = Tally()
 JOINED = {"segments": 0, "joined": 0, "parts": 0, "redone": 0, "stretched": 0}
 
 
-def decode(path, jobs, segment=None, insn=False):
-    cmd = [PTPROF, "decode", "--format", "jsonl", "--verbose", "--jobs", str(jobs)]
+def decode(path, jobs, segment=None, insn=False, fmt="jsonl"):
+    cmd = [PTPROF, "decode", "--format", fmt, "--verbose", "--jobs", str(jobs)]
     if segment:
         cmd += ["--psb-segment", str(segment)]
     if insn:
@@ -56,9 +57,9 @@ def count_joins(err):
         JOINED["stretched"] += int(m.group(1))
 
 
-def compare(name, path, segment, insn=False):
-    code1, one, _ = decode(path, 1, insn=insn)
-    code2, two, err = decode(path, 2, segment, insn=insn)
+def compare(name, path, segment, insn=False, fmt="jsonl"):
+    code1, one, _ = decode(path, 1, insn=insn, fmt=fmt)
+    code2, two, err = decode(path, 2, segment, insn=insn, fmt=fmt)
     count_joins(err)
     if code1 != code2:
         TALLY.report(name, f"exit {code1} on one thread, {code2} on two")
@@ -171,6 +172,9 @@ def main():
     for d in ("juno-uname-001", "TC2"):
         if d in dirs:
             compare(f"{d} --insn", os.path.join(snapshots, d), 2048, insn=True)
+            # Text: each thread's parts disassemble with a capstone handle of their own.
+            compare(f"{d} --insn --format text", os.path.join(snapshots, d), 2048, insn=True,
+                    fmt="text")
     ete = os.path.join(SHARED, "opencsd", "snapshots-ete")
     if os.path.isdir(ete):
         for d in sorted(os.listdir(ete)):
