@@ -82,20 +82,11 @@ EtmDecodeStats EtmDecoder::DecodeParallel(const std::vector<uint8_t>& trace,
   auto prev_marks = [&]() -> std::vector<uint8_t>& {
     return stretch ? stretch->tail_marks() : prev->marks;
   };
-  // Piece i did not join, for `why`: the stretch decodes on over it (begun at the piece before).
-  // False when it has gone over kStretchPieces already or meets a decoder error.
+  // Piece i did not join, for `why`: the stretch decodes on over it (StretchOver).
   auto stretch_over = [&](size_t i, const std::string& why) {
-    if (i == 0 || (stretch && stretch->pieces() >= kStretchPieces)) return false;
-    if (!stretch) {
-      auto decoder = Clone();
-      if (!decoder) return false;
-      stretch.emplace(std::move(*decoder), pass, pool, plan[prev_index].begin, prev_from);
-      prev.reset();
-    }
-    const bool last = i + 1 == plan.size();
-    if (!stretch->Extend(trace, plan[i].end, last ? UINT64_MAX : plan[i].cut, last)) return false;
-    if (total.stretched_because.empty()) total.stretched_because = why;
-    ++total.stretched;
+    if (!StretchOver(stretch, trace, plan, i, prev_index, prev_from, pass, pool, why, total))
+      return false;
+    prev.reset();
     prev_from = stretch->from();
     return true;
   };

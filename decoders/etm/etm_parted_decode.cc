@@ -67,21 +67,11 @@ EtmDecodeStats EtmDecoder::DecodeInParts(const std::vector<uint8_t>& trace,
     if (stretch) return stretch->tail_marks();
     return held->split->whole() ? held->split->head_marks() : held->split->tail_marks();
   };
-  // Piece i did not join, for `why`: the stretch decodes on over it (begun at the held piece).
-  // False when it has gone over kStretchPieces already or meets a decoder error (the rest is then
-  // decoded in one piece).
+  // Piece i did not join, for `why`: the stretch decodes on over it (StretchOver).
   auto stretch_over = [&](size_t i, const std::string& why) {
-    if (i == 0 || (stretch && stretch->pieces() >= kStretchPieces)) return false;
-    if (!stretch) {
-      auto decoder = Clone();
-      if (!decoder) return false;
-      stretch.emplace(std::move(*decoder), pass, pool, plan[held_index].begin, base + from);
-      held.reset();
-    }
-    const bool last = i + 1 == plan.size();
-    if (!stretch->Extend(trace, plan[i].end, last ? UINT64_MAX : plan[i].cut, last)) return false;
-    if (total.stretched_because.empty()) total.stretched_because = why;
-    ++total.stretched;
+    if (!StretchOver(stretch, trace, plan, i, held_index, base + from, pass, pool, why, total))
+      return false;
+    held.reset();
     from = stretch->from();
     return true;
   };

@@ -45,6 +45,26 @@ std::vector<TraceEvent> InOnePiece(EtmDecoder& decoder, const std::vector<uint8_
   return all.events;
 }
 
+// A fresh decoder of TC2 x8 and the events of that buffer's decode in one piece by another.
+struct Fixture {
+  Tc2 tc2;
+  std::vector<TraceEvent> whole;
+};
+std::optional<Fixture> OpenFixture() {
+  auto one = OpenTc2();
+  auto tc2 = OpenTc2();
+  if (!one || !tc2) return std::nullopt;
+  std::vector<TraceEvent> whole = InOnePiece(*one->decoder, one->trace);
+  return Fixture{std::move(*tc2), std::move(whole)};
+}
+
+// The index of the first event at or past byte `offset`.
+size_t FirstAt(const std::vector<TraceEvent>& events, uint64_t offset) {
+  size_t k = 0;
+  while (k < events.size() && events[k].header.offset < offset) ++k;
+  return k;
+}
+
 bool Same(const std::vector<TraceEvent>& a, size_t a_from, const std::vector<TraceEvent>& b,
           size_t b_from, size_t count) {
   if (a_from + count > a.size() || b_from + count > b.size()) return false;
@@ -56,37 +76,35 @@ bool Same(const std::vector<TraceEvent>& a, size_t a_from, const std::vector<Tra
 }  // namespace
 
 TEST_CASE("a CoreSight decode fed on in three calls makes the events of one call") {
-  auto one = OpenTc2();
-  auto three = OpenTc2();
-  if (!one || !three) {
+  auto f = OpenFixture();
+  if (!f) {
     WARN("SKIP: TC2 snapshot not available");
     return;
   }
-  const std::vector<TraceEvent> whole = InOnePiece(*one->decoder, one->trace);
+  const std::vector<TraceEvent>& whole = f->whole;
   REQUIRE(whole.size() > 10000);
   Collect fed;
   std::vector<uint8_t> marks;
   const uint64_t a = 80 << 10, b = 160 << 10;  // frame multiples, not at a copy's start
-  three->decoder->DecodePiece(three->trace, 0, a, false, fed, marks);
-  three->decoder->DecodeOn(three->trace, a, b, false, fed, marks);
-  const EtmDecodeStats stats =
-      three->decoder->DecodeOn(three->trace, b, three->trace.size(), true, fed, marks);
+  EtmDecoder& three = *f->tc2.decoder;
+  three.DecodePiece(f->tc2.trace, 0, a, false, fed, marks);
+  three.DecodeOn(f->tc2.trace, a, b, false, fed, marks);
+  const EtmDecodeStats stats = three.DecodeOn(f->tc2.trace, b, f->tc2.trace.size(), true, fed, marks);
   CHECK(stats.fatal_errors == 0);
   REQUIRE(fed.events.size() == whole.size());
   CHECK(Same(fed.events, 0, whole, 0, whole.size()));
 }
 
 TEST_CASE("a stretch passes its events on up to each cut and keeps the rest as its tail") {
-  auto one = OpenTc2();
-  auto tc2 = OpenTc2();
-  if (!one || !tc2) {
+  auto f = OpenFixture();
+  if (!f) {
     WARN("SKIP: TC2 snapshot not available");
     return;
   }
-  const std::vector<TraceEvent> whole = InOnePiece(*one->decoder, one->trace);
+  const std::vector<TraceEvent>& whole = f->whole;
+  Tc2* tc2 = &f->tc2;
   const uint64_t cut = 96 << 10, end = 112 << 10;
-  size_t at_cut = 0;  // the first event at or past the cut
-  while (whole[at_cut].header.offset < cut) ++at_cut;
+  const size_t at_cut = FirstAt(whole, cut);
 
   Collect stream;
   EtmDecodeStats total;
@@ -116,8 +134,7 @@ TEST_CASE("a stretch passes its events on up to each cut and keeps the rest as i
   SECTION("extended to another cut, its tail goes on from that cut") {
     const uint64_t cut2 = 192 << 10;
     REQUIRE(stretch.Extend(tc2->trace, 208 << 10, cut2, false));
-    size_t at_cut2 = at_cut;
-    while (whole[at_cut2].header.offset < cut2) ++at_cut2;
+    const size_t at_cut2 = FirstAt(whole, cut2);
     CHECK(stream.events.size() == at_cut2);
     CHECK(Same(stream.events, 0, whole, 0, at_cut2));
     REQUIRE(stretch.tail().size() > 0);
@@ -126,17 +143,15 @@ TEST_CASE("a stretch passes its events on up to each cut and keeps the rest as i
 }
 
 TEST_CASE("a stretch skips the events the stream has, in its tail too") {
-  auto one = OpenTc2();
-  auto tc2 = OpenTc2();
-  if (!one || !tc2) {
+  auto f = OpenFixture();
+  if (!f) {
     WARN("SKIP: TC2 snapshot not available");
     return;
   }
-  const std::vector<TraceEvent> whole = InOnePiece(*one->decoder, one->trace);
+  const std::vector<TraceEvent>& whole = f->whole;
+  Tc2* tc2 = &f->tc2;
   const uint64_t cut = 96 << 10;
-  size_t at_cut = 0;
-  while (whole[at_cut].header.offset < cut) ++at_cut;
-  const size_t skip = at_cut + 5;  // the stream has five of the tail's events already
+  const size_t skip = FirstAt(whole, cut) + 5;  // the stream has five of the tail's events already
 
   Collect stream;
   EtmDecodeStats total;
