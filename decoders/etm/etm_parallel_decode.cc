@@ -119,8 +119,9 @@ EtmDecodeStats EtmDecoder::DecodeParallel(const std::vector<uint8_t>& trace,
     }
     // A source that loses synchronisation mid-stream (a bad packet: damaged trace) leaves its
     // decoder in a state the events do not show, which a fresh decoder need not share. Each
-    // piece is looked at once, as it comes.
-    if (const std::optional<uint64_t> lost = LostSync(piece.events)) {
+    // piece is looked at once, as it comes. The first piece's decoder is the decode in one
+    // piece's, from the same first byte: its events are that decode's, whatever they show.
+    if (const std::optional<uint64_t> lost = LostSync(piece.events); lost && i > 0) {
       const std::string why = "a source lost synchronisation at offset " + HexOffset(*lost);
       if (stretch_over(i, why)) continue;
       total.sequential_because = why;

@@ -108,8 +108,9 @@ EtmDecodeStats EtmDecoder::DecodeInParts(const std::vector<uint8_t>& trace,
       fallback = i;
       break;
     }
-    // As DecodeParallel: a source that lost synchronisation leaves a state its events do not show.
-    if (const std::optional<uint64_t> lost = split.lost_sync()) {
+    // As DecodeParallel: a source that lost synchronisation leaves a state its events do not show
+    // (but for the first piece's, which are the decode in one piece's).
+    if (const std::optional<uint64_t> lost = split.lost_sync(); lost && i > 0) {
       const std::string why = "a source lost synchronisation at offset " + HexOffset(*lost);
       if (stretch_over(i, why)) continue;
       total.sequential_because = why;

@@ -10,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "decoders/etm/element_events.h"
 #include "decoders/etm/etm_decoder.h"
 #include "decoders/etm/snapshot_decode.h"
 #include "src/model/decode_defaults.h"
@@ -204,4 +205,38 @@ TEST_CASE("a piece that does not join is decoded again with the one before, and 
       }
     }
   }
+}
+
+TEST_CASE("a source that loses synchronisation in the first piece does not stop the joins") {
+  auto tc2 = OpenSnapshotDecode(Snap("TC2"), {});
+  if (!tc2) {
+    WARN("SKIP: " << tc2.error().message);
+    return;
+  }
+  Restore restore;
+  SetDefaultSegmentBytes(256u << 10);
+  EtmDecoder* dec = tc2->decoder.get();
+  // Three copies, then one cut short at 30000 bytes (a source loses synchronisation there, at
+  // about 0x1f500), then whole copies to 2 MiB.
+  const std::vector<uint8_t>& one = tc2->trace;
+  std::vector<uint8_t> trace;
+  for (int c = 0; c < 3; ++c) trace.insert(trace.end(), one.begin(), one.end());
+  trace.insert(trace.end(), one.begin(), one.begin() + 30000);
+  for (int c = 0; c < 60; ++c) trace.insert(trace.end(), one.begin(), one.end());
+  SetDefaultDecodeJobs(1);
+  Collect whole;
+  dec->Decode(trace, whole);
+  bool lost_in_first_piece = false;  // else the test proves nothing
+  for (const TraceEvent& e : whole.events)
+    if (IsNoSync(e) && !IsDecoderStart(e) && e.header.offset < (256u << 10)) lost_in_first_piece = true;
+  REQUIRE(lost_in_first_piece);
+  SetDefaultDecodeJobs(2);
+  Parted parted([](int) { return false; });
+  const EtmDecodeStats stats = dec->Decode(trace, parted);
+  CHECK(stats.segments == 8);
+  CHECK(stats.joined == 7);
+  CHECK(stats.stretched == 0);
+  CHECK(stats.sequential_because.empty());
+  CHECK(FirstDifference(parted.events, whole.events) == whole.events.size());
+  CHECK(parted.events.size() == whole.events.size());
 }
