@@ -508,6 +508,8 @@ EtmDecodeStats EtmDecoder::DecodeOn(const std::vector<uint8_t>& trace, uint64_t 
   return impl_->stats;
 }
 
+uint64_t EtmDecoder::fatal_errors() const { return impl_->stats.fatal_errors; }
+
 Result<std::unique_ptr<EtmDecoder>> EtmDecoder::Clone() const {
   auto clone = Create(impl_->format, impl_->sources, impl_->options);
   if (!clone) return clone;

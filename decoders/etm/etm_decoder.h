@@ -106,6 +106,9 @@ class EtmDecoder {
   EtmDecodeStats DecodeOn(const std::vector<uint8_t>& trace, uint64_t begin, uint64_t end,
                           bool last, EventSink& sink, std::vector<uint8_t>& marks);
 
+  // The decoder errors of the decode under way or last made (DecodePiece, DecodeOn) so far.
+  uint64_t fatal_errors() const;
+
   // Lists the packets of `trace`: one line per packet, "Idx:<offset>; ID:<hex id>; [<bytes>];\t<packet>",
   // and a line per fatal error.
   EtmDecodeStats ListPackets(const std::vector<uint8_t>& trace,

@@ -30,12 +30,12 @@ class OnePieceStretch : public EventSink {
   OnePieceStretch(std::unique_ptr<EtmDecoder> decoder, EventPasser& pass, EventChunkPool& pool,
                   uint64_t begin, size_t skip);
 
-  // Decodes on to byte `end` (the end of the trace after it when `last`), then passes on what the
-  // tail held and the new events up to the first at or past `cut` (UINT64_MAX: all of them) and
-  // keeps that one and the rest as the tail. False, with nothing more passed on, when the decoder
-  // met an error in those bytes: the pieces decoded alone did not, and the message OpenCSD gives
-  // while several decoders run is not the one the decode in one piece reports (the caller decodes
-  // the rest in one piece from begin(), the first passed() events skipped).
+  // Passes on what the tail held and the events of its decode on to byte `end` (the end of the
+  // trace after it when `last`) up to the first at or past `cut` (UINT64_MAX: all of them), and
+  // keeps that one and the rest as the tail. False when the decoder met an error: the events
+  // before it are passed on, none after (the pieces decoded alone met none, and the message
+  // OpenCSD gives while several decoders run is not the one the decode in one piece reports); the
+  // caller then decodes the rest in one piece from begin(), the first passed() events skipped.
   bool Extend(const std::vector<uint8_t>& trace, uint64_t end, uint64_t cut, bool last);
 
   uint64_t begin() const { return begin_; }
@@ -48,7 +48,7 @@ class OnePieceStretch : public EventSink {
   // Pieces it has decoded again: the held one and each it was extended over.
   size_t pieces() const { return extends_ + 1; }
 
-  void OnEvent(const TraceEvent& event) override;  // its decoder's events, held until routed
+  void OnEvent(const TraceEvent& event) override;  // its decoder's events
 
  private:
   void Route(const TraceEvent& event, uint8_t mark, size_t number);
@@ -57,13 +57,11 @@ class OnePieceStretch : public EventSink {
   EventPasser& pass_;
   EventChunkPool& pool_;
   uint64_t begin_;
-  uint64_t fed_;        // the decoder has been fed up to here
-  uint64_t fatal_ = 0;  // its decoder errors so far
+  uint64_t fed_;          // the decoder has been fed up to here
+  bool failed_ = false;   // its decoder met an error
   size_t extends_ = 0;
   std::vector<uint8_t> marks_;  // the decoder's, emptied as each event is taken
-  EventChunks new_;             // the events of the Extend under way
-  std::vector<uint8_t> new_marks_;
-  size_t seen_ = 0;  // events decoded
+  size_t seen_ = 0;             // events decoded
   EventChunks tail_;
   std::vector<uint8_t> tail_marks_;
   size_t tail_base_ = 0;  // tail_[0] is event number tail_base_

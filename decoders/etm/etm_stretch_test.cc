@@ -170,3 +170,38 @@ TEST_CASE("a stretch skips the events the stream has, in its tail too") {
     REQUIRE(SameEventBesidesTsc(stream.events[k], whole[skip + k]));
   }
 }
+
+TEST_CASE("a stretch whose decoder meets an error passes on only the events before it") {
+  auto f = OpenFixture();
+  auto one = OpenTc2();
+  if (!f || !one) {
+    WARN("SKIP: TC2 snapshot not available");
+    return;
+  }
+  // Random bytes over 4 KiB at 100000: a decoder error there (OpenCSD's packet decoder gives up).
+  std::vector<uint8_t> damaged = f->tc2.trace;
+  uint32_t x = 12345;
+  for (size_t k = 100000; k < 104096; ++k) {
+    x = x * 1103515245 + 12345;
+    damaged[k] = static_cast<uint8_t>(x >> 16);
+  }
+  const std::vector<TraceEvent> whole = InOnePiece(*one->decoder, damaged);
+  size_t error = 0;  // the decode in one piece's first decoder error
+  while (error < whole.size() &&
+         !(std::holds_alternative<TraceGap>(whole[error].body) &&
+           std::get<TraceGap>(whole[error].body).detail.rfind("decoder error", 0) == 0))
+    ++error;
+  REQUIRE(error < whole.size());
+
+  Collect stream;
+  EtmDecodeStats total;
+  EventPasser pass(stream, total);
+  EventChunkPool pool;
+  OnePieceStretch stretch(std::move(f->tc2.decoder), pass, pool, 0, 0);
+  CHECK_FALSE(stretch.Extend(damaged, 144 << 10, 128 << 10, false));
+  CHECK(stretch.passed() == error);
+  REQUIRE(stream.events.size() == error);
+  CHECK(Same(stream.events, 0, whole, 0, error));
+  CHECK_FALSE(stretch.Extend(damaged, 200 << 10, 192 << 10, false));  // stays failed
+  CHECK(stream.events.size() == error);
+}

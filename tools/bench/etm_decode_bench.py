@@ -13,7 +13,9 @@ larger buffers made by repeating a real buffer N times in a copy of the snapshot
 juno-uname-001: frame-formatted, several sources): `decode --format jsonl --jobs 1` beside
 `--jobs 2`, best of --repeat, with peak RSS and what --verbose says of the segments, and checks
 that both print the same bytes; on TC2 the same for `delta --pair a32IrqOff,a32IrqOn`. Where one copy ends and the next begins a packet is cut: each seam
-looks like damage to the decoder, and the parallel decode refuses to join pieces near one.
+looks like damage to the decoder, and the parallel decode refuses to join pieces near one. "TC2
+damaged" is TC2 repeated in 256 KiB pieces with damage at the middle cut: the pieces either side of
+it do not join, and the decode joins again after them (decoders/etm/etm_stretch.h).
 Usage: tools/bench/etm_decode_bench.py [--ptprof build/ptprof] [--repeat 5] [--parallel N] [SNAPSHOT_DIR...]
 """
 import hashlib
@@ -57,28 +59,46 @@ def timed_decode(ptprof, snap, jobs, repeat, command=("decode", "--format", "jso
     return best, rss, digest, how
 
 
+def repeated(one, copies):
+    return one * copies
+
+
+def damaged_at_one_cut(one, copies):
+    """`one` repeated about `copies` times in pieces of 256 KiB (the default --psb-segment), the
+    middle piece starting with a copy cut short (8000 bytes) behind 9600 bytes of other frames:
+    the pieces either side of that cut do not join (etm_stretch.h)."""
+    seam = one[8000:17600] + one[:8000]
+    per_piece = max(1, (256 << 10) // len(one))
+    pieces = max(2, copies // per_piece)
+    return b"".join(((seam if k == pieces // 2 else b"") + one * per_piece)[:256 << 10]
+                    for k in range(pieces))
+
+
 def parallel_rows(ptprof, data, copies, repeat, tmp):
     print(f"\nparallel decode, buffers repeated {copies} times: decode --format jsonl "
           f"(and TC2's delta --pair a32IrqOff,a32IrqOn)")
     print(f"{'snapshot':<18} {'MB':>6} | {'jobs 1 s':>8} {'MiB':>6} | {'jobs 2 s':>8} {'MiB':>6} | "
           f"{'2 over 1':>8}  same output")
-    for name, buffer, pair in (("TC2", "cstrace.bin", "a32IrqOff,a32IrqOn"),
-                               ("juno-uname-001", "uname_trace.bin", None)):
+    for label, name, buffer, build, pair in (
+            ("TC2", "TC2", "cstrace.bin", repeated, "a32IrqOff,a32IrqOn"),
+            ("TC2 damaged", "TC2", "cstrace.bin", damaged_at_one_cut, "a32IrqOff,a32IrqOn"),
+            ("juno-uname-001", "juno-uname-001", "uname_trace.bin", repeated, None)):
         src = os.path.join(data, "snapshots", name)
         if not os.path.isdir(src):
             print(f"{name}: absent, skipped")
             continue
-        dst = os.path.join(tmp, name)
+        dst = os.path.join(tmp, label.replace(" ", "-"))
         shutil.copytree(src, dst)
         with open(os.path.join(src, buffer), "rb") as f:
             one = f.read()
         os.chmod(dst, 0o755)
         path = os.path.join(dst, buffer)
         os.chmod(path, 0o644)
+        content = build(one, copies)
         with open(path, "wb") as f:
-            f.write(one * copies)
-        mb = len(one) * copies / 1e6
-        rows = [(name, ("decode", "--format", "jsonl"))]
+            f.write(content)
+        mb = len(content) / 1e6
+        rows = [(label, ("decode", "--format", "jsonl"))]
         if pair:
             rows.append((f"  delta", ("delta", "--pair", pair)))
         for label, command in rows:
