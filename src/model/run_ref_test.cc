@@ -40,7 +40,7 @@ TEST_CASE("a stamped run block is the packed block with its tsc and offset, cont
           "[run_ref]") {
   const RunBlock block = MakeRunBlock(0xffffffff81000010, 0x01020304, true);
   PackedEvent out;
-  std::memset(&out, 0xa5, sizeof out);  // what a batch slot held before
+  std::memset(static_cast<void*>(&out), 0xa5, sizeof out);  // what a batch slot held before
   StampRunBlock(block, 0x1122334455667788, 0x99aabbcc, out);
   CheckStamped(out, block, 0x1122334455667788, 0x99aabbcc);
 }
@@ -55,7 +55,7 @@ TEST_CASE("an expanded run reference stamps its first block at its own offset", 
   CHECK(RunRefBlocks(ref) == 5);
   CHECK(RunRefFirstOffset(ref) == 1000);
   std::vector<PackedEvent> out(5);
-  for (PackedEvent& slot : out) std::memset(&slot, 0x5a, sizeof slot);
+  for (PackedEvent& slot : out) std::memset(static_cast<void*>(&slot), 0x5a, sizeof slot);
   ExpandRunRef(ref, out.data());
   for (size_t i = 0; i < out.size(); ++i)
     CheckStamped(out[i], blocks[i], 777, i == 0 ? 1000 : 1040);
