@@ -2,8 +2,10 @@
 // stitched where neighbouring decodes agree (etm_segments.h), so that the sink sees exactly the
 // events of the decode in one piece. Where two pieces do not join, this thread decodes on in one
 // piece over the one that did not (etm_stretch.h) and tries the next join from there; after
-// kStretchPieces pieces so, or where a piece meets a decoder error, the rest is decoded in one
-// piece from the start of the last piece held, whose events it repeats first (they are skipped).
+// kStretchPieces pieces so, or where a piece meets a decoder error, the joins are given up and
+// the stretch decodes on to the end of the buffer. Without a stretch (or where its decoder met an
+// error) the rest is decoded in one piece from the start of the last piece held, whose events a
+// fresh decoder repeats first (they are skipped).
 // `jobs` threads decode pieces ahead (at most jobs + 1) while this thread stitches and passes
 // events on.
 #include <optional>
@@ -159,14 +161,15 @@ EtmDecodeStats EtmDecoder::DecodeParallel(const std::vector<uint8_t>& trace,
     prev = std::move(piece);
     prev_index = i;
   }
-  workers->Stop();
   if (fallback == plan.size()) {
+    workers->Stop();
     const EventChunks& events = prev_events();
     for (size_t k = prev_from; k < events.size(); ++k) pass.Pass(events[k], prev_marks()[k]);
-  } else {
-    // From the start of the last piece taken (its events up to prev_from are passed on already;
-    // the same decoder from the same byte repeats them first), or of the stretch, or from the
-    // start.
+  } else if (workers->Halt(); !stretch || !stretch->Finish(trace)) {
+    // Where no stretch decodes on to the end, from the start of the last piece taken (its events
+    // up to prev_from are passed on already; the same decoder from the same byte repeats them
+    // first), or of the stretch that met an error, or from the start.
+    workers->Stop();
     quiet.Restore();
     uint64_t from = fallback == 0 ? 0 : plan[prev_index].begin;
     size_t skip = fallback == 0 ? 0 : prev_from;
@@ -181,6 +184,7 @@ EtmDecodeStats EtmDecoder::DecodeParallel(const std::vector<uint8_t>& trace,
         !rest)
       total.sequential_because += "; cannot make another decoder: " + rest.error().message;
   }
+  if (workers) workers->Stop();  // before the sink ends: a piece being decoded writes to it
   sink.OnEnd();
   return total;
 }

@@ -5,8 +5,9 @@
 // passes on the events around each join and folds the parts in order. So the consumer's work,
 // the larger share of a CoreSight decode, is shared between the threads too. Where two pieces do
 // not join, this thread decodes on in one piece over the one that did not (etm_stretch.h) and
-// tries the next join from there; after kStretchPieces pieces so, or a decoder error, the rest
-// is decoded in one piece after what was passed on. A part the consumer cannot fold, or whose
+// tries the next join from there; after kStretchPieces pieces so, or a decoder error, the
+// stretch decodes on to the end (or, without one, the rest is decoded in one piece after what
+// was passed on). A part the consumer cannot fold, or whose
 // elements the stream would have stamped with an earlier timestamp, is dropped and its piece
 // decoded again into the consumer directly. Either way the consumer sees exactly the events of
 // the decode in one piece.
@@ -176,14 +177,15 @@ EtmDecodeStats EtmDecoder::DecodeInParts(const std::vector<uint8_t>& trace,
     held = std::move(piece);
     held_index = i;
   }
-  workers->Stop();
   if (fallback == plan.size()) {
+    workers->Stop();
     const EventChunks& rest = held_events();
     for (size_t k = from; k < rest.size(); ++k) pass.Pass(rest[k], held_marks()[k]);
-  } else {
-    // From the start of the last piece held (the stream has its decode's first base + from
-    // events; the same decoder from the same byte repeats them first), or of the stretch, or
-    // from the start.
+  } else if (workers->Halt(); !stretch || !stretch->Finish(trace)) {
+    // Where no stretch decodes on to the end, from the start of the last piece held (the stream
+    // has its decode's first base + from events; the same decoder from the same byte repeats
+    // them first), or of the stretch that met an error, or from the start.
+    workers->Stop();
     quiet.Restore();
     uint64_t start = fallback == 0 ? 0 : plan[held_index].begin;
     size_t skip = fallback == 0 ? 0 : base + from;
@@ -198,6 +200,7 @@ EtmDecodeStats EtmDecoder::DecodeInParts(const std::vector<uint8_t>& trace,
         !rest)
       total.sequential_because += "; cannot make another decoder: " + rest.error().message;
   }
+  if (workers) workers->Stop();  // before the sink ends: a piece being decoded writes to it
   sink.OnEnd();
   return total;
 }

@@ -54,13 +54,17 @@ class PieceWorkers {
     std::lock_guard<std::mutex> lock(mutex_);
     free_.push_back(std::move(piece));
   }
-  // Lets the threads finish the piece they decode and waits for them.
-  void Stop() {
+  // Tells the threads to start no more pieces; they finish the one they decode.
+  void Halt() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       stop_ = true;
     }
     wake_.notify_all();
+  }
+  // Halts the threads and waits for them.
+  void Stop() {
+    Halt();
     for (std::thread& thread : threads_) thread.join();
     threads_.clear();
   }

@@ -38,6 +38,12 @@ class OnePieceStretch : public EventSink {
   // caller then decodes the rest in one piece from begin(), the first passed() events skipped.
   bool Extend(const std::vector<uint8_t>& trace, uint64_t end, uint64_t cut, bool last);
 
+  // Decodes on to the end of the trace and passes on every event: the rest of the decode in one
+  // piece, where the joins are given up. False as Extend.
+  bool Finish(const std::vector<uint8_t>& trace) {
+    return Extend(trace, trace.size(), UINT64_MAX, true);
+  }
+
   uint64_t begin() const { return begin_; }
   // How many of its decode's first events the stream has.
   size_t passed() const { return passed_; }

@@ -124,8 +124,8 @@ TEST_CASE("a stretch passes its events on up to each cut and keeps the rest as i
     REQUIRE(SameEvent(tail[k], whole[at_cut + k]));
   }
 
-  SECTION("extended to the end, it passes its tail and everything after it") {
-    REQUIRE(stretch.Extend(tc2->trace, tc2->trace.size(), UINT64_MAX, true));
+  SECTION("finished, it passes its tail and everything after it") {
+    REQUIRE(stretch.Finish(tc2->trace));
     CHECK(stretch.tail().size() == 0);
     REQUIRE(stream.events.size() == whole.size());
     CHECK(Same(stream.events, 0, whole, 0, whole.size()));
@@ -161,7 +161,7 @@ TEST_CASE("a stretch skips the events the stream has, in its tail too") {
   REQUIRE(stretch.Extend(tc2->trace, 112 << 10, cut, false));
   CHECK(stream.events.empty());
   CHECK(stretch.from() == 5);
-  REQUIRE(stretch.Extend(tc2->trace, tc2->trace.size(), UINT64_MAX, true));
+  REQUIRE(stretch.Finish(tc2->trace));
   REQUIRE(stream.events.size() == whole.size() - skip);
   CHECK(stretch.passed() == whole.size());
   // Timestamps the skipped events carried are not known to the passer: compare besides them.
@@ -203,5 +203,6 @@ TEST_CASE("a stretch whose decoder meets an error passes on only the events befo
   REQUIRE(stream.events.size() == error);
   CHECK(Same(stream.events, 0, whole, 0, error));
   CHECK_FALSE(stretch.Extend(damaged, 200 << 10, 192 << 10, false));  // stays failed
+  CHECK_FALSE(stretch.Finish(damaged));
   CHECK(stream.events.size() == error);
 }
