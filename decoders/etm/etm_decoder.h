@@ -17,15 +17,10 @@
 #include "src/model/parted_sink.h"
 #include "src/model/result.h"
 
-namespace ptprof {
-class EventChunkPool;  // src/model/event_chunks.h
-}  // namespace ptprof
-
 namespace ptprof::etm {
 
 struct EtmSegment;   // etm_segments.h
 class EventPasser;   // event_passer.h
-class OnePieceStretch;  // etm_stretch.h
 
 // Code bytes at an address, e.g. a snapshot [dump] or a perf mmap of a binary.
 struct MemoryImage {
@@ -136,14 +131,9 @@ class EtmDecoder {
   // decoder errors are added to `total`. An error when no decoder can be made.
   Status DecodeAgain(const std::vector<uint8_t>& trace, uint64_t begin, uint64_t end, bool last,
                      EventPasser& pass, size_t skip, size_t until, EtmDecodeStats& total) const;
-  // Piece i of `plan` did not join, for `why`: `stretch` (etm_stretch.h; begun, when there is
-  // none yet, at plan[held].begin, the piece held, of whose events the stream has `skip`) decodes
-  // on over it, and `total` counts it. False when it has gone over kStretchPieces already, no
-  // decoder can be made or it meets a decoder error: the rest is to be decoded in one piece.
-  bool StretchOver(std::optional<OnePieceStretch>& stretch, const std::vector<uint8_t>& trace,
-                   const std::vector<EtmSegment>& plan, size_t i, size_t held, size_t skip,
-                   EventPasser& pass, EventChunkPool& pool, const std::string& why,
-                   EtmDecodeStats& total) const;
+  // The two decodes in pieces' joins, stretches and decode of the rest (etm_piece_joins.h),
+  // which clone this decoder and decode again with it.
+  friend class PieceJoins;
   std::unique_ptr<Impl> impl_;
   std::vector<std::string> warnings_;
 };

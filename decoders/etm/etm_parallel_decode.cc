@@ -12,6 +12,7 @@
 
 #include "decoders/etm/element_events.h"
 #include "decoders/etm/etm_decoder.h"
+#include "decoders/etm/etm_piece_joins.h"
 #include "decoders/etm/etm_piece_workers.h"
 #include "decoders/etm/etm_segments.h"
 #include "decoders/etm/etm_stretch.h"
@@ -74,49 +75,46 @@ EtmDecodeStats EtmDecoder::DecodeParallel(const std::vector<uint8_t>& trace,
   EventChunkPool pool(SIZE_MAX);
   EventPasser pass(sink, total);
   QuietOpenCsdLog quiet;
+  PieceJoins joins(*this, trace, plan, pass, pool, total);
   // The last piece taken (plan[prev_index]), or, where it did not join, the stretch decoded in
   // one piece over it; the stream has the first prev_from of their events.
   std::optional<Piece> prev;
   size_t prev_index = 0;
-  std::optional<OnePieceStretch> stretch;
   size_t prev_from = 0;
-  auto prev_events = [&]() -> EventChunks& { return stretch ? stretch->tail() : prev->events; };
+  auto prev_events = [&]() -> EventChunks& {
+    return joins.stretch() ? joins.stretch()->tail() : prev->events;
+  };
   auto prev_marks = [&]() -> std::vector<uint8_t>& {
-    return stretch ? stretch->tail_marks() : prev->marks;
+    return joins.stretch() ? joins.stretch()->tail_marks() : prev->marks;
   };
-  // Piece i did not join, for `why`: the stretch decodes on over it (StretchOver).
-  auto stretch_over = [&](size_t i, const std::string& why) {
-    if (!StretchOver(stretch, trace, plan, i, prev_index, prev_from, pass, pool, why, total))
-      return false;
-    prev.reset();
-    prev_from = stretch->from();
-    return true;
+  // Piece i did not join (a PieceJoins reason, true where the stretch decodes on over it).
+  auto stretched = [&](bool over) {
+    if (over) {
+      prev.reset();
+      prev_from = joins.stretch()->from();
+    }
+    return over;
   };
-  size_t fallback = plan.size();  // the first piece that did not join
   std::optional<PieceWorkers<Piece>> workers;
   workers.emplace(
-      plan.size(), jobs, [this] { return Clone(); }, [&pool] { return Piece{EventChunks(&pool), {}, {}}; },
+      plan.size(), jobs, [this] { return Clone(); },
+      [&pool] { return Piece{EventChunks(&pool), {}, {}}; },
       [&](size_t i, EtmDecoder& decoder, Piece& piece) {
         const EtmSegment& s = plan[i];
         Collect into(piece.events);
         piece.stats = decoder.DecodePiece(trace, s.begin, s.end, i + 1 == plan.size(), into,
                                           piece.marks);
       });
-  if (auto st = workers->Start(); !st) {
-    total.sequential_because = "cannot make another decoder: " + st.error().message;
-    fallback = 0;
-  }
-  for (size_t i = 0; i < plan.size() && fallback == plan.size(); ++i) {
+  if (auto st = workers->Start(); !st) joins.CannotMakeDecoder(0, st.error().message);
+  for (size_t i = 0; i < plan.size() && !joins.given_up(); ++i) {
     auto taken = workers->Take(i);
     if (!taken) {
-      total.sequential_because = "cannot make another decoder: " + taken.error().message;
-      fallback = i;
+      joins.CannotMakeDecoder(i, taken.error().message);
       break;
     }
     Piece piece = std::move(*taken);
     if (piece.stats.fatal_errors) {
-      total.sequential_because = "a decoder error in the segment at offset " + HexOffset(plan[i].begin);
-      fallback = i;
+      joins.DecoderError(i);
       break;
     }
     // A source that loses synchronisation mid-stream (a bad packet: damaged trace) leaves its
@@ -124,10 +122,7 @@ EtmDecodeStats EtmDecoder::DecodeParallel(const std::vector<uint8_t>& trace,
     // piece is looked at once, as it comes. The first piece's decoder is the decode in one
     // piece's, from the same first byte: its events are that decode's, whatever they show.
     if (const std::optional<uint64_t> lost = LostSync(piece.events); lost && i > 0) {
-      const std::string why = "a source lost synchronisation at offset " + HexOffset(*lost);
-      if (stretch_over(i, why)) continue;
-      total.sequential_because = why;
-      fallback = i;
+      if (stretched(joins.LostSync(i, *lost, prev_index, prev_from))) continue;
       break;
     }
     if (i > 0) {
@@ -139,51 +134,34 @@ EtmDecodeStats EtmDecoder::DecodeParallel(const std::vector<uint8_t>& trace,
       const std::optional<EtmJoin> join = FindEtmJoin(events, prev_from, piece.events,
                                                       piece.marks, plan[i].begin, must_sync);
       if (!join) {
-        const std::string why = "the segments at offsets " + HexOffset(plan[i - 1].begin) +
-                                " and " + HexOffset(plan[i].begin) +
-                                " do not agree where they overlap";
-        if (stretch_over(i, why)) continue;
-        total.sequential_because = why;
-        fallback = i;
+        if (stretched(joins.Disagree(i, prev_index, prev_from))) continue;
         break;
       }
       for (size_t k = prev_from; k < join->prev_end; ++k) pass.Pass(events[k], marks[k]);
-      if (stretch) {
-        stretch.reset();
-      } else {
+      if (prev) {
         prev->events.Clear();  // its chunks go back to the pool
         prev->marks.clear();
         workers->GiveBack(std::move(*prev));
       }
+      joins.Joined();
       prev_from = join->next_begin;
-      ++total.joined;
     }
     prev = std::move(piece);
     prev_index = i;
   }
-  if (fallback == plan.size()) {
+  if (!joins.given_up()) {
     workers->Stop();
     const EventChunks& events = prev_events();
     for (size_t k = prev_from; k < events.size(); ++k) pass.Pass(events[k], prev_marks()[k]);
-  } else if (workers->Halt(); !stretch || !stretch->Finish(trace)) {
-    // Where no stretch decodes on to the end, from the start of the last piece taken (its events
-    // up to prev_from are passed on already; the same decoder from the same byte repeats them
-    // first), or of the stretch that met an error, or from the start.
-    workers->Stop();
-    quiet.Restore();
-    uint64_t from = fallback == 0 ? 0 : plan[prev_index].begin;
-    size_t skip = fallback == 0 ? 0 : prev_from;
-    if (stretch) {
-      from = stretch->begin();
-      skip = stretch->passed();
-    }
-    stretch.reset();
-    prev.reset();
-    workers.reset();
-    if (auto rest = DecodeAgain(trace, from, trace.size(), true, pass, skip, SIZE_MAX, total);
-        !rest)
-      total.sequential_because += "; cannot make another decoder: " + rest.error().message;
   }
+  // Else from the start of the last piece taken (its events up to prev_from are passed on
+  // already; the same decoder from the same byte repeats them first).
+  joins.DecodeRest(
+      prev_index, prev_from, quiet, [&] { workers->Halt(); },
+      [&] {
+        prev.reset();
+        workers.reset();
+      });
   if (workers) workers->Stop();  // before the sink ends: a piece being decoded writes to it
   sink.OnEnd();
   return total;

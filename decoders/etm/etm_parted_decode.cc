@@ -15,6 +15,7 @@
 #include <optional>
 
 #include "decoders/etm/etm_decoder.h"
+#include "decoders/etm/etm_piece_joins.h"
 #include "decoders/etm/etm_piece_split.h"
 #include "decoders/etm/etm_piece_workers.h"
 #include "decoders/etm/etm_segments.h"
@@ -52,31 +53,31 @@ EtmDecodeStats EtmDecoder::DecodeInParts(const std::vector<uint8_t>& trace,
   EventChunkPool pool(SIZE_MAX);
   EventPasser pass(sink, total);
   QuietOpenCsdLog quiet;
+  PieceJoins joins(*this, trace, plan, pass, pool, total);
   // The piece folded last, whose events the next join reads: its tail, or its head when whole.
   // Those events are its decode's numbers base + k, and the stream has them up to `from`.
   // Or, where the last piece did not join, the stretch decoded in one piece over it: its tail,
   // of which the stream has the first `from`.
   std::optional<PartedPiece> held;
   size_t held_index = 0;
-  std::optional<OnePieceStretch> stretch;
   size_t from = 0, base = 0;
   auto held_events = [&]() -> EventChunks& {
-    if (stretch) return stretch->tail();
+    if (OnePieceStretch* stretch = joins.stretch()) return stretch->tail();
     return held->split->whole() ? held->split->head() : held->split->tail();
   };
   auto held_marks = [&]() -> std::vector<uint8_t>& {
-    if (stretch) return stretch->tail_marks();
+    if (OnePieceStretch* stretch = joins.stretch()) return stretch->tail_marks();
     return held->split->whole() ? held->split->head_marks() : held->split->tail_marks();
   };
-  // Piece i did not join, for `why`: the stretch decodes on over it (StretchOver).
-  auto stretch_over = [&](size_t i, const std::string& why) {
-    if (!StretchOver(stretch, trace, plan, i, held_index, base + from, pass, pool, why, total))
-      return false;
-    held.reset();
-    from = stretch->from();
-    return true;
+  // Piece i did not join (a PieceJoins reason, true where the stretch decodes on over it).
+  auto stretched = [&](bool over) {
+    if (over) {
+      held.reset();
+      from = joins.stretch()->from();
+      base = 0;
+    }
+    return over;
   };
-  size_t fallback = plan.size();  // the first piece that did not join
   std::optional<PieceWorkers<PartedPiece>> workers;
   workers.emplace(
       plan.size(), jobs, [this] { return Clone(); }, [] { return PartedPiece{}; },
@@ -90,32 +91,23 @@ EtmDecodeStats EtmDecoder::DecodeInParts(const std::vector<uint8_t>& trace,
                                           piece.split->decoder_marks());
         piece.part->OnEnd();  // its share of the stream is complete (PartedSink::NewPart)
       });
-  if (auto st = workers->Start(); !st) {
-    total.sequential_because = "cannot make another decoder: " + st.error().message;
-    fallback = 0;
-  }
-  for (size_t i = 0; i < plan.size() && fallback == plan.size(); ++i) {
+  if (auto st = workers->Start(); !st) joins.CannotMakeDecoder(0, st.error().message);
+  for (size_t i = 0; i < plan.size() && !joins.given_up(); ++i) {
     auto taken = workers->Take(i);
     if (!taken) {
-      total.sequential_because = "cannot make another decoder: " + taken.error().message;
-      fallback = i;
+      joins.CannotMakeDecoder(i, taken.error().message);
       break;
     }
     PartedPiece piece = std::move(*taken);
     PieceSplit& split = *piece.split;
     if (piece.stats.fatal_errors) {
-      total.sequential_because =
-          "a decoder error in the segment at offset " + HexOffset(plan[i].begin);
-      fallback = i;
+      joins.DecoderError(i);
       break;
     }
     // As DecodeParallel: a source that lost synchronisation leaves a state its events do not show
     // (but for the first piece's, which are the decode in one piece's).
     if (const std::optional<uint64_t> lost = split.lost_sync(); lost && i > 0) {
-      const std::string why = "a source lost synchronisation at offset " + HexOffset(*lost);
-      if (stretch_over(i, why)) continue;
-      total.sequential_because = why;
-      fallback = i;
+      if (stretched(joins.LostSync(i, *lost, held_index, base + from))) continue;
       break;
     }
     if (i > 0) {
@@ -130,17 +122,11 @@ EtmDecodeStats EtmDecoder::DecodeInParts(const std::vector<uint8_t>& trace,
           split.min_offset_past_head() <= prev.OffsetAt(prev.size() - 1))
         join.reset();
       if (!join) {
-        const std::string why = "the segments at offsets " + HexOffset(plan[i - 1].begin) +
-                                " and " + HexOffset(plan[i].begin) +
-                                " do not agree where they overlap";
-        if (stretch_over(i, why)) continue;
-        total.sequential_because = why;
-        fallback = i;
+        if (stretched(joins.Disagree(i, held_index, base + from))) continue;
         break;
       }
       for (size_t k = from; k < join->prev_end; ++k) pass.Pass(prev[k], prev_marks[k]);
-      stretch.reset();
-      ++total.joined;
+      joins.Joined();
       if (split.whole()) {
         held = std::move(piece);
         held_index = i;
@@ -163,12 +149,11 @@ EtmDecodeStats EtmDecoder::DecodeInParts(const std::vector<uint8_t>& trace,
       if (auto again = DecodeAgain(trace, plan[i].begin, plan[i].end, i + 1 == plan.size(), pass,
                                    split.head().size(), split.tail_base(), total);
           !again) {
-        total.sequential_because = "cannot make another decoder: " + again.error().message;
+        joins.CannotMakeDecoder(i + 1, again.error().message);
         held = std::move(piece);
         held_index = i;
         from = split.head().size();
         base = 0;
-        fallback = i + 1;
         break;
       }
     }
@@ -177,29 +162,19 @@ EtmDecodeStats EtmDecoder::DecodeInParts(const std::vector<uint8_t>& trace,
     held = std::move(piece);
     held_index = i;
   }
-  if (fallback == plan.size()) {
+  if (!joins.given_up()) {
     workers->Stop();
     const EventChunks& rest = held_events();
     for (size_t k = from; k < rest.size(); ++k) pass.Pass(rest[k], held_marks()[k]);
-  } else if (workers->Halt(); !stretch || !stretch->Finish(trace)) {
-    // Where no stretch decodes on to the end, from the start of the last piece held (the stream
-    // has its decode's first base + from events; the same decoder from the same byte repeats
-    // them first), or of the stretch that met an error, or from the start.
-    workers->Stop();
-    quiet.Restore();
-    uint64_t start = fallback == 0 ? 0 : plan[held_index].begin;
-    size_t skip = fallback == 0 ? 0 : base + from;
-    if (stretch) {
-      start = stretch->begin();
-      skip = stretch->passed();
-    }
-    stretch.reset();
-    held.reset();
-    workers.reset();
-    if (auto rest = DecodeAgain(trace, start, trace.size(), true, pass, skip, SIZE_MAX, total);
-        !rest)
-      total.sequential_because += "; cannot make another decoder: " + rest.error().message;
   }
+  // Else from the start of the last piece held (the stream has its decode's first base + from
+  // events; the same decoder from the same byte repeats them first).
+  joins.DecodeRest(
+      held_index, base + from, quiet, [&] { workers->Halt(); },
+      [&] {
+        held.reset();
+        workers.reset();
+      });
   if (workers) workers->Stop();  // before the sink ends: a piece being decoded writes to it
   sink.OnEnd();
   return total;

@@ -2,8 +2,6 @@
 
 #include <utility>
 
-#include "decoders/etm/etm_segments.h"
-
 namespace ptprof::etm {
 
 OnePieceStretch::OnePieceStretch(std::unique_ptr<EtmDecoder> decoder, EventPasser& pass,
@@ -55,24 +53,6 @@ void OnePieceStretch::Route(const TraceEvent& event, uint8_t mark, size_t number
     pass_.Pass(event, mark);
     passed_ = number + 1;
   }
-}
-
-bool EtmDecoder::StretchOver(std::optional<OnePieceStretch>& stretch,
-                             const std::vector<uint8_t>& trace,
-                             const std::vector<EtmSegment>& plan, size_t i, size_t held,
-                             size_t skip, EventPasser& pass, EventChunkPool& pool,
-                             const std::string& why, EtmDecodeStats& total) const {
-  if (i == 0 || (stretch && stretch->pieces() >= kStretchPieces)) return false;
-  if (!stretch) {
-    auto decoder = Clone();
-    if (!decoder) return false;
-    stretch.emplace(std::move(*decoder), pass, pool, plan[held].begin, skip);
-  }
-  const bool last = i + 1 == plan.size();
-  if (!stretch->Extend(trace, plan[i].end, last ? UINT64_MAX : plan[i].cut, last)) return false;
-  if (total.stretched_because.empty()) total.stretched_because = why;
-  ++total.stretched;
-  return true;
 }
 
 }  // namespace ptprof::etm

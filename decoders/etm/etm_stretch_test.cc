@@ -7,54 +7,23 @@
 #include <catch2/catch.hpp>
 
 #include "decoders/etm/etm_stretch.h"
-#include "decoders/etm/snapshot_decode.h"
-#include "src/model/event_equality.h"
+#include "decoders/etm/tc2_repeated_test_support.h"
 
 using namespace ptprof;
 using namespace ptprof::etm;
 
 namespace {
 
-struct Collect : EventSink {
-  std::vector<TraceEvent> events;
-  void OnEvent(const TraceEvent& e) override { events.push_back(e); }
-};
-
-std::string Snap(const std::string& name) {
-  return std::string(SHARED_TESTDATA) + "/opencsd/snapshots/" + name;
-}
-
-// A fresh decoder of TC2 and its buffer repeated 8 times (256 KiB).
-struct Tc2 {
-  std::unique_ptr<EtmDecoder> decoder;
-  std::vector<uint8_t> trace;
-};
-std::optional<Tc2> OpenTc2() {
-  auto tc2 = OpenSnapshotDecode(Snap("TC2"), {});
-  if (!tc2) return std::nullopt;
-  Tc2 out{std::move(tc2->decoder), {}};
-  for (int i = 0; i < 8; ++i) out.trace.insert(out.trace.end(), tc2->trace.begin(), tc2->trace.end());
-  return out;
-}
-
-// The events of `decoder` fed the whole of `trace` in one piece.
-std::vector<TraceEvent> InOnePiece(EtmDecoder& decoder, const std::vector<uint8_t>& trace) {
-  Collect all;
-  std::vector<uint8_t> marks;
-  decoder.DecodePiece(trace, 0, trace.size(), true, all, marks);
-  return all.events;
-}
-
 // A fresh decoder of TC2 x8 and the events of that buffer's decode in one piece by another.
 struct Fixture {
-  Tc2 tc2;
+  Tc2Repeated tc2;
   std::vector<TraceEvent> whole;
 };
 std::optional<Fixture> OpenFixture() {
-  auto one = OpenTc2();
-  auto tc2 = OpenTc2();
+  auto one = OpenTc2Repeated(8);
+  auto tc2 = OpenTc2Repeated(8);
   if (!one || !tc2) return std::nullopt;
-  std::vector<TraceEvent> whole = InOnePiece(*one->decoder, one->trace);
+  std::vector<TraceEvent> whole = DecodeInOnePiece(*one->decoder, one->trace);
   return Fixture{std::move(*tc2), std::move(whole)};
 }
 
@@ -83,7 +52,7 @@ TEST_CASE("a CoreSight decode fed on in three calls makes the events of one call
   }
   const std::vector<TraceEvent>& whole = f->whole;
   REQUIRE(whole.size() > 10000);
-  Collect fed;
+  CollectEvents fed;
   std::vector<uint8_t> marks;
   const uint64_t a = 80 << 10, b = 160 << 10;  // frame multiples, not at a copy's start
   EtmDecoder& three = *f->tc2.decoder;
@@ -102,11 +71,11 @@ TEST_CASE("a stretch passes its events on up to each cut and keeps the rest as i
     return;
   }
   const std::vector<TraceEvent>& whole = f->whole;
-  Tc2* tc2 = &f->tc2;
+  Tc2Repeated* tc2 = &f->tc2;
   const uint64_t cut = 96 << 10, end = 112 << 10;
   const size_t at_cut = FirstAt(whole, cut);
 
-  Collect stream;
+  CollectEvents stream;
   EtmDecodeStats total;
   EventPasser pass(stream, total);
   EventChunkPool pool;
@@ -149,11 +118,11 @@ TEST_CASE("a stretch skips the events the stream has, in its tail too") {
     return;
   }
   const std::vector<TraceEvent>& whole = f->whole;
-  Tc2* tc2 = &f->tc2;
+  Tc2Repeated* tc2 = &f->tc2;
   const uint64_t cut = 96 << 10;
   const size_t skip = FirstAt(whole, cut) + 5;  // the stream has five of the tail's events already
 
-  Collect stream;
+  CollectEvents stream;
   EtmDecodeStats total;
   EventPasser pass(stream, total);
   EventChunkPool pool;
@@ -173,7 +142,7 @@ TEST_CASE("a stretch skips the events the stream has, in its tail too") {
 
 TEST_CASE("a stretch whose decoder meets an error passes on only the events before it") {
   auto f = OpenFixture();
-  auto one = OpenTc2();
+  auto one = OpenTc2Repeated(8);
   if (!f || !one) {
     WARN("SKIP: TC2 snapshot not available");
     return;
@@ -185,7 +154,7 @@ TEST_CASE("a stretch whose decoder meets an error passes on only the events befo
     x = x * 1103515245 + 12345;
     damaged[k] = static_cast<uint8_t>(x >> 16);
   }
-  const std::vector<TraceEvent> whole = InOnePiece(*one->decoder, damaged);
+  const std::vector<TraceEvent> whole = DecodeInOnePiece(*one->decoder, damaged);
   size_t error = 0;  // the decode in one piece's first decoder error
   while (error < whole.size() &&
          !(std::holds_alternative<TraceGap>(whole[error].body) &&
@@ -193,7 +162,7 @@ TEST_CASE("a stretch whose decoder meets an error passes on only the events befo
     ++error;
   REQUIRE(error < whole.size());
 
-  Collect stream;
+  CollectEvents stream;
   EtmDecodeStats total;
   EventPasser pass(stream, total);
   EventChunkPool pool;

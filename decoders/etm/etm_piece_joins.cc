@@ -1,0 +1,53 @@
+#include "decoders/etm/etm_piece_joins.h"
+
+#include <utility>
+
+namespace ptprof::etm {
+
+void PieceJoins::GiveUp(size_t i, std::string why) {
+  total_.sequential_because = std::move(why);
+  given_up_at_ = i;
+}
+
+bool PieceJoins::StretchOver(size_t i, const std::string& why, size_t held, size_t skip) {
+  const bool can = [&] {
+    if (i == 0 || (stretch_ && stretch_->pieces() >= kStretchPieces)) return false;
+    if (!stretch_) {
+      auto decoder = decoder_.Clone();
+      if (!decoder) return false;
+      stretch_.emplace(std::move(*decoder), pass_, pool_, plan_[held].begin, skip);
+    }
+    const bool last = i + 1 == plan_.size();
+    return stretch_->Extend(trace_, plan_[i].end, last ? UINT64_MAX : plan_[i].cut, last);
+  }();
+  if (!can) {
+    GiveUp(i, why);
+    return false;
+  }
+  if (total_.stretched_because.empty()) total_.stretched_because = why;
+  ++total_.stretched;
+  return true;
+}
+
+void PieceJoins::DecodeRest(size_t held, size_t skip, QuietOpenCsdLog& quiet,
+                            const std::function<void()>& halt,
+                            const std::function<void()>& let_go) {
+  if (!given_up()) return;
+  halt();
+  if (stretch_ && stretch_->Finish(trace_)) return;
+  let_go();
+  quiet.Restore();
+  uint64_t from = given_up_at_ == 0 ? 0 : plan_[held].begin;
+  if (given_up_at_ == 0) skip = 0;
+  if (stretch_) {
+    from = stretch_->begin();
+    skip = stretch_->passed();
+  }
+  stretch_.reset();
+  if (auto rest = decoder_.DecodeAgain(trace_, from, trace_.size(), true, pass_, skip, SIZE_MAX,
+                                       total_);
+      !rest)
+    total_.sequential_because += "; cannot make another decoder: " + rest.error().message;
+}
+
+}  // namespace ptprof::etm
