@@ -105,6 +105,13 @@ EtmDecodeStats EtmDecoder::DecodeParallel(const std::vector<uint8_t>& trace,
         piece.stats = decoder.DecodePiece(trace, s.begin, s.end, i + 1 == plan.size(), into,
                                           piece.marks);
       });
+  // A stretch goes on from the held piece's decoder and events.
+  joins.SetHeldDecode([&]() -> std::optional<HeldDecode> {
+    std::unique_ptr<EtmDecoder> decoder = prev ? workers->Adopt(prev_index) : nullptr;
+    if (!decoder) return std::nullopt;
+    return HeldDecode{std::move(decoder), plan[prev_index].end, std::move(prev->events),
+                      std::move(prev->marks), 0};
+  });
   if (auto st = workers->Start(); !st) joins.CannotMakeDecoder(0, st.error().message);
   for (size_t i = 0; i < plan.size() && !joins.given_up(); ++i) {
     auto taken = workers->Take(i);

@@ -91,6 +91,17 @@ EtmDecodeStats EtmDecoder::DecodeInParts(const std::vector<uint8_t>& trace,
                                           piece.split->decoder_marks());
         piece.part->OnEnd();  // its share of the stream is complete (PartedSink::NewPart)
       });
+  // A stretch goes on from the held piece's decoder and the events the joins kept of it.
+  joins.SetHeldDecode([&]() -> std::optional<HeldDecode> {
+    std::unique_ptr<EtmDecoder> decoder = held ? workers->Adopt(held_index) : nullptr;
+    if (!decoder) return std::nullopt;
+    PieceSplit& split = *held->split;
+    const bool whole = split.whole();
+    return HeldDecode{std::move(decoder), plan[held_index].end,
+                      std::move(whole ? split.head() : split.tail()),
+                      std::move(whole ? split.head_marks() : split.tail_marks()),
+                      whole ? 0 : split.tail_base()};
+  });
   if (auto st = workers->Start(); !st) joins.CannotMakeDecoder(0, st.error().message);
   for (size_t i = 0; i < plan.size() && !joins.given_up(); ++i) {
     auto taken = workers->Take(i);

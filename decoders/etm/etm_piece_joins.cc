@@ -13,9 +13,13 @@ bool PieceJoins::StretchOver(size_t i, const std::string& why, size_t held, size
   const bool can = [&] {
     if (i == 0 || (stretch_ && stretch_->pieces() >= kStretchPieces)) return false;
     if (!stretch_) {
-      auto decoder = decoder_.Clone();
-      if (!decoder) return false;
-      stretch_.emplace(std::move(*decoder), pass_, pool_, plan_[held].begin, skip);
+      if (std::optional<HeldDecode> decode = held_decode_ ? held_decode_() : std::nullopt) {
+        stretch_.emplace(std::move(*decode), pass_, pool_, plan_[held].begin, skip);
+      } else {
+        auto decoder = decoder_.Clone();
+        if (!decoder) return false;
+        stretch_.emplace(std::move(*decoder), pass_, pool_, plan_[held].begin, skip);
+      }
     }
     const bool last = i + 1 == plan_.size();
     return stretch_->Extend(trace_, plan_[i].end, last ? UINT64_MAX : plan_[i].cut, last);

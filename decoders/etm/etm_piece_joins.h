@@ -30,6 +30,12 @@ class PieceJoins {
       : decoder_(decoder), trace_(trace), plan_(plan), pass_(pass), pool_(pool), total_(total),
         given_up_at_(plan.size()) {}
 
+  // How a new stretch gets the decode of the piece held as a worker left it, to go on from
+  // (HeldDecode); without it, or where it gives none, the stretch decodes that piece again.
+  void SetHeldDecode(std::function<std::optional<HeldDecode>()> held_decode) {
+    held_decode_ = std::move(held_decode);
+  }
+
   // The joins are given up at piece i, for `why`.
   void GiveUp(size_t i, std::string why);
   // Piece i did not join, for `why`, the piece held (plan[held], of whose events the stream has
@@ -83,6 +89,7 @@ class PieceJoins {
   EventChunkPool& pool_;
   EtmDecodeStats& total_;
   std::optional<OnePieceStretch> stretch_;
+  std::function<std::optional<HeldDecode>()> held_decode_;
   size_t given_up_at_;
 };
 

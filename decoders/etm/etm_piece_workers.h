@@ -4,7 +4,10 @@
 // by a fresh decoder: OpenCSD keeps its decode trees in process-wide lists, so they are made and
 // destroyed on the stitching thread (in Take) and handed to the threads. What a piece's decode
 // makes is a `Piece` (the events collected, or a consumer's part and what the joins read), which
-// `decode` fills on a worker thread; pieces given back are reused, their memory warm.
+// `decode` fills on a worker thread; pieces given back are reused, their memory warm. The decoder
+// of the piece last taken and of the one before it are kept: a stretch over a piece that did not
+// join (etm_stretch.h) decodes on with the held piece's decoder (Adopt) rather than decode that
+// piece again.
 #include <condition_variable>
 #include <functional>
 #include <memory>
@@ -28,7 +31,7 @@ class PieceWorkers {
   PieceWorkers(size_t pieces, unsigned jobs, MakeDecoder make_decoder,
                std::function<Piece()> make_piece, Decode decode)
       : jobs_(jobs), make_decoder_(std::move(make_decoder)), make_piece_(std::move(make_piece)),
-        decode_(std::move(decode)), done_(pieces) {}
+        decode_(std::move(decode)), done_(pieces), decoders_(pieces) {}
   ~PieceWorkers() { Stop(); }
 
   // Makes the first decoders and starts the threads; an error when a decoder cannot be made.
@@ -47,7 +50,14 @@ class PieceWorkers {
     ready_.wait(lock, [&] { return done_[i].has_value(); });
     Piece piece = std::move(*done_[i]);
     done_[i].reset();
+    if (i >= 2 && decoders_[i - 2]) used_.push_back(std::move(decoders_[i - 2]));
     return piece;
+  }
+  // The decoder that decoded piece `i` (the last taken or the one before it), as it stands at
+  // the end of that piece; null when it was adopted or let go already.
+  std::unique_ptr<EtmDecoder> Adopt(size_t i) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return std::move(decoders_[i]);
   }
   // `piece`, emptied by the caller, for a piece to come.
   void GiveBack(Piece piece) {
@@ -118,7 +128,7 @@ class PieceWorkers {
       {
         std::lock_guard<std::mutex> lock(mutex_);
         done_[i] = std::move(*piece);
-        used_.push_back(std::move(decoder));
+        decoders_[i] = std::move(decoder);
       }
       ready_.notify_all();
     }
@@ -131,6 +141,7 @@ class PieceWorkers {
   std::mutex mutex_;
   std::condition_variable wake_, ready_;
   std::vector<std::optional<Piece>> done_;
+  std::vector<std::unique_ptr<EtmDecoder>> decoders_;  // by piece, once decoded (see Adopt)
   std::vector<Piece> free_;
   std::vector<std::unique_ptr<EtmDecoder>> fresh_, used_;
   size_t next_ = 0, wanted_ = 0;

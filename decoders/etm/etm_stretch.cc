@@ -9,6 +9,12 @@ OnePieceStretch::OnePieceStretch(std::unique_ptr<EtmDecoder> decoder, EventPasse
     : decoder_(std::move(decoder)), pass_(pass), pool_(pool), begin_(begin), fed_(begin),
       tail_(&pool), passed_(skip) {}
 
+OnePieceStretch::OnePieceStretch(HeldDecode held, EventPasser& pass, EventChunkPool& pool,
+                                 uint64_t begin, size_t skip)
+    : decoder_(std::move(held.decoder)), pass_(pass), pool_(pool), begin_(begin), fed_(held.fed),
+      seen_(held.base + held.events.size()), tail_(std::move(held.events)),
+      tail_marks_(std::move(held.marks)), tail_base_(held.base), in_tail_(true), passed_(skip) {}
+
 void OnePieceStretch::OnEvent(const TraceEvent& event) {
   const uint8_t mark = marks_.empty() ? 0 : marks_.back();
   marks_.clear();

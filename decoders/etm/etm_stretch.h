@@ -6,7 +6,9 @@
 // damage near one cut costs the pieces around it, not the parallel decode of the rest.
 //
 // Its decoder starts fresh at the held piece's first byte, so its first events are the held
-// piece's (the stream has `skip` of them already). Each Extend feeds it on to the end of one more
+// piece's (the stream has `skip` of them already); or it is the decoder that decoded the held
+// piece on a worker, adopted with the events the joins kept of that piece (HeldDecode), so that
+// the held piece is not decoded twice. Each Extend feeds it on to the end of one more
 // piece: its events are passed on up to the first at or past that piece's cut, and from there on
 // kept as its tail, which the next join reads as it reads a piece's tail.
 #include <cstddef>
@@ -25,10 +27,25 @@ namespace ptprof::etm {
 // or a source quiet for longer than the overlap), the pieces decoded ahead are wasted work.
 inline constexpr size_t kStretchPieces = 3;
 
+// The held piece's decode as a worker left it, for a stretch to go on from: its decoder, fed from
+// the piece's first byte up to `fed`, and its events from number `base` on (with their marks),
+// as many as the joins keep (a piece's whole events, or its tail).
+struct HeldDecode {
+  std::unique_ptr<EtmDecoder> decoder;
+  uint64_t fed = 0;
+  EventChunks events;
+  std::vector<uint8_t> marks;
+  size_t base = 0;
+};
+
 class OnePieceStretch : public EventSink {
  public:
   OnePieceStretch(std::unique_ptr<EtmDecoder> decoder, EventPasser& pass, EventChunkPool& pool,
                   uint64_t begin, size_t skip);
+  // Goes on from `held`, the decode of the piece that begins at `begin`, instead of decoding it
+  // again: its events are the tail that the first Extend passes on or keeps.
+  OnePieceStretch(HeldDecode held, EventPasser& pass, EventChunkPool& pool, uint64_t begin,
+                  size_t skip);
 
   // Passes on what the tail held and the events of its decode on to byte `end` (the end of the
   // trace after it when `last`) up to the first at or past `cut` (UINT64_MAX: all of them), and

@@ -175,3 +175,57 @@ TEST_CASE("a stretch whose decoder meets an error passes on only the events befo
   CHECK_FALSE(stretch.Finish(damaged));
   CHECK(stream.events.size() == error);
 }
+
+TEST_CASE("a stretch goes on from the held piece's decode without decoding it again") {
+  auto f = OpenFixture();
+  if (!f) {
+    WARN("SKIP: TC2 snapshot not available");
+    return;
+  }
+  const std::vector<TraceEvent>& whole = f->whole;
+  Tc2Repeated* tc2 = &f->tc2;
+  // The held piece as a worker decodes it: from byte 0 on past its cut, to 80 KiB.
+  const uint64_t held_end = 80 << 10, held_cut = 64 << 10;
+  EventChunkPool pool;
+  struct Into : EventSink {
+    EventChunks events;
+    void OnEvent(const TraceEvent& e) override { events.push_back(e); }
+  } piece;
+  piece.events = EventChunks(&pool);
+  std::vector<uint8_t> marks;
+  tc2->decoder->DecodePiece(tc2->trace, 0, held_end, false, piece, marks);
+  REQUIRE(piece.events.size() == marks.size());
+  const size_t at_held_cut = FirstAt(whole, held_cut);
+
+  CollectEvents stream;
+  EtmDecodeStats total;
+  EventPasser pass(stream, total);
+  // The stream has the held piece's events up to its cut and three more.
+  const size_t skip = at_held_cut + 3;
+  for (size_t k = 0; k < skip; ++k) pass.Pass(piece.events[k], marks[k]);
+
+  SECTION("its whole events kept") {
+    HeldDecode held{std::move(tc2->decoder), held_end, std::move(piece.events), std::move(marks), 0};
+    OnePieceStretch stretch(std::move(held), pass, pool, 0, skip);
+    REQUIRE(stretch.Extend(tc2->trace, 144 << 10, 128 << 10, false));
+    CHECK(stretch.passed() == FirstAt(whole, 128 << 10));
+    REQUIRE(stretch.Finish(tc2->trace));
+    CHECK(stretch.passed() == whole.size());
+  }
+  SECTION("its tail kept, from the cut on") {
+    EventChunks tail(&pool);
+    std::vector<uint8_t> tail_marks;
+    for (size_t k = at_held_cut; k < piece.events.size(); ++k) {
+      tail.push_back(piece.events[k]);
+      tail_marks.push_back(marks[k]);
+    }
+    HeldDecode held{std::move(tc2->decoder), held_end, std::move(tail), std::move(tail_marks),
+                    at_held_cut};
+    OnePieceStretch stretch(std::move(held), pass, pool, 0, skip);
+    REQUIRE(stretch.Extend(tc2->trace, 144 << 10, 128 << 10, false));
+    REQUIRE(stretch.Finish(tc2->trace));
+    CHECK(stretch.passed() == whole.size());
+  }
+  REQUIRE(stream.events.size() == whole.size());
+  CHECK(Same(stream.events, 0, whole, 0, whole.size()));
+}
