@@ -22,9 +22,9 @@
 
 namespace ptprof::etm {
 
-// How many pieces a stretch decodes again (the held one and those it goes over) before the rest
-// of the buffer is decoded in one piece: where joins keep failing (a buffer damaged all along,
-// or a source quiet for longer than the overlap), the pieces decoded ahead are wasted work.
+// How many pieces a stretch spans (the held one and those it goes over) before the rest of the
+// buffer is decoded in one piece: where joins keep failing (a buffer damaged all along, or a
+// source quiet for longer than the overlap), the pieces decoded ahead are wasted work.
 inline constexpr size_t kStretchPieces = 3;
 
 // The held piece's decode as a worker left it, for a stretch to go on from: its decoder, fed from
@@ -68,7 +68,7 @@ class OnePieceStretch : public EventSink {
   EventChunks& tail() { return tail_; }
   std::vector<uint8_t>& tail_marks() { return tail_marks_; }
   size_t from() const { return passed_ > tail_base_ ? passed_ - tail_base_ : 0; }
-  // Pieces it has decoded again: the held one and each it was extended over.
+  // Pieces it spans: the held one and each it was extended over.
   size_t pieces() const { return extends_ + 1; }
 
   void OnEvent(const TraceEvent& event) override;  // its decoder's events
