@@ -19,10 +19,14 @@ struct Fixture {
   Tc2Repeated tc2;
   std::vector<TraceEvent> whole;
 };
+// Nothing, with a SKIP warning, where ../shared/testdata is not there.
 std::optional<Fixture> OpenFixture() {
   auto one = OpenTc2Repeated(8);
   auto tc2 = OpenTc2Repeated(8);
-  if (!one || !tc2) return std::nullopt;
+  if (!one || !tc2) {
+    WARN("SKIP: TC2 snapshot not available");
+    return std::nullopt;
+  }
   std::vector<TraceEvent> whole = DecodeInOnePiece(*one->decoder, one->trace);
   return Fixture{std::move(*tc2), std::move(whole)};
 }
@@ -46,10 +50,7 @@ bool Same(const std::vector<TraceEvent>& a, size_t a_from, const std::vector<Tra
 
 TEST_CASE("a CoreSight decode fed on in three calls makes the events of one call") {
   auto f = OpenFixture();
-  if (!f) {
-    WARN("SKIP: TC2 snapshot not available");
-    return;
-  }
+  if (!f) return;
   const std::vector<TraceEvent>& whole = f->whole;
   REQUIRE(whole.size() > 10000);
   CollectEvents fed;
@@ -66,10 +67,7 @@ TEST_CASE("a CoreSight decode fed on in three calls makes the events of one call
 
 TEST_CASE("a stretch passes its events on up to each cut and keeps the rest as its tail") {
   auto f = OpenFixture();
-  if (!f) {
-    WARN("SKIP: TC2 snapshot not available");
-    return;
-  }
+  if (!f) return;
   const std::vector<TraceEvent>& whole = f->whole;
   Tc2Repeated* tc2 = &f->tc2;
   const uint64_t cut = 96 << 10, end = 112 << 10;
@@ -113,10 +111,7 @@ TEST_CASE("a stretch passes its events on up to each cut and keeps the rest as i
 
 TEST_CASE("a stretch skips the events the stream has, in its tail too") {
   auto f = OpenFixture();
-  if (!f) {
-    WARN("SKIP: TC2 snapshot not available");
-    return;
-  }
+  if (!f) return;
   const std::vector<TraceEvent>& whole = f->whole;
   Tc2Repeated* tc2 = &f->tc2;
   const uint64_t cut = 96 << 10;
@@ -143,10 +138,7 @@ TEST_CASE("a stretch skips the events the stream has, in its tail too") {
 TEST_CASE("a stretch whose decoder meets an error passes on only the events before it") {
   auto f = OpenFixture();
   auto one = OpenTc2Repeated(8);
-  if (!f || !one) {
-    WARN("SKIP: TC2 snapshot not available");
-    return;
-  }
+  if (!f || !one) return;  // OpenFixture said SKIP
   // Random bytes over 4 KiB at 100000: a decoder error there (OpenCSD's packet decoder gives up).
   std::vector<uint8_t> damaged = f->tc2.trace;
   uint32_t x = 12345;
@@ -178,10 +170,7 @@ TEST_CASE("a stretch whose decoder meets an error passes on only the events befo
 
 TEST_CASE("a stretch goes on from the held piece's decode without decoding it again") {
   auto f = OpenFixture();
-  if (!f) {
-    WARN("SKIP: TC2 snapshot not available");
-    return;
-  }
+  if (!f) return;
   const std::vector<TraceEvent>& whole = f->whole;
   Tc2Repeated* tc2 = &f->tc2;
   // The held piece as a worker decodes it: from byte 0 on past its cut, to 80 KiB.
