@@ -17,6 +17,15 @@ GapReason ReasonOf(int code) {
   }
 }
 
+// A marker of `kind` carrying `value` (Marker's label stays empty: designated initializers
+// would have to name it).
+Marker MarkerOf(Marker::Kind kind, uint64_t value = 0) {
+  Marker m;
+  m.kind = kind;
+  m.value = value;
+  return m;
+}
+
 template <class T>
 T WithIp(T body, bool has_ip, uint64_t ip) {
   body.has_ip = has_ip;
@@ -43,36 +52,25 @@ bool EventToModel(const pt_event& ev, EventBody& body) {
                     ev.variant.async_disabled.at);
       return true;
     case ptev_async_branch: return false;
-    case ptev_paging: {
-      ContextSwitch c;
-      c.kind = ContextSwitch::Kind::kPaging;
-      c.value = ev.variant.paging.cr3;
-      c.non_root = ev.variant.paging.non_root;
-      body = c;
+    case ptev_paging:
+      body = ContextSwitch{.kind = ContextSwitch::Kind::kPaging,
+                           .value = ev.variant.paging.cr3,
+                           .non_root = ev.variant.paging.non_root != 0};
       return true;
-    }
-    case ptev_async_paging: {
-      ContextSwitch c;
-      c.kind = ContextSwitch::Kind::kPaging;
-      c.value = ev.variant.async_paging.cr3;
-      c.non_root = ev.variant.async_paging.non_root;
-      body = WithIp(c, true, ev.variant.async_paging.ip);
+    case ptev_async_paging:
+      body = WithIp(ContextSwitch{.kind = ContextSwitch::Kind::kPaging,
+                                  .value = ev.variant.async_paging.cr3,
+                                  .non_root = ev.variant.async_paging.non_root != 0},
+                    true, ev.variant.async_paging.ip);
       return true;
-    }
-    case ptev_vmcs: {
-      ContextSwitch c;
-      c.kind = ContextSwitch::Kind::kVmcs;
-      c.value = ev.variant.vmcs.base;
-      body = c;
+    case ptev_vmcs:
+      body = ContextSwitch{.kind = ContextSwitch::Kind::kVmcs, .value = ev.variant.vmcs.base};
       return true;
-    }
-    case ptev_async_vmcs: {
-      ContextSwitch c;
-      c.kind = ContextSwitch::Kind::kVmcs;
-      c.value = ev.variant.async_vmcs.base;
-      body = WithIp(c, true, ev.variant.async_vmcs.ip);
+    case ptev_async_vmcs:
+      body = WithIp(ContextSwitch{.kind = ContextSwitch::Kind::kVmcs,
+                                  .value = ev.variant.async_vmcs.base},
+                    true, ev.variant.async_vmcs.ip);
       return true;
-    }
     case ptev_overflow: {
       TraceGap gap;
       gap.reason = GapReason::kOverflow;
@@ -84,79 +82,51 @@ bool EventToModel(const pt_event& ev, EventBody& body) {
       body = WithIp(ModeChange{ToExecMode(ev.variant.exec_mode.mode)}, has_ip,
                     ev.variant.exec_mode.ip);
       return true;
-    case ptev_tsx: {
-      Marker m;
-      m.kind = ev.variant.tsx.aborted       ? Marker::Kind::kTsxAbort
-               : ev.variant.tsx.speculative ? Marker::Kind::kTsxBegin
-                                            : Marker::Kind::kTsxCommit;
-      body = WithIp(m, has_ip, ev.variant.tsx.ip);
+    case ptev_tsx:
+      body = WithIp(MarkerOf(ev.variant.tsx.aborted       ? Marker::Kind::kTsxAbort
+                             : ev.variant.tsx.speculative ? Marker::Kind::kTsxBegin
+                                                          : Marker::Kind::kTsxCommit),
+                    has_ip, ev.variant.tsx.ip);
       return true;
-    }
-    case ptev_stop: {
-      Marker m;
-      m.kind = Marker::Kind::kTraceStop;
-      body = m;
+    case ptev_stop:
+      body = MarkerOf(Marker::Kind::kTraceStop);
       return true;
-    }
-    case ptev_exstop: {
-      PowerEvent p;
-      p.kind = PowerEvent::Kind::kExecStop;
-      body = WithIp(p, has_ip, ev.variant.exstop.ip);
+    case ptev_exstop:
+      body = WithIp(PowerEvent{.kind = PowerEvent::Kind::kExecStop}, has_ip, ev.variant.exstop.ip);
       return true;
-    }
-    case ptev_mwait: {
-      PowerEvent p;
-      p.kind = PowerEvent::Kind::kMwait;
-      p.hints = ev.variant.mwait.hints;
-      p.ext = ev.variant.mwait.ext;
-      body = WithIp(p, has_ip, ev.variant.mwait.ip);
+    case ptev_mwait:
+      body = WithIp(PowerEvent{.kind = PowerEvent::Kind::kMwait,
+                               .hints = ev.variant.mwait.hints,
+                               .ext = ev.variant.mwait.ext},
+                    has_ip, ev.variant.mwait.ip);
       return true;
-    }
-    case ptev_pwre: {
-      PowerEvent p;
-      p.kind = PowerEvent::Kind::kPowerEntry;
-      p.value = (static_cast<uint64_t>(ev.variant.pwre.state) << 4) | ev.variant.pwre.sub_state;
-      p.ext = ev.variant.pwre.hw;  // entered autonomously by the hardware
-      body = p;
+    case ptev_pwre:
+      body = PowerEvent{
+          .kind = PowerEvent::Kind::kPowerEntry,
+          .value = (static_cast<uint64_t>(ev.variant.pwre.state) << 4) | ev.variant.pwre.sub_state,
+          .ext = ev.variant.pwre.hw};  // entered autonomously by the hardware
       return true;
-    }
-    case ptev_pwrx: {
-      PowerEvent p;
-      p.kind = PowerEvent::Kind::kPowerExit;
-      p.value = (static_cast<uint64_t>(ev.variant.pwrx.last) << 4) | ev.variant.pwrx.deepest;
+    case ptev_pwrx:
       // Wake reasons: bit 0 interrupt, bit 1 store to the monitored address, bit 2 autonomous.
-      p.hints = ev.variant.pwrx.interrupt | (ev.variant.pwrx.store << 1) |
-                (ev.variant.pwrx.autonomous << 2);
-      body = p;
+      body = PowerEvent{
+          .kind = PowerEvent::Kind::kPowerExit,
+          .value = (static_cast<uint64_t>(ev.variant.pwrx.last) << 4) | ev.variant.pwrx.deepest,
+          .hints = static_cast<uint32_t>(ev.variant.pwrx.interrupt | (ev.variant.pwrx.store << 1) |
+                                         (ev.variant.pwrx.autonomous << 2))};
       return true;
-    }
-    case ptev_ptwrite: {
-      Marker m;
-      m.kind = Marker::Kind::kPtwrite;
-      m.value = ev.variant.ptwrite.payload;
-      body = WithIp(m, has_ip, ev.variant.ptwrite.ip);
+    case ptev_ptwrite:
+      body = WithIp(MarkerOf(Marker::Kind::kPtwrite, ev.variant.ptwrite.payload), has_ip,
+                    ev.variant.ptwrite.ip);
       return true;
-    }
-    case ptev_tick: {
-      Marker m;
-      m.kind = Marker::Kind::kTick;
-      body = WithIp(m, has_ip, ev.variant.tick.ip);
+    case ptev_tick:
+      body = WithIp(MarkerOf(Marker::Kind::kTick), has_ip, ev.variant.tick.ip);
       return true;
-    }
-    case ptev_cbr: {
-      PowerEvent p;
-      p.kind = PowerEvent::Kind::kCoreBusRatio;
-      p.value = ev.variant.cbr.ratio;
-      body = p;
+    case ptev_cbr:
+      body = PowerEvent{.kind = PowerEvent::Kind::kCoreBusRatio, .value = ev.variant.cbr.ratio};
       return true;
-    }
-    case ptev_mnt: {
-      Marker m;
-      m.kind = Marker::Kind::kMaintenance;
-      m.value = ev.variant.mnt.payload;
-      body = m;
+    case ptev_mnt:
+      body = MarkerOf(Marker::Kind::kMaintenance, ev.variant.mnt.payload);
       return true;
-    }
   }
   return false;
 }
