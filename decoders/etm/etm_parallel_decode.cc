@@ -17,7 +17,6 @@
 #include "decoders/etm/etm_segments.h"
 #include "decoders/etm/etm_stretch.h"
 #include "decoders/etm/event_passer.h"
-#include "decoders/etm/quiet_opencsd_log.h"
 
 namespace ptprof::etm {
 
@@ -68,14 +67,10 @@ std::string HowDecoded(const EtmDecodeStats& stats) {
 EtmDecodeStats EtmDecoder::DecodeParallel(const std::vector<uint8_t>& trace,
                                           const std::vector<EtmSegment>& plan, unsigned jobs,
                                           EventSink& sink) {
-  EtmDecodeStats total;
-  total.bytes = trace.size();
-  total.segments = plan.size();
-  // Declared before the pieces, destroyed after them: their events give their chunks back to it.
-  EventChunkPool pool(SIZE_MAX);
-  EventPasser pass(sink, total);
-  QuietOpenCsdLog quiet;
-  PieceJoins joins(*this, trace, plan, pass, pool, total);
+  PieceJoins joins(*this, trace, plan, sink);  // before the pieces, which it outlives
+  EtmDecodeStats& total = joins.total();
+  EventChunkPool& pool = joins.pool();
+  EventPasser& pass = joins.pass();
   // The last piece taken (plan[prev_index]), or, where it did not join, the stretch decoded in
   // one piece over it; the stream has the first prev_from of their events.
   std::optional<Piece> prev;
@@ -164,7 +159,7 @@ EtmDecodeStats EtmDecoder::DecodeParallel(const std::vector<uint8_t>& trace,
   // Else from the start of the last piece taken (its events up to prev_from are passed on
   // already; the same decoder from the same byte repeats them first).
   joins.DecodeRest(
-      prev_index, prev_from, quiet, [&] { workers->Halt(); },
+      prev_index, prev_from, [&] { workers->Halt(); },
       [&] {
         prev.reset();
         workers.reset();

@@ -46,14 +46,10 @@ std::string RefusalOf(const PartedSink& sink, const EventPasser& pass, const Par
 EtmDecodeStats EtmDecoder::DecodeInParts(const std::vector<uint8_t>& trace,
                                          const std::vector<EtmSegment>& plan, unsigned jobs,
                                          PartedSink& sink) {
-  EtmDecodeStats total;
-  total.bytes = trace.size();
-  total.segments = plan.size();
-  // Declared before the pieces, destroyed after them: their events give their chunks back to it.
-  EventChunkPool pool(SIZE_MAX);
-  EventPasser pass(sink, total);
-  QuietOpenCsdLog quiet;
-  PieceJoins joins(*this, trace, plan, pass, pool, total);
+  PieceJoins joins(*this, trace, plan, sink);  // before the pieces, which it outlives
+  EtmDecodeStats& total = joins.total();
+  EventChunkPool& pool = joins.pool();
+  EventPasser& pass = joins.pass();
   // The piece folded last, whose events the next join reads: its tail, or its head when whole.
   // Those events are its decode's numbers base + k, and the stream has them up to `from`.
   // Or, where the last piece did not join, the stretch decoded in one piece over it: its tail,
@@ -181,7 +177,7 @@ EtmDecodeStats EtmDecoder::DecodeInParts(const std::vector<uint8_t>& trace,
   // Else from the start of the last piece held (the stream has its decode's first base + from
   // events; the same decoder from the same byte repeats them first).
   joins.DecodeRest(
-      held_index, base + from, quiet, [&] { workers->Halt(); },
+      held_index, base + from, [&] { workers->Halt(); },
       [&] {
         held.reset();
         workers.reset();

@@ -33,14 +33,13 @@ bool PieceJoins::StretchOver(size_t i, const std::string& why, size_t held, size
   return true;
 }
 
-void PieceJoins::DecodeRest(size_t held, size_t skip, QuietOpenCsdLog& quiet,
-                            const std::function<void()>& halt,
+void PieceJoins::DecodeRest(size_t held, size_t skip, const std::function<void()>& halt,
                             const std::function<void()>& let_go) {
   if (!given_up()) return;
   halt();
   if (stretch_ && stretch_->Finish(trace_)) return;
   let_go();
-  quiet.Restore();
+  quiet_.Restore();
   uint64_t from = given_up_at_ == 0 ? 0 : plan_[held].begin;
   if (given_up_at_ == 0) skip = 0;
   if (stretch_) {

@@ -5,7 +5,10 @@
 // where a piece cannot be taken or meets a decoder error, the joins are given up there, with the
 // reason --verbose gives. At the end, where they were given up, the rest of the buffer is
 // decoded in one piece: by the stretch, on to the end, or else by a fresh decoder from the start
-// of the piece held, whose first events the stream has already.
+// of the piece held, whose first events the stream has already. It also holds what both decodes
+// keep for the whole buffer: the counts, the pool of event chunks (made before the pieces and
+// destroyed after them, as their events give their chunks back to it), the passer that hands the
+// events on to the sink, and OpenCSD's error log kept quiet while several decoders run.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -24,11 +27,18 @@ namespace ptprof::etm {
 
 class PieceJoins {
  public:
+  // A decode of `trace` by clones of `decoder` in the pieces of `plan`, its events for `sink`.
   PieceJoins(const EtmDecoder& decoder, const std::vector<uint8_t>& trace,
-             const std::vector<EtmSegment>& plan, EventPasser& pass, EventChunkPool& pool,
-             EtmDecodeStats& total)
-      : decoder_(decoder), trace_(trace), plan_(plan), pass_(pass), pool_(pool), total_(total),
-        given_up_at_(plan.size()) {}
+             const std::vector<EtmSegment>& plan, EventSink& sink)
+      : decoder_(decoder), trace_(trace), plan_(plan), pass_(sink, total_),
+        given_up_at_(plan.size()) {
+    total_.bytes = trace.size();
+    total_.segments = plan.size();
+  }
+
+  EtmDecodeStats& total() { return total_; }
+  EventChunkPool& pool() { return pool_; }
+  EventPasser& pass() { return pass_; }
 
   // How a new stretch gets the decode of the piece held as a worker left it, to go on from
   // (HeldDecode); without it, or where it gives none, the stretch decodes that piece again.
@@ -78,16 +88,17 @@ class PieceJoins {
   // skipped (from the buffer's start, none skipped, where the first piece was not taken).
   // `halt` tells the workers to start no more pieces; `let_go` waits for them and frees the
   // pieces held, before OpenCSD's error log is restored for the decode in one piece.
-  void DecodeRest(size_t held, size_t skip, QuietOpenCsdLog& quiet,
-                  const std::function<void()>& halt, const std::function<void()>& let_go);
+  void DecodeRest(size_t held, size_t skip, const std::function<void()>& halt,
+                  const std::function<void()>& let_go);
 
  private:
   const EtmDecoder& decoder_;
   const std::vector<uint8_t>& trace_;
   const std::vector<EtmSegment>& plan_;
-  EventPasser& pass_;
-  EventChunkPool& pool_;
-  EtmDecodeStats& total_;
+  EtmDecodeStats total_;
+  EventChunkPool pool_{SIZE_MAX};
+  EventPasser pass_;
+  QuietOpenCsdLog quiet_;
   std::optional<OnePieceStretch> stretch_;
   std::function<std::optional<HeldDecode>()> held_decode_;
   size_t given_up_at_;

@@ -24,14 +24,13 @@ TEST_CASE("the joins given up, the rest of the buffer is decoded in one piece") 
   const std::vector<EtmSegment> plan = PlanEtmSegments(tc2->trace.size(), 64 << 10, 16, 16 << 10);
   REQUIRE(plan.size() == 4);
   CollectEvents stream;
-  EtmDecodeStats total;
-  EventPasser pass(stream, total);
-  EventChunkPool pool;
-  QuietOpenCsdLog quiet;
-  PieceJoins joins(*tc2->decoder, tc2->trace, plan, pass, pool, total);
+  PieceJoins joins(*tc2->decoder, tc2->trace, plan, stream);
+  const EtmDecodeStats& total = joins.total();
+  CHECK(total.segments == 4);
+  CHECK(total.bytes == tc2->trace.size());
   bool halted = false, let_go = false;
   auto decode_rest = [&](size_t held, size_t skip) {
-    joins.DecodeRest(held, skip, quiet, [&] { halted = true; }, [&] { let_go = true; });
+    joins.DecodeRest(held, skip, [&] { halted = true; }, [&] { let_go = true; });
   };
 
   SECTION("after kStretchPieces pieces gone over, the stretch decodes on to the end") {
