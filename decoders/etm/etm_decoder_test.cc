@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "decoders/etm/snapshot_memory.h"
+#include "src/model/collecting_sink.h"
 #include "sideband/file_bytes.h"
 
 using namespace ptprof;
@@ -13,12 +14,7 @@ using namespace ptprof::etm;
 
 namespace {
 
-struct Collect : EventSink {
-  std::vector<TraceEvent> events;
-  bool ended = false;
-  void OnEvent(const TraceEvent& e) override { events.push_back(e); }
-  void OnEnd() override { ended = true; }
-};
+using Collect = testing::CollectingSink;
 
 std::string Snap(const std::string& name) {
   return std::string(SHARED_TESTDATA) + "/opencsd/snapshots/" + name;

@@ -5,18 +5,14 @@
 #include <catch2/catch.hpp>
 
 #include "decoders/etm/arm_disassembler.h"
+#include "src/model/collecting_sink.h"
 
 using namespace ptprof;
 using namespace ptprof::etm;
 
 namespace {
 
-struct Collect : EventSink {
-  std::vector<TraceEvent> events;
-  bool ended = false;
-  void OnEvent(const TraceEvent& e) override { events.push_back(e); }
-  void OnEnd() override { ended = true; }
-};
+using Collect = testing::CollectingSink;
 
 // Takes parts and refuses those holding no instruction.
 struct PartedCollect : PartedSink {

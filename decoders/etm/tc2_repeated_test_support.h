@@ -9,14 +9,12 @@
 
 #include "decoders/etm/etm_decoder.h"
 #include "decoders/etm/snapshot_decode.h"
+#include "src/model/collecting_sink.h"
 #include "src/model/event_equality.h"
 
 namespace ptprof::etm {
 
-struct CollectEvents : EventSink {
-  std::vector<TraceEvent> events;
-  void OnEvent(const TraceEvent& e) override { events.push_back(e); }
-};
+using CollectEvents = testing::CollectingSink;
 
 struct Tc2Repeated {
   std::unique_ptr<EtmDecoder> decoder;

@@ -6,14 +6,12 @@
 #include <catch2/catch.hpp>
 
 #include "src/analyses/support/random_flow_testing.h"
+#include "src/model/collecting_sink.h"
 
 namespace ptprof::stackdiff {
 namespace {
 
-struct Collect : EventSink {
-  std::vector<TraceEvent> events;
-  void OnEvent(const TraceEvent& event) override { events.push_back(event); }
-};
+using Collect = ptprof::testing::CollectingSink;
 
 TraceEvent Block(uint64_t offset, int32_t tid, uint64_t time_ns = kUnknownTime) {
   TraceEvent event;
