@@ -1,5 +1,8 @@
 #include "src/report/histogram.h"
 
+#include <algorithm>
+#include <random>
+
 #include <catch2/catch.hpp>
 
 using namespace ptprof;
@@ -58,4 +61,36 @@ TEST_CASE("nearest-rank percentiles") {
   CHECK(h.distinct.empty());  // too many to list
   CHECK(Percentile(std::vector<double>{7}, 99.9) == 7);
   CHECK(MakeHistogram({}, 10, BinScale::kLinear).bins.empty());
+}
+
+TEST_CASE("percentiles, range and distinct values as the sorted values give them") {
+  std::mt19937_64 random(42);
+  for (int trial = 0; trial < 200; ++trial) {
+    const size_t n = 1 + random() % 3000;
+    const uint64_t spread = trial % 2 ? 50 : 100000;  // few distinct values, or many
+    std::vector<double> values;
+    for (size_t i = 0; i < n; ++i)
+      values.push_back(static_cast<double>(random() % spread) * (trial % 3 ? 1.0 : 0.25) - 7);
+    Histogram h = MakeHistogram(values, 10, trial % 4 ? BinScale::kLinear : BinScale::kLog2);
+    std::vector<double> sorted = values;
+    std::sort(sorted.begin(), sorted.end());
+    INFO("trial " << trial << ", " << n << " values");
+    CHECK(h.count == n);
+    CHECK(h.percentiles.min == sorted.front());
+    CHECK(h.percentiles.max == sorted.back());
+    CHECK(h.percentiles.p50 == Percentile(sorted, 50));
+    CHECK(h.percentiles.p90 == Percentile(sorted, 90));
+    CHECK(h.percentiles.p99 == Percentile(sorted, 99));
+    CHECK(h.percentiles.p999 == Percentile(sorted, 99.9));
+    std::vector<std::pair<double, uint64_t>> distinct;
+    for (double v : sorted) {
+      if (distinct.empty() || distinct.back().first != v) distinct.push_back({v, 0});
+      ++distinct.back().second;
+    }
+    if (distinct.size() > Histogram::kMaxDistinct) distinct.clear();
+    CHECK(h.distinct == distinct);
+    uint64_t binned = 0;
+    for (const HistogramBin& bin : h.bins) binned += bin.count;
+    CHECK(binned == n);
+  }
 }
