@@ -26,14 +26,12 @@ std::optional<tl::expected<SnapshotDelta, int>> RunDeltaOnPerfEtm(
   }
 
   out.run.clock.unit = "ticks";
-  out.run.clock.time_of = [](const EventHeader& h) -> std::optional<double> {
-    if (h.tsc != kUnknownTime) return static_cast<double>(h.tsc);
-    return std::nullopt;
-  };
+  out.run.clock.clock = EventClock::Ticks();
+  out.run.clock.time_of = out.run.clock.clock.AsFunction();
   delta::DeltaOptions delta_options;
   delta_options.per_thread = per_thread;
   delta_options.keeping = keeping;
-  delta_options.time_of = out.run.clock.time_of;
+  delta_options.clock = out.run.clock.clock;
   auto profiler = delta::DeltaProfiler::Create(*out.images, pair.first, pair.second, delta_options);
   if (!profiler) return tl::unexpected(ReportBadInput(options.path + ": " + profiler.error().message));
   out.run.profiler = std::move(*profiler);

@@ -38,20 +38,13 @@ ProfileClock ClockFor(const Session& session) {
   const unsigned nom_freq = session.params().nom_freq;
   if (nom_freq) {
     // The TSC runs at the nominal frequency, nom_freq x 100 MHz: a tick is 10/nom_freq ns.
-    const double ns_per_tick = 10.0 / nom_freq;
     clock.unit = "ns";
-    clock.time_of = [ns_per_tick](const EventHeader& h) -> std::optional<double> {
-      if (h.time_ns != kUnknownTime) return static_cast<double>(h.time_ns);
-      if (h.tsc != kUnknownTime) return static_cast<double>(h.tsc) * ns_per_tick;
-      return std::nullopt;
-    };
+    clock.clock = EventClock::Nanoseconds(10.0 / nom_freq);
   } else {
     clock.unit = "ticks";
-    clock.time_of = [](const EventHeader& h) -> std::optional<double> {
-      if (h.tsc != kUnknownTime) return static_cast<double>(h.tsc);
-      return std::nullopt;
-    };
+    clock.clock = EventClock::Ticks();
   }
+  clock.time_of = clock.clock.AsFunction();
   return clock;
 }
 
@@ -64,7 +57,7 @@ Result<DeltaRun> RunDelta(const Session& session, const std::vector<size_t>& sel
   delta::DeltaOptions options;
   options.per_thread = per_thread;
   options.keeping = keeping;
-  options.time_of = run.clock.time_of;
+  options.clock = run.clock.clock;
   auto profiler = delta::DeltaProfiler::Create(session.images, pair.first, pair.second, options);
   if (!profiler) return tl::unexpected(profiler.error());
   run.profiler = std::move(*profiler);

@@ -39,14 +39,12 @@ Result<SnapshotDelta> RunDeltaOnSnapshot(const std::string& dir, const std::vect
   }
 
   out.run.clock.unit = "ticks";
-  out.run.clock.time_of = [](const EventHeader& h) -> std::optional<double> {
-    if (h.tsc != kUnknownTime) return static_cast<double>(h.tsc);
-    return std::nullopt;
-  };
+  out.run.clock.clock = EventClock::Ticks();
+  out.run.clock.time_of = out.run.clock.clock.AsFunction();
   delta::DeltaOptions options;
   options.per_thread = per_thread;
   options.keeping = keeping;
-  options.time_of = out.run.clock.time_of;
+  options.clock = out.run.clock.clock;
   auto profiler = delta::DeltaProfiler::Create(*out.images, pair.first, pair.second, options);
   if (!profiler) return tl::unexpected(profiler.error());
   out.run.profiler = std::move(*profiler);

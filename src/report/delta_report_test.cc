@@ -45,7 +45,7 @@ TEST_CASE("the report holds counts, both histograms and the longest intervals") 
   auto open = patterns::ParsePattern("open", "pause");
   auto close = patterns::ParsePattern("close", "lfence");
   delta::DeltaOptions options;
-  options.time_of = [](const EventHeader& h) -> std::optional<double> { return h.tsc; };
+  options.clock = EventClock::Ticks();
   auto p = delta::DeltaProfiler::Create(images, *open, *close, options);
   REQUIRE(p);
   (*p)->OnEvent(Block(0x1000, 1, 10));

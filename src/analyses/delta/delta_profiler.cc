@@ -62,7 +62,7 @@ void DeltaProfiler::OnMatch(Lane& lane, const EventHeader& header, uint64_t ip,
     o.ip = ip;
     o.offset = header.offset;
     o.position = position;
-    if (options_.time_of) o.time = options_.time_of(header);
+    o.time = options_.clock.TimeOf(header);
     o.alternative = opener;
     o.mode = mode;
     return;
@@ -84,7 +84,7 @@ void DeltaProfiler::Close(Lane& lane, const EventHeader& header, uint64_t ip, ui
   interval.open_position = o.position;
   interval.close_position = position;
   interval.open_time = o.time;
-  if (options_.time_of) interval.close_time = options_.time_of(header);
+  interval.close_time = options_.clock.TimeOf(header);
   interval.open_alternative = o.alternative;
   interval.close_alternative = closer;
   interval.nested = o.nested;

@@ -26,6 +26,7 @@
 #include "src/analyses/patterns/insn_classifier.h"
 #include "src/analyses/patterns/pattern.h"
 #include "src/analyses/patterns/pattern_matcher.h"
+#include "src/model/event_clock.h"
 #include "src/model/huge_allocator.h"
 #include "src/model/parted_sink.h"
 #include "src/model/result.h"
@@ -83,9 +84,8 @@ struct DeltaOptions {
   bool per_thread = false;
   IntervalKeeping keeping;
   // The time of an event in the profile's unit, when known (ns from the header's time, or the
-  // TSC converted with the trace's frequency). A profile taken in parts calls it on several
-  // threads at once.
-  std::function<std::optional<double>(const EventHeader&)> time_of;
+  // TSC converted with the trace's frequency); without a clock, no interval has a time.
+  EventClock clock;
 };
 
 class DeltaPart;

@@ -40,10 +40,7 @@ TraceEvent Gap(int32_t cpu = 0) {
 std::unique_ptr<DeltaProfiler> Profiler(const ImageSet& images, const std::string& open,
                                         const std::string& close) {
   DeltaOptions options;
-  options.time_of = [](const EventHeader& h) -> std::optional<double> {
-    if (h.tsc == kUnknownTime) return std::nullopt;
-    return static_cast<double>(h.tsc) * 0.5;
-  };
+  options.clock = EventClock::Ticks(0.5);
   auto p = DeltaProfiler::Create(images, P("open", open), P("close", close), options);
   REQUIRE(p);
   return std::move(*p);
@@ -228,10 +225,7 @@ TEST_CASE("a profile that keeps only the longest intervals has the same values a
   for (bool timeless_last : {false, true}) {
     INFO((timeless_last ? "the last without time" : "all timed"));
     DeltaOptions options;
-    options.time_of = [](const EventHeader& h) -> std::optional<double> {
-      if (h.tsc == kUnknownTime) return std::nullopt;
-      return static_cast<double>(h.tsc) * 0.5;
-    };
+    options.clock = EventClock::Ticks(0.5);
     auto all = DeltaProfiler::Create(images, P("open", "pause"), P("close", "lfence"), options);
     options.keeping = {false, 3};
     auto some = DeltaProfiler::Create(images, P("open", "pause"), P("close", "lfence"), options);

@@ -1,0 +1,35 @@
+#pragma once
+// EventClock answers "when, in a profile's unit, did this event happen?" from its header: its ns
+// time where the decode gave one (when `ns_first`), else its TSC times `per_tick`; nothing
+// without either, or without a clock. A value rather than a function, so that a profile that
+// reads it at every interval's two ends pays no indirect call.
+#include <functional>
+#include <optional>
+
+#include "src/model/trace_event.h"
+
+namespace ptprof {
+
+struct EventClock {
+  bool known = false;  // false: no clock; no event has a time
+  bool ns_first = false;
+  double per_tick = 1;
+
+  // The TSC in its own ticks, scaled by `per_tick`.
+  static EventClock Ticks(double per_tick = 1) { return {true, false, per_tick}; }
+  // Nanoseconds: the event's ns time, else its TSC at `ns_per_tick`.
+  static EventClock Nanoseconds(double ns_per_tick) { return {true, true, ns_per_tick}; }
+
+  std::optional<double> TimeOf(const EventHeader& h) const {
+    if (!known) return std::nullopt;
+    if (ns_first && h.time_ns != kUnknownTime) return static_cast<double>(h.time_ns);
+    if (h.tsc != kUnknownTime) return static_cast<double>(h.tsc) * per_tick;
+    return std::nullopt;
+  }
+  // For the consumers that take a function.
+  std::function<std::optional<double>(const EventHeader&)> AsFunction() const {
+    return [clock = *this](const EventHeader& h) { return clock.TimeOf(h); };
+  }
+};
+
+}  // namespace ptprof
