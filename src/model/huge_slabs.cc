@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 
 #include <cstdint>
+#include <cstring>
 #include <new>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -45,6 +46,17 @@ void* MapHuge(size_t bytes) {
 
 void UnmapHuge(void* memory, size_t bytes) {
   if (memory) munmap(memory, bytes);
+}
+
+void* GrowHuge(void* memory, size_t bytes, size_t new_bytes) {
+  void* grown = MapHuge(new_bytes);
+  // Moved over the start of the new mapping, which MREMAP_FIXED replaces: both are aligned to
+  // the slab size, so huge pages move as they are.
+  if (mremap(memory, bytes, bytes, MREMAP_MAYMOVE | MREMAP_FIXED, grown) == MAP_FAILED) {
+    std::memcpy(grown, memory, bytes);
+    UnmapHuge(memory, bytes);
+  }
+  return grown;
 }
 
 bool HugeSlabs::PiecesOnTheHeap() { return kPiecesOnTheHeap; }

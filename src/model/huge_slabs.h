@@ -44,5 +44,10 @@ class HugeSlabs {
 // MADV_HUGEPAGE, for one large buffer; UnmapHuge gives it back. Throws std::bad_alloc.
 void* MapHuge(size_t bytes);
 void UnmapHuge(void* memory, size_t bytes);
+// `memory` (from MapHuge, `bytes` long) grown to `new_bytes` (a larger multiple of
+// kSlabBytes): its pages are moved, not copied, to the start of a new mapping (mremap), so that
+// only the pages past them are fresh memory. The contents are kept; `memory` is no longer
+// valid. Throws std::bad_alloc (then `memory` is unchanged).
+void* GrowHuge(void* memory, size_t bytes, size_t new_bytes);
 
 }  // namespace ptprof

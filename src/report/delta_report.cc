@@ -143,8 +143,10 @@ DeltaReport MakeDeltaReport(const delta::DeltaProfiler& profiler, const DeltaRep
   report.close = Summarise(profiler.close_pattern(), report.counts.matches[1]);
   if (profiler.open_pattern().name == profiler.close_pattern().name) report.close = report.open;
 
-  report.instructions = MakeHistogram(profiler.instruction_values(), options.bins, options.scale);
-  report.time = MakeHistogram(profiler.time_values(), options.bins, options.scale);
+  HugeVector<double> scratch;  // one copy's memory for both
+  report.instructions =
+      MakeHistogram(profiler.instruction_values(), options.bins, options.scale, &scratch);
+  report.time = MakeHistogram(profiler.time_values(), options.bins, options.scale, &scratch);
 
   report.named = [lane_name = options.lane_name,
                   symbolize = options.symbolize](const delta::Interval& i) {

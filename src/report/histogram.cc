@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "src/model/huge_allocator.h"
 
 namespace ptprof {
 
@@ -95,7 +94,8 @@ double Percentile(std::span<const double> sorted, double p) {
 // pass, and each percentile is a selection (nth_element) in a copy, the ranks in ascending order
 // so that each selects among what lies above the one before. On a frequent pair's millions of
 // intervals, sorting the copy was the report's largest cost.
-Histogram MakeHistogram(std::span<const double> values, size_t bins, BinScale scale) {
+Histogram MakeHistogram(std::span<const double> values, size_t bins, BinScale scale,
+                        HugeVector<double>* scratch) {
   Histogram h;
   h.scale = scale;
   h.count = values.size();
@@ -109,7 +109,9 @@ Histogram MakeHistogram(std::span<const double> values, size_t bins, BinScale sc
   p.mean = scan.sum / static_cast<double>(values.size());
   h.distinct = scan.distinct;
   // A copy to select in, in huge pages when large (millions of intervals).
-  std::vector<double, HugeAllocator<double>> copy(values.begin(), values.end());
+  HugeVector<double> own;
+  HugeVector<double>& copy = scratch ? *scratch : own;
+  copy.assign(values.data(), values.size());
   size_t from = 0;
   for (auto [rank, out] : {std::pair{50.0, &p.p50}, std::pair{90.0, &p.p90},
                            std::pair{99.0, &p.p99}, std::pair{99.9, &p.p999}}) {

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "src/model/huge_vector.h"
+
 namespace ptprof {
 
 enum class BinScale { kLinear, kLog2 };
@@ -37,7 +39,10 @@ struct Histogram {
 // `bins` applies to the linear scale (at least 1); log2 bins are the octaves [2^k, 2^(k+1))
 // from the smallest value's to the largest's, with [0, 1) for zero (and below: the first bin then
 // starts at the smallest value). Empty `values`: no bins.
-Histogram MakeHistogram(std::span<const double> values, size_t bins, BinScale scale);
+// `scratch`, when given, holds the copy the percentiles are selected in: a caller making several
+// histograms of millions of values passes the same one, whose memory is then faulted in once.
+Histogram MakeHistogram(std::span<const double> values, size_t bins, BinScale scale,
+                        HugeVector<double>* scratch = nullptr);
 
 // The nearest-rank percentile `p` (0 < p <= 100) of sorted `values` (not empty).
 double Percentile(std::span<const double> sorted, double p);

@@ -27,15 +27,15 @@
 #include "src/analyses/patterns/pattern.h"
 #include "src/analyses/patterns/pattern_matcher.h"
 #include "src/model/event_clock.h"
-#include "src/model/huge_allocator.h"
+#include "src/model/huge_vector.h"
 #include "src/model/parted_sink.h"
 #include "src/model/result.h"
 
 namespace ptprof::delta {
 
 // One value per closed interval (instructions, or time), in the order they closed: millions on a
-// frequent pair, so past 2 MiB in huge pages (src/model/huge_allocator.h).
-using DeltaValues = std::vector<double, HugeAllocator<double>>;
+// frequent pair, so past 2 MiB in huge pages that grow in place (src/model/huge_vector.h).
+using DeltaValues = HugeVector<double>;
 
 // One closed interval.
 struct Interval {
