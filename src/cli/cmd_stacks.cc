@@ -129,8 +129,8 @@ int LoadStacks(const StacksCommandOptions& options, const std::string& input, St
   CallStackOptions stack_options;
   stack_options.symbols = &session->images.symbols();
   if (clock.unit == "ns") {
-    stack_options.time_of = [time_of = clock.time_of](const EventHeader& h) -> std::optional<uint64_t> {
-      auto t = time_of(h);
+    stack_options.time_of = [time = clock.time](const EventHeader& h) -> std::optional<uint64_t> {
+      auto t = time.TimeOf(h);
       if (!t) return std::nullopt;
       return static_cast<uint64_t>(*t);
     };
@@ -150,7 +150,7 @@ int LoadStacks(const StacksCommandOptions& options, const std::string& input, St
                             ": the trace has no time in ns (no nominal frequency); give trace offsets");
     spec.range = *range;
   }
-  spec.time_of = clock.time_of;
+  spec.time_of = clock.time.AsFunction();
   stackdiff::FlowSelection selection(spec, builder);
 
   const auto outcomes = DecodeStreams(*session, *selected, DecodeStreamsOptions{}, selection);

@@ -26,12 +26,11 @@ std::optional<tl::expected<SnapshotDelta, int>> RunDeltaOnPerfEtm(
   }
 
   out.run.clock.unit = "ticks";
-  out.run.clock.clock = EventClock::Ticks();
-  out.run.clock.time_of = out.run.clock.clock.AsFunction();
+  out.run.clock.time = EventClock::Ticks();
   delta::DeltaOptions delta_options;
   delta_options.per_thread = per_thread;
   delta_options.keeping = keeping;
-  delta_options.clock = out.run.clock.clock;
+  delta_options.clock = out.run.clock.time;
   auto profiler = delta::DeltaProfiler::Create(*out.images, pair.first, pair.second, delta_options);
   if (!profiler) return tl::unexpected(ReportBadInput(options.path + ": " + profiler.error().message));
   out.run.profiler = std::move(*profiler);

@@ -39,12 +39,11 @@ ProfileClock ClockFor(const Session& session) {
   if (nom_freq) {
     // The TSC runs at the nominal frequency, nom_freq x 100 MHz: a tick is 10/nom_freq ns.
     clock.unit = "ns";
-    clock.clock = EventClock::Nanoseconds(10.0 / nom_freq);
+    clock.time = EventClock::Nanoseconds(10.0 / nom_freq);
   } else {
     clock.unit = "ticks";
-    clock.clock = EventClock::Ticks();
+    clock.time = EventClock::Ticks();
   }
-  clock.time_of = clock.clock.AsFunction();
   return clock;
 }
 
@@ -57,7 +56,7 @@ Result<DeltaRun> RunDelta(const Session& session, const std::vector<size_t>& sel
   delta::DeltaOptions options;
   options.per_thread = per_thread;
   options.keeping = keeping;
-  options.clock = run.clock.clock;
+  options.clock = run.clock.time;
   auto profiler = delta::DeltaProfiler::Create(session.images, pair.first, pair.second, options);
   if (!profiler) return tl::unexpected(profiler.error());
   run.profiler = std::move(*profiler);

@@ -32,9 +32,7 @@ Result<std::pair<patterns::Pattern, patterns::Pattern>> ResolvePair(const PairOp
 // The profile's clock for `session`: its unit ("ns" or "ticks") and an event's time in it.
 struct ProfileClock {
   std::string unit;
-  EventClock clock;
-  // The same, for the consumers that take a function.
-  std::function<std::optional<double>(const EventHeader&)> time_of;
+  EventClock time;  // (time.AsFunction() for the consumers that take a function)
 };
 ProfileClock ClockFor(const Session& session);
 

@@ -39,12 +39,11 @@ Result<SnapshotDelta> RunDeltaOnSnapshot(const std::string& dir, const std::vect
   }
 
   out.run.clock.unit = "ticks";
-  out.run.clock.clock = EventClock::Ticks();
-  out.run.clock.time_of = out.run.clock.clock.AsFunction();
+  out.run.clock.time = EventClock::Ticks();
   delta::DeltaOptions options;
   options.per_thread = per_thread;
   options.keeping = keeping;
-  options.clock = out.run.clock.clock;
+  options.clock = out.run.clock.time;
   auto profiler = delta::DeltaProfiler::Create(*out.images, pair.first, pair.second, options);
   if (!profiler) return tl::unexpected(profiler.error());
   out.run.profiler = std::move(*profiler);

@@ -41,7 +41,7 @@ int MakeFlowWindow(const WindowOptions& options, const Session& session,
     spec.kind = is_time ? delta::WindowSpec::Kind::kTime : delta::WindowSpec::Kind::kOffset;
     spec.time = time;
     spec.offset = offset.value_or(0);
-    spec.time_of = ClockFor(session).time_of;
+    spec.time_of = ClockFor(session).time.AsFunction();
     window = std::make_unique<delta::FlowWindow>(spec, next);
     return kExitOk;
   }
