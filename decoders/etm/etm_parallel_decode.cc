@@ -104,8 +104,7 @@ EtmDecodeStats EtmDecoder::DecodeParallel(const std::vector<uint8_t>& trace,
   joins.SetHeldDecode([&]() -> std::optional<HeldDecode> {
     std::unique_ptr<EtmDecoder> decoder = prev ? workers->Adopt(prev_index) : nullptr;
     if (!decoder) return std::nullopt;
-    return HeldDecode{std::move(decoder), plan[prev_index].end, std::move(prev->events),
-                      std::move(prev->marks), 0};
+    return HeldDecode{std::move(decoder), 0, std::move(prev->events), std::move(prev->marks), 0};
   });
   if (auto st = workers->Start(); !st) joins.CannotMakeDecoder(0, st.error().message);
   for (size_t i = 0; i < plan.size() && !joins.given_up(); ++i) {

@@ -93,8 +93,7 @@ EtmDecodeStats EtmDecoder::DecodeInParts(const std::vector<uint8_t>& trace,
     if (!decoder) return std::nullopt;
     PieceSplit& split = *held->split;
     const bool whole = split.whole();
-    return HeldDecode{std::move(decoder), plan[held_index].end,
-                      std::move(whole ? split.head() : split.tail()),
+    return HeldDecode{std::move(decoder), 0, std::move(whole ? split.head() : split.tail()),
                       std::move(whole ? split.head_marks() : split.tail_marks()),
                       whole ? 0 : split.tail_base()};
   });

@@ -14,6 +14,7 @@ bool PieceJoins::StretchOver(size_t i, const std::string& why, size_t held, size
     if (i == 0 || (stretch_ && stretch_->pieces() >= kStretchPieces)) return false;
     if (!stretch_) {
       if (std::optional<HeldDecode> decode = held_decode_ ? held_decode_() : std::nullopt) {
+        decode->fed = plan_[held].end;  // a worker decodes a piece to its end
         stretch_.emplace(std::move(*decode), pass_, pool_, plan_[held].begin, skip);
       } else {
         auto decoder = decoder_.Clone();

@@ -41,7 +41,8 @@ class PieceJoins {
   EventPasser& pass() { return pass_; }
 
   // How a new stretch gets the decode of the piece held as a worker left it, to go on from
-  // (HeldDecode); without it, or where it gives none, the stretch decodes that piece again.
+  // (HeldDecode, its `fed` filled in here); without it, or where it gives none, the stretch
+  // decodes that piece again.
   void SetHeldDecode(std::function<std::optional<HeldDecode>()> held_decode) {
     held_decode_ = std::move(held_decode);
   }

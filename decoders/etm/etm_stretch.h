@@ -28,8 +28,9 @@ namespace ptprof::etm {
 inline constexpr size_t kStretchPieces = 3;
 
 // The held piece's decode as a worker left it, for a stretch to go on from: its decoder, fed from
-// the piece's first byte up to `fed`, and its events from number `base` on (with their marks),
-// as many as the joins keep (a piece's whole events, or its tail).
+// the piece's first byte up to `fed` (its end: PieceJoins fills it in), and its events from
+// number `base` on (with their marks), as many as the joins keep (a piece's whole events, or its
+// tail).
 struct HeldDecode {
   std::unique_ptr<EtmDecoder> decoder;
   uint64_t fed = 0;
