@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
-
+#include <utility>
 
 namespace ptprof {
 
@@ -100,14 +100,14 @@ Histogram MakeHistogram(std::span<const double> values, size_t bins, BinScale sc
   h.scale = scale;
   h.count = values.size();
   if (values.empty()) return h;
-  const Scan scan = ScanValues(values);
+  Scan scan = ScanValues(values);
   h.bins = scale == BinScale::kLog2 ? Log2Bins(values, scan)
                                     : LinearBins(values, scan, std::max<size_t>(1, bins));
   Percentiles& p = h.percentiles;
   p.min = scan.lo;
   p.max = scan.hi;
   p.mean = scan.sum / static_cast<double>(values.size());
-  h.distinct = scan.distinct;
+  h.distinct = std::move(scan.distinct);
   // A copy to select in, in huge pages when large (millions of intervals).
   HugeVector<double> own;
   HugeVector<double>& copy = scratch ? *scratch : own;
