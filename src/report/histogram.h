@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "src/model/huge_vector.h"
+#include "src/model/value_tally.h"
 
 namespace ptprof {
 
@@ -38,11 +39,15 @@ struct Histogram {
 
 // `bins` applies to the linear scale (at least 1); log2 bins are the octaves [2^k, 2^(k+1))
 // from the smallest value's to the largest's, with [0, 1) for zero (and below: the first bin then
-// starts at the smallest value). Empty `values`: no bins.
-// `scratch`, when given, holds the copy the percentiles are selected in: a caller making several
-// histograms of millions of values passes the same one, whose memory is then faulted in once.
-Histogram MakeHistogram(std::span<const double> values, size_t bins, BinScale scale,
+// starts at the smallest value). No values: no bins. The mean is the tally's sum (in the order
+// the values came) over their count.
+// `scratch`, when given, holds the copy the percentiles of listed values (ValueTally::listed) are
+// selected in: a caller making several histograms of millions of values passes the same one,
+// whose memory is then faulted in once.
+Histogram MakeHistogram(const ValueTally& values, size_t bins, BinScale scale,
                         HugeVector<double>* scratch = nullptr);
+// The same of `values` tallied in their order.
+Histogram MakeHistogram(std::span<const double> values, size_t bins, BinScale scale);
 
 // The nearest-rank percentile `p` (0 < p <= 100) of sorted `values` (not empty).
 double Percentile(std::span<const double> sorted, double p);

@@ -60,10 +60,10 @@ TEST_CASE("nearest-rank percentiles") {
   CHECK(h.percentiles.mean == 500.5);
   CHECK(h.distinct.empty());  // too many to list
   CHECK(Percentile(std::vector<double>{7}, 99.9) == 7);
-  CHECK(MakeHistogram({}, 10, BinScale::kLinear).bins.empty());
+  CHECK(MakeHistogram(ValueTally{}, 10, BinScale::kLinear).bins.empty());
 }
 
-TEST_CASE("percentiles, range and distinct values as the sorted values give them") {
+TEST_CASE("percentiles, range and distinct values as the sorted values give them, counted or listed") {
   std::mt19937_64 random(42);
   for (int trial = 0; trial < 200; ++trial) {
     const size_t n = 1 + random() % 3000;
@@ -71,7 +71,24 @@ TEST_CASE("percentiles, range and distinct values as the sorted values give them
     std::vector<double> values;
     for (size_t i = 0; i < n; ++i)
       values.push_back(static_cast<double>(random() % spread) * (trial % 3 ? 1.0 : 0.25) - 7);
-    Histogram h = MakeHistogram(values, 10, trial % 4 ? BinScale::kLinear : BinScale::kLog2);
+    const BinScale scale = trial % 4 ? BinScale::kLinear : BinScale::kLog2;
+    Histogram h = MakeHistogram(values, 10, scale);
+    // The same from the values listed (as a tally keeps them when they hardly repeat).
+    ValueTally listed(0);
+    for (double v : values) listed.Add(v);
+    REQUIRE(listed.listed());
+    Histogram from_list = MakeHistogram(listed, 10, scale);
+    CHECK(from_list.count == h.count);
+    CHECK(from_list.percentiles.mean == h.percentiles.mean);
+    CHECK(from_list.percentiles.p50 == h.percentiles.p50);
+    CHECK(from_list.percentiles.p999 == h.percentiles.p999);
+    CHECK(from_list.distinct == h.distinct);
+    REQUIRE(from_list.bins.size() == h.bins.size());
+    for (size_t b = 0; b < h.bins.size(); ++b) {
+      CHECK(from_list.bins[b].low == h.bins[b].low);
+      CHECK(from_list.bins[b].high == h.bins[b].high);
+      CHECK(from_list.bins[b].count == h.bins[b].count);
+    }
     std::vector<double> sorted = values;
     std::sort(sorted.begin(), sorted.end());
     INFO("trial " << trial << ", " << n << " values");

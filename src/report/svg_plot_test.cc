@@ -14,7 +14,7 @@ size_t Count(const std::string& s, const std::string& what) {
 
 TEST_CASE("the plot has a panel per histogram with bars, axes and labels") {
   Histogram insns = MakeHistogram(std::vector<double>{22, 22, 202, 2002}, 4, BinScale::kLinear);
-  Histogram time = MakeHistogram({}, 4, BinScale::kLinear);
+  Histogram time = MakeHistogram(ValueTally{}, 4, BinScale::kLinear);
   std::string svg = HistogramSvg("a <title>", {{"instruction-count delta", "instructions", &insns},
                                                {"time delta", "time (ns)", &time}});
   CHECK(svg.rfind("<?xml", 0) == 0);

@@ -37,20 +37,16 @@ void DeltaPart::Match(Lane& lane, int32_t key, const EventHeader& header, uint64
                       uint32_t index, ExecMode mode, int first, int second) {
   if (lane.phase == Phase::kKnown) {
     const uint64_t intervals = local_->counts_.intervals;
-    const size_t times = local_->time_values_.size();
     local_->OnMatch(*lane.book, header, ip, lane.book->position + index, mode, first, second);
     if (local_->counts_.intervals == intervals) return;
-    const uint64_t timed = local_->time_values_.size() - times;
     if (!records_.empty() && records_.back().kind == Record::Kind::kIntervals) {
       records_.back().insns += 1;
-      records_.back().timed += timed;
       return;
     }
     Record closed;
     closed.kind = Record::Kind::kIntervals;
     closed.lane = key;
     closed.insns = 1;
-    closed.timed = timed;
     records_.push_back(closed);
     return;
   }
@@ -265,7 +261,7 @@ void DeltaProfiler::Fold(std::unique_ptr<EventSink> part) {
     return interval;
   };
   std::vector<uint64_t> ids(local.counts_.intervals);  // of local interval i + 1
-  size_t next_interval = 0, next_time = 0;
+  size_t next_interval = 0;
   const std::vector<BlockHit>& hits = taken.hits();
   using Kind = DeltaPart::Record::Kind;
   for (const DeltaPart::Record& record : taken.records()) {
@@ -292,15 +288,15 @@ void DeltaProfiler::Fold(std::unique_ptr<EventSink> part) {
       case Kind::kIntervals:
         for (uint64_t i = 0; i < record.insns; ++i, ++next_interval) {
           ids[next_interval] = ++counts_.intervals;
-          instruction_values_.push_back(local.instruction_values_[next_interval]);
           if (options_.keeping.all)
             intervals_.push_back(place(local.intervals_[next_interval], counts_.intervals));
         }
-        for (uint64_t i = 0; i < record.timed; ++i)
-          time_values_.push_back(local.time_values_[next_time++]);
         break;
     }
   }
+  // The values of the intervals the part closed: tallies, whose merge is exact in any order.
+  instruction_values_.Merge(local.instruction_values_);
+  time_values_.Merge(local.time_values_);
   const DeltaCounts& more = local.counts_;
   counts_.nested_openers += more.nested_openers;
   counts_.dropped_at_gap += more.dropped_at_gap;

@@ -47,7 +47,6 @@ class DeltaPart : public EventSink {
     // kAdvance, kBlock: instructions; kMatch: its position in the lane from the start of the
     // piece; kIntervals: how many of local()'s intervals closed here.
     uint64_t insns = 0;
-    uint64_t timed = 0;      // kIntervals: how many of them have a time
     uint64_t ip = 0;         // kMatch
     EventHeader header;      // kBlock, kMatch, kGap; kAdvance: the lane's first
   };

@@ -90,9 +90,9 @@ void DeltaProfiler::Close(Lane& lane, const EventHeader& header, uint64_t ip, ui
   interval.nested = o.nested;
   interval.lane = LaneId(header, options_.per_thread);
   interval.mode = o.mode;
-  instruction_values_.push_back(static_cast<double>(interval.instructions()));
+  instruction_values_.Add(static_cast<double>(interval.instructions()));
   if (const auto time = interval.time()) {
-    time_values_.push_back(*time);
+    time_values_.Add(*time);
     if (counts_.intervals_without_time == 0) KeepIfLongest(longest_by_time_, interval, true);
   } else if (++counts_.intervals_without_time == 1) {
     longest_by_time_ = {};  // no longer by time

@@ -27,15 +27,15 @@
 #include "src/analyses/patterns/pattern.h"
 #include "src/analyses/patterns/pattern_matcher.h"
 #include "src/model/event_clock.h"
-#include "src/model/huge_vector.h"
 #include "src/model/parted_sink.h"
 #include "src/model/result.h"
+#include "src/model/value_tally.h"
 
 namespace ptprof::delta {
 
-// One value per closed interval (instructions, or time), in the order they closed: millions on a
-// frequent pair, so past 2 MiB in huge pages that grow in place (src/model/huge_vector.h).
-using DeltaValues = HugeVector<double>;
+// One value per closed interval (instructions, or time): millions on a frequent pair, counted per
+// distinct value (src/model/value_tally.h), with their sum in closing order.
+using DeltaValues = ValueTally;
 
 // One closed interval.
 struct Interval {
@@ -117,7 +117,7 @@ class DeltaProfiler : public PartedSink {
   // (no copy, no spare capacity of a doubled vector).
   const std::deque<Interval>& intervals() const { return intervals_; }  // empty unless kept
   bool keeps_intervals() const { return options_.keeping.all; }
-  // Per closed interval in closing order: its instructions, and its time (those that have one).
+  // Of the closed intervals: their instructions, and their times (those that have one).
   const DeltaValues& instruction_values() const { return instruction_values_; }
   const DeltaValues& time_values() const { return time_values_; }
   // The longest intervals (at most keeping.longest), longest first: by time when every interval
