@@ -73,8 +73,26 @@ void DeltaProfiler::OnMatch(Lane& lane, const EventHeader& header, uint64_t ip,
 void DeltaProfiler::Close(Lane& lane, const EventHeader& header, uint64_t ip, uint64_t position,
                           int closer) {
   const Open& o = *lane.open;
+  const uint64_t instructions = position - o.position;
+  const std::optional<double> close_time = options_.clock.TimeOf(header);
+  std::optional<double> time;
+  if (o.time && close_time) time = *close_time - *o.time;
+  const uint64_t id = ++counts_.intervals;
+  instruction_values_.Add(static_cast<double>(instructions));
+  if (time) {
+    time_values_.Add(*time);
+  } else if (++counts_.intervals_without_time == 1) {
+    longest_by_time_ = {};  // no longer by time
+  }
+  const bool by_time = time && counts_.intervals_without_time == 0;
+  // Most intervals are neither kept nor among the longest: those are never built.
+  if (!options_.keeping.all && !(by_time && MayBeLongest(longest_by_time_, time, instructions)) &&
+      !MayBeLongest(longest_by_insns_, std::nullopt, instructions)) {
+    lane.open.reset();
+    return;
+  }
   Interval interval;
-  interval.id = counts_.intervals + 1;
+  interval.id = id;
   interval.cpu = header.cpu != kUnknownId ? header.cpu : lane.cpu;
   interval.tid = header.tid != kUnknownId ? header.tid : lane.tid;
   interval.open_ip = o.ip;
@@ -84,23 +102,27 @@ void DeltaProfiler::Close(Lane& lane, const EventHeader& header, uint64_t ip, ui
   interval.open_position = o.position;
   interval.close_position = position;
   interval.open_time = o.time;
-  interval.close_time = options_.clock.TimeOf(header);
+  interval.close_time = close_time;
   interval.open_alternative = o.alternative;
   interval.close_alternative = closer;
   interval.nested = o.nested;
   interval.lane = LaneId(header, options_.per_thread);
   interval.mode = o.mode;
-  instruction_values_.Add(static_cast<double>(interval.instructions()));
-  if (const auto time = interval.time()) {
-    time_values_.Add(*time);
-    if (counts_.intervals_without_time == 0) KeepIfLongest(longest_by_time_, interval, true);
-  } else if (++counts_.intervals_without_time == 1) {
-    longest_by_time_ = {};  // no longer by time
-  }
+  if (by_time) KeepIfLongest(longest_by_time_, interval, true);
   KeepIfLongest(longest_by_insns_, interval, false);
   if (options_.keeping.all) intervals_.push_back(interval);
-  ++counts_.intervals;
   lane.open.reset();
+}
+
+bool DeltaProfiler::MayBeLongest(const std::vector<Interval>& heap, std::optional<double> time,
+                                 uint64_t instructions) const {
+  const size_t limit = options_.keeping.longest;
+  if (limit == 0) return false;
+  if (heap.size() < limit) return true;
+  // A new interval closed last: it goes before the shortest kept only when it is longer.
+  const Interval& shortest = heap.front();
+  if (time && *time != *shortest.time()) return *time > *shortest.time();
+  return instructions > shortest.instructions();
 }
 
 namespace {

@@ -230,6 +230,11 @@ class DeltaProfiler : public PartedSink {
   // whose front is the shortest kept (KeepIfLongest).
   std::vector<Interval> longest_by_time_, longest_by_insns_;
   void KeepIfLongest(std::vector<Interval>& heap, const Interval& interval, bool by_time) const;
+  // Whether an interval closed after every one in `heap`, of this time (by time) or none (by
+  // instructions) and these instructions, would be kept there: KeepIfLongest's test, made
+  // before the interval is.
+  bool MayBeLongest(const std::vector<Interval>& heap, std::optional<double> time,
+                    uint64_t instructions) const;
   DeltaCounts counts_;
 };
 
