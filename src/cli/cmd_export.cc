@@ -18,6 +18,7 @@
 #include "decoders/pt/trace_census.h"
 #include "sideband/perf/perf_clock.h"
 #include "sideband/perf/perf_data_writer.h"
+#include "src/archive/provenance.h"
 #include "src/cli/command.h"
 #include "src/cli/input_options.h"
 #include "src/pipeline/session.h"
@@ -196,8 +197,7 @@ Result<perf::PerfDataDescription> Describe(const Session& session, std::vector<s
 
   if (params.cpu)
     d.cpuid = fmt::format("GenuineIntel,{},{},{}", params.cpu->family, params.cpu->model, params.cpu->stepping);
-  char host[256] = {};
-  if (gethostname(host, sizeof host - 1) == 0) d.hostname = host;
+  d.hostname = archive::HostName();
   struct utsname uts {};
   if (uname(&uts) == 0) d.osrelease = uts.release;
   d.version = std::string("ptprof ") + PTPROF_VERSION;

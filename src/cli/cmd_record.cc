@@ -6,7 +6,6 @@
 
 #include <csignal>
 #include <cstdio>
-#include <ctime>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +16,7 @@
 #include "src/archive/translated_code.h"
 #include "decoders/pt/pt_params.h"
 #include "src/archive/manifest.h"
+#include "src/archive/provenance.h"
 #include "src/cli/cmd_record_system.h"
 #include "src/cli/cmd_record_swbt.h"
 #include "src/cli/cmd_record_hw.h"
@@ -88,14 +88,6 @@ Status ApplySnapshotPolicy(const RecordOptions& options,
   return {};
 }
 
-std::string UtcNow() {
-  std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
 
 std::string Join(const std::vector<std::string>& lines) {
   std::string text;
@@ -108,14 +100,8 @@ Status WriteArchive(const RecordOptions& options, const record::QemuRecording& r
                     bool binaries) {
   auto writer = archive::ArchiveWriter::Create(options.output, options.force);
   if (!writer) return tl::unexpected(writer.error());
-  archive::Manifest manifest;
-  manifest.tool = std::string("ptprof ") + PTPROF_VERSION;
-  manifest.created = UtcNow();
-  manifest.source.kind = "qemu";
-  manifest.source.paths = options.command;
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
-  manifest.source.host = host;
+  archive::Manifest manifest =
+      archive::NewManifest(std::string("ptprof ") + PTPROF_VERSION, "qemu", options.command);
   manifest.pt.nom_freq = 20;  // the encoder's CBR: core clock == TSC
   if (options.mtc_period) {
     manifest.pt.mtc_freq = static_cast<uint8_t>(*options.mtc_period);
@@ -285,17 +271,7 @@ int RunRecord(const RecordOptions& options) {
   qemu.plugin = options.plugin;
   qemu.stream_path = options.output + ".qemu-stream";
   qemu.punch_consumed = !options.keep_stream;
-  pt::EncoderOptions& enc = qemu.flow.encoder;
-  enc.psb_period = options.psb_period;
-  enc.emit_tsc = !options.no_tsc;
-  enc.return_compression = !options.no_retcomp;
-  enc.tnt64 = options.tnt64;
-  enc.emit_timing = !options.no_tsc;
-  enc.emit_mtc = options.mtc_period.has_value() && !options.no_tsc;
-  if (options.mtc_period) enc.mtc_freq = static_cast<uint8_t>(*options.mtc_period);
-  enc.emit_cyc = options.cyc_threshold.has_value();
-  if (options.cyc_threshold) enc.cyc_threshold = static_cast<uint8_t>(*options.cyc_threshold);
-  enc.tsc_per_ctc = static_cast<uint32_t>(options.tsc_per_ctc);
+  qemu.flow.encoder = EncoderOptionsOf(options);
   qemu.flow.cycles_per_insn = static_cast<uint32_t>(options.cycles_per_insn);
   auto policy = ParseSnapshotPolicy(options);
   if (policy)

@@ -22,6 +22,7 @@
 #include "sideband/perf/perf_data_writer.h"
 #include "sideband/perf/perf_record.h"
 #include "sideband/perf/perf_data.h"
+#include "src/archive/provenance.h"
 #include "src/cli/command.h"
 #include "src/cli/etm_archive.h"
 #include "src/cli/fake_aux_replay.h"
@@ -220,9 +221,7 @@ Result<perf::PerfDataDescription> Describe(const RecordOptions& options, const B
   d.end_time = rec.snapshots.empty() ? 1 : rec.snapshots.back().time_ns + 1;
   d.arch = Machine();
   d.cmdline = options.command;
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
-  d.hostname = host;
+  d.hostname = archive::HostName();
   return d;
 }
 

@@ -11,7 +11,6 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <filesystem>
 #include <map>
 
@@ -23,6 +22,7 @@
 #include "sideband/file_bytes.h"
 #include "src/archive/archive_writer.h"
 #include "src/archive/manifest.h"
+#include "src/archive/provenance.h"
 #include "src/cli/command.h"
 #include "src/record/swbt/proc_maps.h"
 #include "src/record/swbt/snapshot_windows.h"
@@ -53,14 +53,6 @@ Result<std::string> FindTracerLibrary() {
               (candidates.empty() ? std::string("?") : candidates[0]) + "); set PTPROF_SWBT_LIB");
 }
 
-std::string UtcNow() {
-  std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
 
 struct ProgramRun {
   int exit_status = -1;  // when it exited
@@ -215,14 +207,8 @@ Status WriteSwbtArchive(const RecordSwbtRequest& request, const std::string& dir
                         uint64_t period_ns, const ProgramRun& run, Summary& summary) {
   auto writer = archive::ArchiveWriter::Create(request.output, request.force);
   if (!writer) return tl::unexpected(writer.error());
-  archive::Manifest manifest;
-  manifest.tool = std::string("ptprof ") + PTPROF_VERSION;
-  manifest.created = UtcNow();
-  manifest.source.kind = kSwbtSourceKind;
-  manifest.source.paths = request.command;
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
-  manifest.source.host = host;
+  archive::Manifest manifest = archive::NewManifest(std::string("ptprof ") + PTPROF_VERSION,
+                                                     kSwbtSourceKind, request.command);
   manifest.pt_config["swbt_lbr_depth"] = request.lbr_depth;
   manifest.pt_config["swbt_sample_period_ns"] = period_ns;
   if (!request.policy.triggers.empty()) {

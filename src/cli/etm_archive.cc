@@ -1,7 +1,6 @@
 #include "src/cli/etm_archive.h"
 
 #include <cstdio>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -17,6 +16,7 @@
 #include "src/archive/archive_reader.h"
 #include "src/archive/archive_writer.h"
 #include "src/archive/manifest.h"
+#include "src/archive/provenance.h"
 #include "src/archive/sha256.h"
 #include "src/pipeline/session_perf_data.h"
 
@@ -29,29 +29,8 @@ namespace {
 constexpr char kSnapshotFileKind[] = "coresight_file";
 constexpr char kPerfDataKind[] = "perf_data";
 
-std::string UtcNow() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
 
-std::string HostName() {
-  char name[256] = {};
-  if (gethostname(name, sizeof name - 1) != 0) return "";
-  return name;
-}
 
-archive::Manifest NewManifest(const std::string& kind, const std::string& input,
-                              const EtmArchiveOptions& options) {
-  archive::Manifest m;
-  m.tool = options.tool;
-  m.created = UtcNow();
-  m.source = {kind, {input}, HostName()};
-  return m;
-}
 
 // `file`'s path inside the snapshot directory `dir`, checked to be a valid member name.
 Result<std::string> PathInSnapshot(const std::string& dir, const std::string& file) {
@@ -116,7 +95,7 @@ Result<EtmArchiveSummary> WriteSnapshotArchive(const std::string& dir, const Etm
   if (!files) return tl::unexpected(files.error());
   auto writer = archive::ArchiveWriter::Create(options.output, options.force);
   if (!writer) return tl::unexpected(writer.error());
-  archive::Manifest manifest = NewManifest(kCoreSightSnapshotSource, dir, options);
+  archive::Manifest manifest = archive::NewManifest(options.tool, kCoreSightSnapshotSource, {dir});
   for (const std::string& rel : *files) {
     auto bytes = ReadFileBytes((fs::path(dir) / rel).string());
     if (!bytes) return tl::unexpected(bytes.error());
@@ -140,7 +119,7 @@ Result<EtmArchiveSummary> WritePerfEtmArchive(const std::string& path, const Etm
   if (!data) return tl::unexpected(data.error());
   auto writer = archive::ArchiveWriter::Create(options.output, options.force);
   if (!writer) return tl::unexpected(writer.error());
-  archive::Manifest manifest = NewManifest(kCsEtmPerfDataSource, path, options);
+  archive::Manifest manifest = archive::NewManifest(options.tool, kCsEtmPerfDataSource, {path});
   manifest.triggers = options.triggers;
   if (!options.source_paths.empty()) manifest.source.paths = options.source_paths;
   for (const auto& [name, value] : options.parameters) manifest.pt_config[name] = value;

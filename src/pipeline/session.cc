@@ -8,6 +8,7 @@
 #include "sideband/build_id.h"
 #include "sideband/file_bytes.h"
 #include "sideband/kallsyms.h"
+#include "src/archive/provenance.h"
 #include "src/pipeline/session_archive.h"
 #include "src/pipeline/session_perf_data.h"
 
@@ -21,11 +22,6 @@ std::string Absolute(const std::string& path) {
   return absolute.empty() ? path : absolute.lexically_normal().string();
 }
 
-std::string HostName() {
-  char name[256] = {};
-  if (gethostname(name, sizeof name - 1) != 0) return "";
-  return name;
-}
 
 Status AddElfImage(const ElfImageSpec& spec, Session& session) {
   if (auto st = session.images.AddElf(spec); !st) return st;
@@ -92,7 +88,7 @@ Result<Session> OpenRawSession(const std::string& trace_file, const RawInputOpti
   if (!bytes) return tl::unexpected(bytes.error());
   if (bytes->empty()) return Fail(trace_file + ": offset 0x0: empty file");
   session.stream_bytes.push_back(std::move(*bytes));
-  session.manifest.source = {"raw_pt", {Absolute(trace_file)}, HostName()};
+  session.manifest.source = {"raw_pt", {Absolute(trace_file)}, archive::HostName()};
   session.manifest.pt = options.params;
   session.manifest.streams.push_back({"raw", "intel_pt", kUnknownId, kUnknownId, kUnknownId, ""});
   for (const auto& image : options.images) {

@@ -1,7 +1,6 @@
 #include "src/pipeline/session_archive.h"
 
 #include <cstdlib>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -12,6 +11,7 @@
 #include "sideband/kallsyms.h"
 #include "src/archive/archive_reader.h"
 #include "src/archive/archive_writer.h"
+#include "src/archive/provenance.h"
 
 namespace ptprof {
 
@@ -41,14 +41,6 @@ uint64_t MapStreamsFrom() {
   return *end == '\0' ? value : kDefault;
 }
 
-std::string UtcNow() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
 
 Result<std::vector<uint8_t>> ImageBytes(const archive::ImageEntry& entry,
                                         const ImageSource& source) {
@@ -76,7 +68,7 @@ Status WriteSessionArchive(const Session& session, const std::string& output,
   if (!writer) return tl::unexpected(writer.error());
   archive::Manifest manifest = session.manifest;
   manifest.tool = options.tool;
-  manifest.created = UtcNow();
+  manifest.created = archive::UtcNow();
   for (size_t i = 0; i < manifest.streams.size(); ++i) {
     archive::StreamEntry& stream = manifest.streams[i];
     stream.member = "streams/" + SafeBaseName(stream.name) + ".pt";

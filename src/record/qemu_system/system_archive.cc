@@ -1,8 +1,6 @@
 #include "src/record/qemu_system/system_archive.h"
 
-#include <unistd.h>
 
-#include <ctime>
 #include <map>
 
 #include <fmt/format.h>
@@ -11,19 +9,12 @@
 #include "src/archive/archive_writer.h"
 #include "src/archive/translated_code.h"
 #include "src/archive/manifest.h"
+#include "src/archive/provenance.h"
 
 namespace ptprof::record {
 
 namespace {
 
-std::string UtcNow() {
-  std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
 
 std::vector<uint8_t> Bytes(const std::string& text) { return {text.begin(), text.end()}; }
 
@@ -82,14 +73,7 @@ std::string LabInfoText(const SystemRecording& recording, const SystemArchiveOpt
 Status WriteSystemArchive(const SystemRecording& recording, const SystemArchiveOptions& options) {
   auto writer = archive::ArchiveWriter::Create(options.output, options.force);
   if (!writer) return tl::unexpected(writer.error());
-  archive::Manifest manifest;
-  manifest.tool = options.tool;
-  manifest.created = UtcNow();
-  manifest.source.kind = "qemu-system";
-  manifest.source.paths = options.command;
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
-  manifest.source.host = host;
+  archive::Manifest manifest = archive::NewManifest(options.tool, "qemu-system", options.command);
   manifest.pt.nom_freq = options.encoder.cbr;
   if (options.mtc_period) {
     manifest.pt.mtc_freq = static_cast<uint8_t>(*options.mtc_period);
