@@ -1,6 +1,5 @@
 #include "src/record/qemu_system/system_archive.h"
 
-
 #include <map>
 
 #include <fmt/format.h>
