@@ -69,8 +69,6 @@ Result<record::triggers::SnapshotPolicy> ParseNativeSnapshotPolicy(const RecordO
 
 namespace {
 
-
-
 // The qemu backend's snapshot mode: which triggers it can observe, and the ring size.
 Status ApplySnapshotPolicy(const RecordOptions& options,
                            const record::triggers::SnapshotPolicy& policy,
@@ -87,7 +85,6 @@ Status ApplySnapshotPolicy(const RecordOptions& options,
   flow.buffer_size = ring;
   return {};
 }
-
 
 std::string Join(const std::vector<std::string>& lines) {
   std::string text;

@@ -53,7 +53,6 @@ Result<std::string> FindTracerLibrary() {
               (candidates.empty() ? std::string("?") : candidates[0]) + "); set PTPROF_SWBT_LIB");
 }
 
-
 struct ProgramRun {
   int exit_status = -1;  // when it exited
   int signal = 0;        // when a signal ended it

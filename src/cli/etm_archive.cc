@@ -29,9 +29,6 @@ namespace {
 constexpr char kSnapshotFileKind[] = "coresight_file";
 constexpr char kPerfDataKind[] = "perf_data";
 
-
-
-
 // `file`'s path inside the snapshot directory `dir`, checked to be a valid member name.
 Result<std::string> PathInSnapshot(const std::string& dir, const std::string& file) {
   const std::string rel = fs::path(file).lexically_normal().lexically_relative(

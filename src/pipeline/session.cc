@@ -22,7 +22,6 @@ std::string Absolute(const std::string& path) {
   return absolute.empty() ? path : absolute.lexically_normal().string();
 }
 
-
 Status AddElfImage(const ElfImageSpec& spec, Session& session) {
   if (auto st = session.images.AddElf(spec); !st) return st;
   auto build_id = ReadBuildId(spec.file);

@@ -41,7 +41,6 @@ uint64_t MapStreamsFrom() {
   return *end == '\0' ? value : kDefault;
 }
 
-
 Result<std::vector<uint8_t>> ImageBytes(const archive::ImageEntry& entry,
                                         const ImageSource& source) {
   if (entry.kind == archive::ImageEntry::Kind::kElf) return ReadFileBytes(source.file);
