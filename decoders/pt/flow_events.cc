@@ -156,9 +156,12 @@ void FlowToModel::Emit(TraceEvent event) {
 void FlowToModel::FlushBlocks() {
   if (batch_count_ == 0) return;
   batch_.blocks = std::span<const PackedEvent>(batch_blocks_.data(), batch_count_);
+  batch_.runs = std::span<const BatchRun>(batch_runs_.data(), batch_run_count_);
+  batch_.run_source = batch_run_count_ ? run_source_ : 0;
   counts_.passed += batch_count_ + batch_ref_blocks_;
   batch_ref_blocks_ = 0;
   sink_.OnBlocks(batch_);
+  batch_run_count_ = 0;
   if (holding_) batch_blocks_[0] = held();  // the held block's slot moves to the front
   batch_count_ = 0;
 }

@@ -179,6 +179,14 @@ class FlowToModel : public FlowObserver {
          tsc);
   }
 
+  // The blocks TakeRun and AppendRun are given lie unchanged in memory that `source` names
+  // (BlockBatch::run_source; 0: none): the batches then say which of their blocks are runs.
+  void SetRunSource(uint64_t source) {
+    if (source == run_source_) return;
+    FlushBlocks();
+    run_source_ = source;
+  }
+
   const FlowCounts& counts() const { return counts_; }
 
  private:
@@ -244,6 +252,9 @@ class FlowToModel : public FlowObserver {
       for (const RunBlock* from = blocks; from != blocks + n; ++from)
         StampRunBlock(*from, stamp, *to++);
       out[0].offset = start_offset;
+      // All but the last, which is held (its end not known yet) and may go in the next batch.
+      if (n >= kMinBatchRun + 1 && run_source_ != 0)
+        batch_runs_[batch_run_count_++] = BatchRun{out, blocks, n - 1};
     }
     batch_count_ += slots - 1;
     counts_.blocks += n;
@@ -355,6 +366,12 @@ class FlowToModel : public FlowObserver {
   std::vector<PackedEvent> batch_blocks_ = std::vector<PackedEvent>(kBatchBlocks + 1);
   size_t batch_count_ = 0;
   BlockBatch batch_;
+  // The batch's stretches of run blocks (BlockBatch::runs), of kMinBatchRun blocks at least, and
+  // the keeper of the runs the blocks come from (SetRunSource).
+  static constexpr uint32_t kMinBatchRun = 2;
+  std::vector<BatchRun> batch_runs_ = std::vector<BatchRun>(kBatchBlocks / kMinBatchRun + 1);
+  size_t batch_run_count_ = 0;
+  uint64_t run_source_ = 0;
 };
 
 // Converts one libipt event; returns false for events the model does not carry on their own

@@ -275,3 +275,73 @@ TEST_CASE("a block split in straight-line code is joined with its continuation")
     CHECK(sink.Blocks()[0].end == BlockEnd::kUnknown);
   }
 }
+
+namespace {
+
+// Keeps, of every batch, where its runs lie and what they name.
+class RunsSeen : public Collect {
+ public:
+  struct Seen {
+    size_t first;
+    uint32_t count;
+    const void* run;
+    uint64_t source;
+  };
+  void OnBlocks(const BlockBatch& batch) override {
+    for (const BatchRun& run : batch.runs)
+      runs.push_back({static_cast<size_t>(run.at - batch.blocks.data()) + events.size(), run.count,
+                      run.run, batch.run_source});
+    EventSink::OnBlocks(batch);  // the blocks one by one, into events
+  }
+  std::vector<Seen> runs;
+};
+
+}  // namespace
+
+TEST_CASE("a batch says which of its blocks are a run's, all but the held last one") {
+  PtImageCache cache;
+  std::vector<RunBlock> run(5);
+  for (size_t i = 0; i < run.size(); ++i) {
+    run[i].first_ip = 0x2000 + 0x10 * i;
+    run[i].span = 4;
+    run[i].insns = 2;
+    run[i].last_insn_size = 2;
+    run[i].end = static_cast<uint8_t>(BlockEnd::kCondTaken);
+    run[i].mode = static_cast<uint8_t>(ExecMode::k64Bit);
+  }
+  X86Insn call{};
+  call.length = 5;
+  call.kind = X86Kind::kCallNear;
+  for (uint64_t source : {uint64_t{0}, uint64_t{42}}) {
+    INFO("run source " << source);
+    RunsSeen sink;
+    FlowToModel model(sink, cache, FlowModelOptions{});
+    model.SetRunSource(source);
+    WalkedBlock first;
+    first.ip = 0x1000;
+    first.end_ip = 0x1004;
+    first.ninsn = 2;
+    first.mode = ptem_64bit;
+    first.has_tsc = true;
+    first.tsc = 7;
+    first.offset = 0x10;
+    first.last = &call;
+    model.OnWalkedBlock(first);
+    REQUIRE(model.TakesRunBlocks());
+    model.TakeRun(run.data(), 5, 10, X86Kind::kCondJump, 0x2044, 0x20, 0x28, true, 9);
+    model.TakeRun(run.data(), 2, 4, X86Kind::kCondJump, 0x2014, 0x30, 0x38, true, 11);
+    model.Finish();
+    REQUIRE(sink.Blocks().size() == 8);
+    if (source == 0) {
+      CHECK(sink.runs.empty());  // no source: no runs
+      continue;
+    }
+    // The first run's four blocks before its last; the second, of two, has one such: too short.
+    REQUIRE(sink.runs.size() == 1);
+    CHECK(sink.runs[0].first == 1);
+    CHECK(sink.runs[0].count == 4);
+    CHECK(sink.runs[0].run == run.data());
+    CHECK(sink.runs[0].source == 42);
+    for (size_t i = 0; i < 4; ++i) CHECK(sink.Blocks()[1 + i].first_ip == run[i].first_ip);
+  }
+}

@@ -68,6 +68,17 @@ inline size_t FirstAtOrPast(std::span<const PackedEvent> blocks, uint64_t offset
   return blocks.size();
 }
 
+// A stretch of a batch's blocks that is the same every time it comes: the `count` blocks from
+// `at` on are copies (with their own trace offsets and tsc) of the `count` blocks at `run`, in
+// memory that the batch's run source keeps unchanged while it lives (a TNT run of the fast
+// engine, decoders/pt/fast/tnt_runs.h). A consumer may work such a stretch out once and keep
+// what it found by (run source, `run`, `count`); `run` is a key only, never to be read.
+struct BatchRun {
+  const PackedEvent* at = nullptr;  // in the batch's blocks
+  const void* run = nullptr;
+  uint32_t count = 0;
+};
+
 // Blocks passed on together, in order, all with this cpu/pid/tid.
 struct BlockBatch {
   std::span<const PackedEvent> blocks;
@@ -75,6 +86,23 @@ struct BlockBatch {
   int32_t pid = kUnknownId;
   int32_t tid = kUnknownId;
   const BlockClock* clock = nullptr;  // null: the blocks have no ns time
+  // Stretches of the blocks that are runs (BatchRun), in order; may be empty whatever the blocks.
+  // A stage that passes on part of the batch (a subspan of its blocks) keeps them: a run that
+  // does not lie wholly in the blocks it is given is not one for the consumer (RunAt).
+  std::span<const BatchRun> runs;
+  // Who keeps the runs' blocks: unique in the process to one keeper's lifetime (never reused),
+  // so that what a consumer keeps of a run stays right; 0 with no runs.
+  uint64_t run_source = 0;
+
+  // The run whose stretch begins at blocks[i] and lies wholly in the blocks, or null. `next`
+  // holds the index of the first run not yet passed: begin at 0 and ask for increasing i.
+  const BatchRun* RunAt(size_t i, size_t& next) const {
+    const PackedEvent* here = blocks.data() + i;
+    while (next < runs.size() && runs[next].at < here) ++next;
+    if (next == runs.size() || runs[next].at != here || runs[next].count > blocks.size() - i)
+      return nullptr;
+    return &runs[next];
+  }
 
   // The header fields every block of the batch shares (cpu, pid, tid).
   EventHeader Header() const {

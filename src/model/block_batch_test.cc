@@ -88,3 +88,28 @@ TEST_CASE("A sink takes a batch as the events it stands for, with the clock's ti
   CHECK(timed.events[2].header.time_ns == kUnknownTime);  // no tsc, no time
   CHECK(batch.TimeNs(1) == 20);
 }
+
+TEST_CASE("a batch's runs are found at their first block, and only whole") {
+  std::vector<PackedEvent> blocks(10);
+  const int a = 0, b = 0, c = 0;
+  const std::vector<BatchRun> runs = {
+      {&blocks[1], &a, 3}, {&blocks[5], &b, 2}, {&blocks[8], &c, 2}};
+  BlockBatch batch;
+  batch.blocks = blocks;
+  batch.runs = runs;
+  size_t next = 0;
+  CHECK(batch.RunAt(0, next) == nullptr);
+  CHECK(batch.RunAt(1, next) == &runs[0]);
+  CHECK(batch.RunAt(2, next) == nullptr);
+  CHECK(batch.RunAt(5, next) == &runs[1]);  // runs passed by are skipped
+  CHECK(batch.RunAt(8, next) == &runs[2]);
+  CHECK(batch.RunAt(9, next) == nullptr);
+  // Part of the batch (as a stage that cuts it passes it on): a run that begins before it or
+  // ends after it is none.
+  BlockBatch part = batch;
+  part.blocks = std::span<const PackedEvent>(blocks).subspan(2, 7);  // blocks 2 to 8
+  next = 0;
+  CHECK(part.RunAt(0, next) == nullptr);      // block 2, inside the first run
+  CHECK(part.RunAt(3, next) == &runs[1]);     // block 5
+  CHECK(part.RunAt(6, next) == nullptr);      // block 8: its run ends past the part
+}

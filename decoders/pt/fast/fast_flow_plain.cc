@@ -85,6 +85,7 @@ int FastFlowDecoder::ProceedNoEvent(Walk& walk) {
 // `offset` where it began.
 int FastFlowDecoder::RunPlain(FlowToModel& model, Walk& walk, uint64_t& offset) {
   TntRuns& runs = code_->runs();
+  model.SetRunSource(runs.id());
   for (;;) {
     if (model.TakesRunBlocks()) {
       int status = 0;

@@ -1,5 +1,6 @@
 #include "decoders/pt/fast/tnt_runs.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -7,6 +8,14 @@
 #include "decoders/pt/flow_config.h"
 
 namespace ptprof::pt::fast {
+
+namespace {
+
+std::atomic<uint64_t> last_runs_id{0};
+
+}  // namespace
+
+TntRuns::TntRuns(CodeBlocks& code) : code_(code), id_(++last_runs_id) {}
 
 TntRuns::~TntRuns() = default;
 

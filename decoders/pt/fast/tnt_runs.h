@@ -183,10 +183,14 @@ class TntRuns {
   // returns always find their own calls' addresses there).
   static constexpr uint32_t kMaxDepth = 32;
 
-  explicit TntRuns(CodeBlocks& code) : code_(code) {}
+  explicit TntRuns(CodeBlocks& code);
   ~TntRuns();
   TntRuns(const TntRuns&) = delete;
   TntRuns& operator=(const TntRuns&) = delete;
+
+  // Names these runs' memory in the process, for as long as it lives (BlockBatch::run_source):
+  // never 0, never given to another TntRuns.
+  uint64_t id() const { return id_; }
 
   // The run from `start` (a block that ends in a conditional branch or a return) with `count`
   // bits pending (1 to 63), the next one the highest of the low `count` of `bits`. Its core is
@@ -303,6 +307,7 @@ class TntRuns {
   // that were faulted in by the zeroing before.
   void* Allocate(size_t bytes);
   CodeBlocks& code_;
+  const uint64_t id_;
   // A power of two, at most half full; it grows in huge pages (src/model/zeroed_array.h).
   ZeroedArray<TntRun*> table_ = ZeroedArray<TntRun*>(1 << 12);
   HugeSlabs slabs_;

@@ -156,7 +156,28 @@ void DeltaPart::OnBlocks(const BlockBatch& batch) {
     return header;
   };
   bool idle = lane.match.Idle();
+  size_t next_run = 0;
   for (; i < batch.blocks.size(); ++i) {
+    if (idle && lane.phase != Phase::kPrefix && !batch.runs.empty()) {
+      if (const BatchRun* run = batch.RunAt(i, next_run)) {
+        // As Block one by one, worked out once per run (RunMemo), as DeltaProfiler::OnBlocks.
+        const RunMemo::Outcome outcome = expansion_->runs.Find(
+            batch.run_source, *run,
+            [&](const PackedEvent& p, uint64_t before, std::vector<RunMatch>& out) {
+              return DeltaProfiler::IdleBlockMatches(matcher_, expander, p, before, out,
+                                                     matched_);
+            });
+        if (outcome.settled) {
+          for (const RunMatch& m : outcome.matches)
+            Match(lane, key, batch.HeaderOf(i + m.block), m.ip, m.position, m.mode, m.matched[0],
+                  m.matched[1]);
+          settled_insns_ += outcome.insns;
+          lane.book->position += outcome.insns;
+          i += run->count - 1;
+          continue;
+        }
+      }
+    }
     const PackedEvent& p = batch.blocks[i];
     const ExecMode mode = static_cast<ExecMode>(p.mode);
     BlockExpander::Seen& seen = expander.Find(p.first_ip_or_index, p.insns, mode);

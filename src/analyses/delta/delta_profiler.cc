@@ -210,11 +210,47 @@ IdleOutcome DeltaProfiler::WorkOutIdle(const patterns::PatternMatcher& matcher,
   return seen.idle;
 }
 
+bool DeltaProfiler::IdleBlockMatches(const patterns::PatternMatcher& matcher,
+                                     BlockExpander& expander, const PackedEvent& p,
+                                     uint64_t before, std::vector<RunMatch>& out,
+                                     std::vector<int>& scratch) {
+  const ExecMode mode = static_cast<ExecMode>(p.mode);
+  BlockExpander::Seen& seen = expander.Find(p.first_ip_or_index, p.insns, mode);
+  const IdleOutcome outcome = OutcomeOf(matcher, seen, p.insns, true, scratch);
+  if (outcome == IdleOutcome::kUnsettled) return false;
+  if (outcome == IdleOutcome::kSettled) {
+    seen.EachIdleMatch([&](uint64_t ip, uint32_t index, int first, int second) {
+      out.push_back({0, static_cast<uint32_t>(before + index), ip, mode, {first, second}});
+    });
+  }
+  return true;
+}
+
 void DeltaProfiler::OnBlocks(const BlockBatch& batch) {
   if (batch.blocks.empty()) return;
   Lane& lane = LaneOf(batch.Header());
   bool idle = lane.match.Idle();  // no sequence in progress: skipping instructions changes nothing
+  size_t next_run = 0;
   for (size_t i = 0; i < batch.blocks.size(); ++i) {
+    if (idle && !batch.runs.empty()) {
+      if (const BatchRun* run = batch.RunAt(i, next_run)) {
+        // As the blocks one by one below, worked out once per run (RunMemo).
+        const RunMemo::Outcome outcome =
+            run_memo_.Find(batch.run_source, *run,
+                           [&](const PackedEvent& p, uint64_t before, std::vector<RunMatch>& out) {
+                             return IdleBlockMatches(matcher_, expander_, p, before, out, matched_);
+                           });
+        if (outcome.settled) {
+          counts_.instructions += outcome.insns;
+          for (const RunMatch& m : outcome.matches)
+            OnMatch(lane, batch.HeaderOf(i + m.block), m.ip, lane.position + m.position, m.mode,
+                    m.matched[0], m.matched[1]);
+          lane.position += outcome.insns;
+          i += run->count - 1;
+          continue;
+        }
+      }
+    }
     const PackedEvent& p = batch.blocks[i];
     const ExecMode mode = static_cast<ExecMode>(p.mode);
     BlockExpander::Seen& seen = expander_.Find(p.first_ip_or_index, p.insns, mode);

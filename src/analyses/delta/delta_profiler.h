@@ -23,6 +23,7 @@
 
 #include "sideband/image_set.h"
 #include "src/analyses/delta/block_expander.h"
+#include "src/analyses/delta/run_memo.h"
 #include "src/analyses/patterns/insn_classifier.h"
 #include "src/analyses/patterns/pattern.h"
 #include "src/analyses/patterns/pattern_matcher.h"
@@ -161,6 +162,7 @@ class DeltaProfiler : public PartedSink {
         : classifier(images, matcher), expander(classifier) {}
     patterns::InsnClassifier classifier;
     BlockExpander expander;
+    RunMemo runs;
   };
   std::unique_ptr<Expansion> BorrowExpansion() const;
   // An empty profile of the same patterns, in which a part keeps the intervals it can close on
@@ -191,6 +193,12 @@ class DeltaProfiler : public PartedSink {
     if (seen.idle != IdleOutcome::kUnknown) return seen.idle;
     return WorkOutIdle(matcher, seen, insns, scratch);
   }
+  // What an idle matcher makes of block `p` of a run (RunMemo::Find's block_matches): false
+  // when the block must be stepped through, else true with its matches in `out`, placed `before`
+  // instructions into the run.
+  static bool IdleBlockMatches(const patterns::PatternMatcher& matcher, BlockExpander& expander,
+                               const PackedEvent& p, uint64_t before, std::vector<RunMatch>& out,
+                               std::vector<int>& scratch);
   [[gnu::noinline]] static IdleOutcome WorkOutIdle(const patterns::PatternMatcher& matcher,
                                                    BlockExpander::Seen& seen, uint32_t insns,
                                                    std::vector<int>& scratch);
@@ -217,6 +225,7 @@ class DeltaProfiler : public PartedSink {
   const ImageSet& images_;
   patterns::InsnClassifier classifier_;
   BlockExpander expander_;
+  RunMemo run_memo_;
   mutable std::mutex spare_mutex_;
   mutable std::vector<std::pair<std::thread::id, std::unique_ptr<Expansion>>> spare_;
   std::map<int32_t, Lane> lanes_;

@@ -1,0 +1,18 @@
+#include "src/analyses/delta/run_memo.h"
+
+namespace ptprof::delta {
+
+void RunMemo::Grow() {
+  std::vector<Entry> old(table_.size() * 2);
+  old.swap(table_);
+  --shift_;
+  const size_t mask = table_.size() - 1;
+  for (const Entry& entry : old) {
+    if (entry.state == State::kEmpty) continue;
+    size_t i = Home(entry.source, entry.run, entry.count, shift_);
+    while (table_[i].state != State::kEmpty) i = (i + 1) & mask;
+    table_[i] = entry;
+  }
+}
+
+}  // namespace ptprof::delta
