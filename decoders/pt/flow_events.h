@@ -70,6 +70,8 @@ struct FlowModelOptions {
   // Where to note the image the decode reads after a task switch (NoteImageBefore); null:
   // nowhere.
   std::deque<InsnImageNote>* image_notes = nullptr;
+  // Whether batches say which of their blocks are runs (BlockBatch::runs), given a run source.
+  bool mark_runs = false;
 };
 
 struct FlowCounts {
@@ -182,6 +184,7 @@ class FlowToModel : public FlowObserver {
   // The blocks TakeRun and AppendRun are given lie unchanged in memory that `source` names
   // (BlockBatch::run_source; 0: none): the batches then say which of their blocks are runs.
   void SetRunSource(uint64_t source) {
+    if (!options_.mark_runs) source = 0;
     if (source == run_source_) return;
     FlushBlocks();
     run_source_ = source;

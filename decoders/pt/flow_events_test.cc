@@ -315,7 +315,9 @@ TEST_CASE("a batch says which of its blocks are a run's, all but the held last o
   for (uint64_t source : {uint64_t{0}, uint64_t{42}}) {
     INFO("run source " << source);
     RunsSeen sink;
-    FlowToModel model(sink, cache, FlowModelOptions{});
+    FlowModelOptions marking;
+    marking.mark_runs = true;
+    FlowToModel model(sink, cache, marking);
     model.SetRunSource(source);
     WalkedBlock first;
     first.ip = 0x1000;
@@ -336,6 +338,15 @@ TEST_CASE("a batch says which of its blocks are a run's, all but the held last o
       CHECK(sink.runs.empty());  // no source: no runs
       continue;
     }
+    // Not asked for: none either.
+    RunsSeen unasked;
+    FlowToModel plain(unasked, cache, FlowModelOptions{});
+    plain.SetRunSource(source);
+    plain.OnWalkedBlock(first);
+    plain.TakeRun(run.data(), 5, 10, X86Kind::kCondJump, 0x2044, 0x20, 0x28, true, 9);
+    plain.Finish();
+    CHECK(unasked.Blocks().size() == 6);
+    CHECK(unasked.runs.empty());
     // The first run's four blocks before its last; the second, of two, has one such: too short.
     REQUIRE(sink.runs.size() == 1);
     CHECK(sink.runs[0].first == 1);

@@ -148,7 +148,8 @@ Result<FastRangeResult> DecodeFlowRangeFast(std::span<const uint8_t> trace,
   }
   FlowToModel model(expander ? static_cast<EventSink&>(*expander) : sink, graph->images,
                     FlowModelOptions{request.cpu, request.pid, request.tid, offset_base,
-                                     run_refs, expander ? &time_notes : nullptr, image_notes});
+                                     run_refs, expander ? &time_notes : nullptr, image_notes,
+                                     request.mark_runs});
   fast::FastFlowDecoder decoder(config, trace, graph->code);
   // Following the tasks: one image and code graph per address space.
   std::optional<TaskFollower> follower;

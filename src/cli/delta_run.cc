@@ -63,7 +63,9 @@ Result<DeltaRun> RunDelta(const Session& session, const std::vector<size_t>& sel
   // The streams merged by time, each event stamped with its stream's cpu/pid/tid: the profiler's
   // lanes. A raw trace is one stream whose failures are the input's; a stream of a multi-stream
   // input that cannot be decoded is a warning and the others go on.
-  const auto outcomes = DecodeStreams(session, selected, DecodeStreamsOptions{}, *run.profiler);
+  DecodeStreamsOptions decode;
+  decode.mark_runs = true;  // the profile works each TNT run out once (run_memo.h)
+  const auto outcomes = DecodeStreams(session, selected, decode, *run.profiler);
   for (const StreamOutcome& outcome : outcomes) {
     const archive::StreamEntry& stream = session.manifest.streams[outcome.stream];
     const bool named = stream.name != "raw";

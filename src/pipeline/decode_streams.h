@@ -19,6 +19,9 @@ namespace ptprof {
 struct DecodeStreamsOptions {
   bool insns = false;  // instructions instead of blocks
   bool ticks = false;  // tick events at timing packets
+  // Batches say which of their blocks are TNT runs (pt::FlowRequest::mark_runs), for a consumer
+  // that works a run out once.
+  bool mark_runs = false;
 };
 
 struct StreamOutcome {

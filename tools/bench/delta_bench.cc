@@ -132,7 +132,9 @@ int main(int argc, char** argv) {
            options.keeping = {false, 10};  // as `ptprof delta` keeps them for a text or JSON report
            auto profiler = delta::DeltaProfiler::Create(session->images, *library.Find(open),
                                                         *library.Find(close), options);
-           DecodeStreams(*session, *selected, DecodeStreamsOptions{}, **profiler);
+           DecodeStreamsOptions decode;
+           decode.mark_runs = true;  // as `ptprof delta` decodes
+           DecodeStreams(*session, *selected, decode, **profiler);
            (*profiler)->OnEnd();
            counts.intervals = (*profiler)->counts().intervals;
            counts.classified = (*profiler)->decoded_instructions();
