@@ -57,42 +57,26 @@ void RequireSame(const Seen& whole, const Seen& got) {
 
 TEST_CASE("syscall subtrees in parts are those of the whole stream", "[parts]") {
   const SymbolTable symbols = RandomFlowSymbols();
-  size_t folded = 0, refused = 0;
-  uint64_t instances = 0, gone_on = 0;
-  for (uint32_t seed = 1; seed <= 30; ++seed) {
-    const std::vector<TraceEvent> events = RandomFlow(seed).Run(3000);
-    for (bool batched : {false, true}) {
-      const Seen whole = Capture(symbols, events, {}, batched);
-      instances += whole.instances;
-      for (const std::vector<size_t>& cuts : ptprof::testing::SomeRandomCuts(events.size(), seed)) {
-        INFO("seed " << seed << (batched ? ", batched" : "") << ", " << cuts.size() - 1
-                     << " parts");
-        const Seen got = Capture(symbols, events, cuts, batched);
-        RequireSame(whole, got);
-        folded += got.folded;
-        refused += got.refused;
-        gone_on += got.gone_on;
-      }
-    }
-  }
+  uint64_t instances = 0;
+  const ptprof::testing::PartsTally parts = ptprof::testing::CompareRandomFlowsInParts(
+      [&](const std::vector<TraceEvent>& events, const std::vector<size_t>& cuts, bool batched) {
+        return Capture(symbols, events, cuts, batched);
+      },
+      RequireSame, [&](const Seen& whole) { instances += whole.instances; });
   CHECK(instances > 300);
-  CHECK(2 * folded > refused);
-  CHECK(gone_on > 50);  // parts that began inside a syscall, folded
+  CHECK(2 * parts.folded > parts.refused);
+  CHECK(parts.gone_on > 50);  // parts that began inside a syscall, folded
 }
 
 TEST_CASE("syscall subtrees of a stream cut at every event are those of the whole", "[parts]") {
   const SymbolTable symbols = RandomFlowSymbols();
-  const std::vector<TraceEvent> events = RandomFlow(7).Run(800);
-  const Seen whole = Capture(symbols, events, {}, false);
-  uint64_t gone_on = 0;
-  for (size_t cut = 1; cut < events.size(); ++cut) {
-    INFO("cut at " << cut);
-    const Seen got = Capture(symbols, events, {0, cut, events.size()}, false);
-    RequireSame(whole, got);
-    gone_on += got.gone_on;
-  }
+  const auto [whole, parts] = ptprof::testing::CompareCutAtEveryEvent(
+      [&](const std::vector<TraceEvent>& events, const std::vector<size_t>& cuts, bool batched) {
+        return Capture(symbols, events, cuts, batched);
+      },
+      RequireSame);
   CHECK(whole.instances >= 2);
-  CHECK(gone_on > 20);
+  CHECK(parts.gone_on > 20);
 }
 
 }  // namespace ptprof::stackdiff

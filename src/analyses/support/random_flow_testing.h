@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <catch2/catch.hpp>
+
 #include "sideband/symbol_table.h"
 #include "src/analyses/support/call_tree.h"
 #include "src/model/parted_sink.h"
@@ -178,6 +180,60 @@ inline void DumpTree(const CallTreeNode& node, int depth, std::string& out) {
   out += std::string(depth, ' ') + node.name + " " + std::to_string(node.entries) + " " +
          std::to_string(node.self_insns) + " " + std::to_string(node.self_ns) + "\n";
   for (const auto& child : node.children) DumpTree(*child, depth + 1, out);
+}
+
+// What comparing a consumer taken in parts with the whole stream adds up: parts folded, parts
+// refused (decoded again into the consumer), and parts that began inside a syscall and were
+// folded (`gone_on`).
+struct PartsTally {
+  size_t folded = 0, refused = 0;
+  uint64_t gone_on = 0;
+  template <typename Outcome>
+  void Add(const Outcome& got) {
+    folded += got.folded;
+    refused += got.refused;
+    gone_on += got.gone_on;
+  }
+};
+
+// For the random flows of seeds 1 to 30 (3000 events each), their events one by one and in
+// batches: `run(events, cuts, batched)` over the whole stream (cuts {}) and over SomeRandomCuts,
+// `same(whole, got)` for each of the latter, and `on_whole(whole)` once per whole. The outcomes
+// have `folded`, `refused` and `gone_on`.
+template <typename Run, typename Same, typename OnWhole>
+PartsTally CompareRandomFlowsInParts(const Run& run, const Same& same, const OnWhole& on_whole) {
+  PartsTally tally;
+  for (uint32_t seed = 1; seed <= 30; ++seed) {
+    const std::vector<TraceEvent> events = RandomFlow(seed).Run(3000);
+    for (bool batched : {false, true}) {
+      const auto whole = run(events, std::vector<size_t>{}, batched);
+      on_whole(whole);
+      for (const std::vector<size_t>& cuts : SomeRandomCuts(events.size(), seed)) {
+        INFO("seed " << seed << (batched ? ", batched" : "") << ", " << cuts.size() - 1
+                     << " parts");
+        const auto got = run(events, cuts, batched);
+        same(whole, got);
+        tally.Add(got);
+      }
+    }
+  }
+  return tally;
+}
+
+// The random flow of seed 7 (800 events) cut in two at every event: `run(events, cuts, false)`
+// against the whole, `same(whole, got)`; the whole's outcome and what the parts added up.
+template <typename Run, typename Same>
+auto CompareCutAtEveryEvent(const Run& run, const Same& same) {
+  const std::vector<TraceEvent> events = RandomFlow(7).Run(800);
+  const auto whole = run(events, std::vector<size_t>{}, false);
+  PartsTally tally;
+  for (size_t cut = 1; cut < events.size(); ++cut) {
+    INFO("cut at " << cut);
+    const auto got = run(events, std::vector<size_t>{0, cut, events.size()}, false);
+    same(whole, got);
+    tally.Add(got);
+  }
+  return std::pair{whole, tally};
 }
 
 }  // namespace ptprof::testing
