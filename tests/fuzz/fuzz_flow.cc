@@ -5,12 +5,16 @@
 // blocks expanded) equal libipt's instruction decoder's wherever libipt's two decoders agree with
 // each other (the same other events, as many instructions): on damaged traces they sometimes do
 // not (a disable at a conditional branch is an event to one, a desync to the other), and the
-// expansion follows the block decoder's reading. Otherwise the target aborts, naming the first
-// difference.
+// expansion follows the block decoder's reading. The fast engine's block decode marks its TNT
+// runs in the batches (FlowRequest::mark_runs): every run must lie in its batch and bring the
+// same blocks each time it comes, as a consumer that works a run out once relies on. Otherwise
+// the target aborts, naming the first difference.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "decoders/pt/flow_session.h"
@@ -26,7 +30,34 @@ namespace {
 class CollectSink : public ptprof::EventSink {
  public:
   void OnEvent(const ptprof::TraceEvent& event) override { events.push_back(event); }
+  void OnBlocks(const ptprof::BlockBatch& batch) override {
+    for (const ptprof::BatchRun& run : batch.runs) CheckRun(batch, run);
+    EventSink::OnBlocks(batch);
+  }
   std::vector<ptprof::TraceEvent> events;
+
+ private:
+  // What a run's blocks are, as first seen.
+  using Blocks = std::vector<std::tuple<uint64_t, uint32_t, uint32_t, uint8_t>>;
+  void CheckRun(const ptprof::BlockBatch& batch, const ptprof::BatchRun& run) {
+    const ptprof::PackedEvent* begin = batch.blocks.data();
+    if (batch.run_source == 0 || run.count == 0 || run.at < begin ||
+        run.at + run.count > begin + batch.blocks.size()) {
+      std::fprintf(stderr, "fuzz_flow: a run of %u blocks does not lie in its batch\n", run.count);
+      std::abort();
+    }
+    Blocks blocks;
+    for (uint32_t i = 0; i < run.count; ++i)
+      blocks.emplace_back(run.at[i].first_ip_or_index, run.at[i].insns, run.at[i].span,
+                          run.at[i].mode);
+    auto [seen, first] = runs_.try_emplace({batch.run_source, run.run, run.count}, blocks);
+    if (!first && seen->second != blocks) {
+      std::fprintf(stderr, "fuzz_flow: a run of %u blocks came back with other blocks\n",
+                   run.count);
+      std::abort();
+    }
+  }
+  std::map<std::tuple<uint64_t, const void*, uint32_t>, Blocks> runs_;
 };
 
 const ptprof::ImageSet& Images() {
@@ -50,6 +81,7 @@ Events Decode(const std::vector<uint8_t>& trace, bool insns, ptprof::pt::FlowEng
   ptprof::pt::FlowRequest request;
   request.insns = insns;
   request.engine = engine;
+  request.mark_runs = true;
   CollectSink sink;
   if (!ptprof::pt::DecodeFlow(trace, Images(), request, sink)) sink.events.clear();
   return sink.events;
