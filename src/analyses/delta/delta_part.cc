@@ -160,13 +160,9 @@ void DeltaPart::OnBlocks(const BlockBatch& batch) {
   for (; i < batch.blocks.size(); ++i) {
     if (idle && lane.phase != Phase::kPrefix && !batch.runs.empty()) {
       if (const BatchRun* run = batch.RunAt(i, next_run)) {
-        // As Block one by one, worked out once per run (RunMemo), as DeltaProfiler::OnBlocks.
-        const RunMemo::Outcome outcome = expansion_->runs.Find(
-            batch.run_source, *run,
-            [&](const PackedEvent& p, uint64_t before, std::vector<RunMatch>& out) {
-              return DeltaProfiler::IdleBlockMatches(matcher_, expander, p, before, out,
-                                                     matched_);
-            });
+        // As Block one by one, as DeltaProfiler::OnBlocks.
+        const RunMemo::Outcome outcome =
+            expansion_->IdleRun(matcher_, batch.run_source, *run, matched_);
         if (outcome.settled) {
           for (const RunMatch& m : outcome.matches)
             Match(lane, key, batch.HeaderOf(i + m.block), m.ip, m.position, m.mode, m.matched[0],
@@ -252,14 +248,14 @@ void DeltaProfiler::ReturnExpansion(std::unique_ptr<Expansion> expansion) const 
 
 uint64_t DeltaProfiler::decoded_instructions() const {
   std::lock_guard<std::mutex> lock(spare_mutex_);
-  uint64_t decoded = classifier_.decoded();
+  uint64_t decoded = own_.classifier.decoded();
   for (const auto& [thread, expansion] : spare_) decoded += expansion->classifier.decoded();
   return decoded;
 }
 
 uint64_t DeltaProfiler::disassembled_instructions() const {
   std::lock_guard<std::mutex> lock(spare_mutex_);
-  uint64_t disassembled = classifier_.disassembled();
+  uint64_t disassembled = own_.classifier.disassembled();
   for (const auto& [thread, expansion] : spare_) disassembled += expansion->classifier.disassembled();
   return disassembled;
 }

@@ -22,8 +22,7 @@ DeltaProfiler::DeltaProfiler(const ImageSet& images, patterns::Pattern open,
       matcher_(std::move(matcher)),
       options_(std::move(options)),
       images_(images),
-      classifier_(images, matcher_),
-      expander_(classifier_) {
+      own_(images, matcher_) {
   same_pattern_ = open_.name == close_.name;
   counts_.matches[0].assign(open_.alternatives.size(), 0);
   counts_.matches[1].assign(close_.alternatives.size(), 0);
@@ -162,7 +161,7 @@ std::vector<Interval> DeltaProfiler::Longest() const {
 
 void DeltaProfiler::OnBlock(const EventHeader& header, const ExecBlock& block) {
   Lane& lane = LaneOf(header);
-  const ExpandedBlock& expanded = expander_.Expand(block);
+  const ExpandedBlock& expanded = own_.expander.Expand(block);
   MatchBlock(lane, header, block.insns, block.mode, expanded.hits, expanded.expanded);
 }
 
@@ -210,20 +209,24 @@ IdleOutcome DeltaProfiler::WorkOutIdle(const patterns::PatternMatcher& matcher,
   return seen.idle;
 }
 
-bool DeltaProfiler::IdleBlockMatches(const patterns::PatternMatcher& matcher,
-                                     BlockExpander& expander, const PackedEvent& p,
-                                     uint64_t before, std::vector<RunMatch>& out,
-                                     std::vector<int>& scratch) {
-  const ExecMode mode = static_cast<ExecMode>(p.mode);
-  BlockExpander::Seen& seen = expander.Find(p.first_ip_or_index, p.insns, mode);
-  const IdleOutcome outcome = OutcomeOf(matcher, seen, p.insns, true, scratch);
-  if (outcome == IdleOutcome::kUnsettled) return false;
-  if (outcome == IdleOutcome::kSettled) {
-    seen.EachIdleMatch([&](uint64_t ip, uint32_t index, int first, int second) {
-      out.push_back({0, static_cast<uint32_t>(before + index), ip, mode, {first, second}});
-    });
-  }
-  return true;
+RunMemo::Outcome DeltaProfiler::Expansion::IdleRun(const patterns::PatternMatcher& matcher,
+                                                   uint64_t source, const BatchRun& run,
+                                                   std::vector<int>& scratch) {
+  // A block of the run: false when it must be stepped through, else true with its matches,
+  // placed `before` instructions into the run.
+  return runs.Find(source, run, [&](const PackedEvent& p, uint64_t before,
+                                    std::vector<RunMatch>& out) {
+    const ExecMode mode = static_cast<ExecMode>(p.mode);
+    BlockExpander::Seen& seen = expander.Find(p.first_ip_or_index, p.insns, mode);
+    const IdleOutcome outcome = OutcomeOf(matcher, seen, p.insns, true, scratch);
+    if (outcome == IdleOutcome::kUnsettled) return false;
+    if (outcome == IdleOutcome::kSettled) {
+      seen.EachIdleMatch([&](uint64_t ip, uint32_t index, int first, int second) {
+        out.push_back({0, static_cast<uint32_t>(before + index), ip, mode, {first, second}});
+      });
+    }
+    return true;
+  });
 }
 
 void DeltaProfiler::OnBlocks(const BlockBatch& batch) {
@@ -234,12 +237,8 @@ void DeltaProfiler::OnBlocks(const BlockBatch& batch) {
   for (size_t i = 0; i < batch.blocks.size(); ++i) {
     if (idle && !batch.runs.empty()) {
       if (const BatchRun* run = batch.RunAt(i, next_run)) {
-        // As the blocks one by one below, worked out once per run (RunMemo).
-        const RunMemo::Outcome outcome =
-            run_memo_.Find(batch.run_source, *run,
-                           [&](const PackedEvent& p, uint64_t before, std::vector<RunMatch>& out) {
-                             return IdleBlockMatches(matcher_, expander_, p, before, out, matched_);
-                           });
+        // As the blocks one by one below.
+        const RunMemo::Outcome outcome = own_.IdleRun(matcher_, batch.run_source, *run, matched_);
         if (outcome.settled) {
           counts_.instructions += outcome.insns;
           for (const RunMatch& m : outcome.matches)
@@ -253,7 +252,7 @@ void DeltaProfiler::OnBlocks(const BlockBatch& batch) {
     }
     const PackedEvent& p = batch.blocks[i];
     const ExecMode mode = static_cast<ExecMode>(p.mode);
-    BlockExpander::Seen& seen = expander_.Find(p.first_ip_or_index, p.insns, mode);
+    BlockExpander::Seen& seen = own_.expander.Find(p.first_ip_or_index, p.insns, mode);
     const IdleOutcome outcome = OutcomeOf(seen, p.insns, idle);
     if (outcome == IdleOutcome::kQuiet) {
       // As OnBlock, for a block that matches nothing that lasts.

@@ -156,10 +156,15 @@ class DeltaProfiler : public PartedSink {
   };
 
   friend class DeltaPart;
-  // A thread's instruction classifier and block expander, lent to the parts that thread feeds.
+  // A thread's instruction classifier, block expander and run memo: the profile's own, and
+  // those lent to the parts a thread feeds.
   struct Expansion {
     Expansion(const ImageSet& images, const patterns::PatternMatcher& matcher)
         : classifier(images, matcher), expander(classifier) {}
+    // What an idle `matcher` makes of `run` (of the batch's `source`), worked out once (RunMemo)
+    // as the blocks one by one would make it.
+    RunMemo::Outcome IdleRun(const patterns::PatternMatcher& matcher, uint64_t source,
+                             const BatchRun& run, std::vector<int>& scratch);
     patterns::InsnClassifier classifier;
     BlockExpander expander;
     RunMemo runs;
@@ -193,12 +198,6 @@ class DeltaProfiler : public PartedSink {
     if (seen.idle != IdleOutcome::kUnknown) return seen.idle;
     return WorkOutIdle(matcher, seen, insns, scratch);
   }
-  // What an idle matcher makes of block `p` of a run (RunMemo::Find's block_matches): false
-  // when the block must be stepped through, else true with its matches in `out`, placed `before`
-  // instructions into the run.
-  static bool IdleBlockMatches(const patterns::PatternMatcher& matcher, BlockExpander& expander,
-                               const PackedEvent& p, uint64_t before, std::vector<RunMatch>& out,
-                               std::vector<int>& scratch);
   [[gnu::noinline]] static IdleOutcome WorkOutIdle(const patterns::PatternMatcher& matcher,
                                                    BlockExpander::Seen& seen, uint32_t insns,
                                                    std::vector<int>& scratch);
@@ -223,9 +222,7 @@ class DeltaProfiler : public PartedSink {
   patterns::PatternMatcher matcher_;
   DeltaOptions options_;
   const ImageSet& images_;
-  patterns::InsnClassifier classifier_;
-  BlockExpander expander_;
-  RunMemo run_memo_;
+  Expansion own_;
   mutable std::mutex spare_mutex_;
   mutable std::vector<std::pair<std::thread::id, std::unique_ptr<Expansion>>> spare_;
   std::map<int32_t, Lane> lanes_;
