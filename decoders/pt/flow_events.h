@@ -256,7 +256,7 @@ class FlowToModel : public FlowObserver {
         StampRunBlock(*from, stamp, *to++);
       out[0].offset = start_offset;
       // All but the last, which is held (its end not known yet) and may go in the next batch.
-      if (n >= kMinBatchRun + 1 && run_source_ != 0)
+      if (run_source_ != 0 && n > kMinBatchRun)
         batch_runs_[batch_run_count_++] = BatchRun{out, blocks, n - 1};
     }
     batch_count_ += slots - 1;

@@ -89,7 +89,7 @@ struct BlockBatch {
   // Stretches of the blocks that are runs (BatchRun), in order; may be empty whatever the blocks.
   // A stage that passes on part of the batch (a subspan of its blocks) keeps them: a run that
   // does not lie wholly in the blocks it is given is not one for the consumer (RunAt).
-  std::span<const BatchRun> runs;
+  std::span<const BatchRun> runs = {};
   // Who keeps the runs' blocks: unique in the process to one keeper's lifetime (never reused),
   // so that what a consumer keeps of a run stays right; 0 with no runs.
   uint64_t run_source = 0;
