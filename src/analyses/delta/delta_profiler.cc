@@ -85,8 +85,8 @@ void DeltaProfiler::Close(Lane& lane, const EventHeader& header, uint64_t ip, ui
   }
   const bool by_time = time && counts_.intervals_without_time == 0;
   // Most intervals are neither kept nor among the longest: those are never built.
-  if (!options_.keeping.all && !(by_time && MayBeLongest(longest_by_time_, time, instructions)) &&
-      !MayBeLongest(longest_by_insns_, std::nullopt, instructions)) {
+  if (!options_.keeping.all && !(by_time && MayBeLongestByTime(*time, instructions)) &&
+      !MayBeLongestByInsns(instructions)) {
     lane.open.reset();
     return;
   }
@@ -111,17 +111,6 @@ void DeltaProfiler::Close(Lane& lane, const EventHeader& header, uint64_t ip, ui
   KeepIfLongest(longest_by_insns_, interval, false);
   if (options_.keeping.all) intervals_.push_back(interval);
   lane.open.reset();
-}
-
-bool DeltaProfiler::MayBeLongest(const std::vector<Interval>& heap, std::optional<double> time,
-                                 uint64_t instructions) const {
-  const size_t limit = options_.keeping.longest;
-  if (limit == 0) return false;
-  if (heap.size() < limit) return true;
-  // A new interval closed last: it goes before the shortest kept only when it is longer.
-  const Interval& shortest = heap.front();
-  if (time && *time != *shortest.time()) return *time > *shortest.time();
-  return instructions > shortest.instructions();
 }
 
 namespace {

@@ -236,11 +236,24 @@ class DeltaProfiler : public PartedSink {
   // whose front is the shortest kept (KeepIfLongest).
   std::vector<Interval> longest_by_time_, longest_by_insns_;
   void KeepIfLongest(std::vector<Interval>& heap, const Interval& interval, bool by_time) const;
-  // Whether an interval closed after every one in `heap`, of this time (by time) or none (by
-  // instructions) and these instructions, would be kept there: KeepIfLongest's test, made
-  // before the interval is.
-  bool MayBeLongest(const std::vector<Interval>& heap, std::optional<double> time,
-                    uint64_t instructions) const;
+  // Whether an interval closed after every one in `heap`, of this time (by time) or these
+  // instructions (by instructions), would be kept there: KeepIfLongest's test, made before the
+  // interval is. Plain arguments: an optional passed by value is a byte stored and a word read
+  // back, which stalls (store forwarding) on every interval of a frequent pair.
+  bool MayBeLongestByTime(double time, uint64_t instructions) const {
+    const std::vector<Interval>& heap = longest_by_time_;
+    if (heap.size() < options_.keeping.longest) return options_.keeping.longest != 0;
+    // A new interval closed last: it goes before the shortest kept only when it is longer.
+    const Interval& shortest = heap.front();
+    const double shortest_time = *shortest.close_time - *shortest.open_time;
+    if (time != shortest_time) return time > shortest_time;
+    return instructions > shortest.instructions();
+  }
+  bool MayBeLongestByInsns(uint64_t instructions) const {
+    const std::vector<Interval>& heap = longest_by_insns_;
+    if (heap.size() < options_.keeping.longest) return options_.keeping.longest != 0;
+    return instructions > heap.front().instructions();
+  }
   DeltaCounts counts_;
 };
 
