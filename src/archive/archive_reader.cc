@@ -5,18 +5,19 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include <zstd.h>
 
 #include <fmt/format.h>
 
+#include "src/archive/side_digest.h"
+
 
 namespace ptprof::archive {
 
 namespace {
-
-constexpr size_t kChunk = 1 << 17;
 
 // Reads a JSON number that must be a non-negative integer.
 bool GetU64(const nlohmann::ordered_json& object, const char* key, uint64_t& out) {
@@ -29,7 +30,8 @@ bool GetU64(const nlohmann::ordered_json& object, const char* key, uint64_t& out
 }  // namespace
 
 Status DecompressFrameTo(std::span<const uint8_t> frame, uint64_t limit,
-                        const std::function<Status(std::span<const uint8_t>)>& consume) {
+                        const std::function<Status(std::span<const uint8_t>)>& consume,
+                        size_t chunk, PieceBuffers* buffers) {
   const unsigned long long declared = ZSTD_getFrameContentSize(frame.data(), frame.size());
   if (declared == ZSTD_CONTENTSIZE_ERROR) return Fail("not a zstd frame");
   if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared > limit)
@@ -38,19 +40,26 @@ Status DecompressFrameTo(std::span<const uint8_t> frame, uint64_t limit,
   if (!dctx) return Fail("out of memory for the zstd decompressor");
   // One chunk at a time: the output grows with what the frame really produces, never with what a
   // size field claims, and a large member never has to fit in memory.
-  std::vector<uint8_t> chunk(kChunk);
+  // Two of them, taken in turn: a piece handed on stays as it is while the next is produced.
+  PieceBuffers own;
+  if (!buffers) buffers = &own;
+  int turn = 0;
   ZSTD_inBuffer in{frame.data(), frame.size(), 0};
   uint64_t produced = 0;
   size_t status = 1;
   while (status != 0) {
-    ZSTD_outBuffer out{chunk.data(), chunk.size(), 0};
+    std::vector<uint8_t>& buffer = buffers->turn[turn];
+    turn ^= 1;
+    // The size the frame states, when smaller: a small member takes no large buffer.
+    if (buffer.empty()) buffer.resize(std::max<size_t>(1, std::min<uint64_t>(chunk, declared)));
+    ZSTD_outBuffer out{buffer.data(), buffer.size(), 0};
     status = ZSTD_decompressStream(dctx.get(), &out, &in);
     if (ZSTD_isError(status)) return Fail(std::string("zstd: ") + ZSTD_getErrorName(status));
     produced += out.pos;
     if (produced > limit)
       return Fail(fmt::format("the frame holds more than the {} bytes expected", limit));
     if (out.pos != 0) {
-      if (auto st = consume(std::span<const uint8_t>(chunk.data(), out.pos)); !st) return st;
+      if (auto st = consume(std::span<const uint8_t>(buffer.data(), out.pos)); !st) return st;
     }
     if (status != 0 && in.pos == in.size && out.pos < out.size)
       return Fail("the frame is cut short");
@@ -185,18 +194,26 @@ Result<std::vector<uint8_t>> ArchiveReader::Read(std::string_view name) const {
 
 Status ArchiveReader::ReadMember(const MemberInfo& member,
                                  const std::function<Status(std::span<const uint8_t>)>& consume) const {
+  // A large member's digest is taken beside its decompression, in larger pieces (fewer hand-overs).
   Sha256 digest;
+  PieceBuffers buffers;  // outlives `side`, which may still be reading the last piece
+  std::optional<SideDigest> side;
+  if (SideDigest::Worthwhile(member.size)) side.emplace();
   uint64_t produced = 0;
   bool consumer_failed = false;
   auto status = DecompressFrameTo(
       std::span<const uint8_t>(bytes_.data() + member.offset, member.packed_size), member.size,
       [&](std::span<const uint8_t> piece) -> Status {
-        digest.Update(piece);
+        if (side)
+          side->Add(piece);
+        else
+          digest.Update(piece);
         produced += piece.size();
         auto st = consume(piece);
         consumer_failed = !st;
         return st;
-      });
+      },
+      side ? size_t{1} << 20 : size_t{1} << 17, &buffers);
   if (!status) {
     if (consumer_failed) return status;  // the consumer's own error (a full disk), as it is
     return Fail(Where(member.offset, member.name) + ": damaged: " + status.error().message);
@@ -204,7 +221,7 @@ Status ArchiveReader::ReadMember(const MemberInfo& member,
   if (produced != member.size)
     return Fail(fmt::format("{}: damaged: {} bytes, the manifest says {}",
                             Where(member.offset, member.name), produced, member.size));
-  if (digest.Finish() != member.sha256)
+  if ((side ? side->Finish() : digest.Finish()) != member.sha256)
     return Fail(Where(member.offset, member.name) + ": checksum mismatch (the member is damaged)");
   return {};
 }

@@ -67,9 +67,17 @@ class ArchiveReader {
 // Decompresses the zstd frame `frame` (exactly one frame) into at most `limit` bytes. The error
 // says what went wrong without naming anything (the caller knows what the frame is).
 Result<std::vector<uint8_t>> DecompressFrame(std::span<const uint8_t> frame, uint64_t limit);
-// The same, handing the bytes to `consume` a chunk at a time; an error `consume` returns is
-// returned as it is.
+// The two buffers DecompressFrameTo hands its pieces out of, in turn.
+struct PieceBuffers {
+  std::vector<uint8_t> turn[2];
+};
+// The same, handing the bytes to `consume` a piece of at most `chunk` bytes at a time; an error
+// `consume` returns is returned as it is. A piece stays unchanged until the consume call after
+// it returns (the pieces alternate between two buffers), so that another thread may read it
+// meanwhile (SideDigest); the last one for as long as `buffers` lives, when the caller gives
+// them (else they go when the call returns).
 Status DecompressFrameTo(std::span<const uint8_t> frame, uint64_t limit,
-                         const std::function<Status(std::span<const uint8_t>)>& consume);
+                         const std::function<Status(std::span<const uint8_t>)>& consume,
+                         size_t chunk = size_t{1} << 17, PieceBuffers* buffers = nullptr);
 
 }  // namespace ptprof::archive

@@ -221,3 +221,62 @@ TEST_CASE("a member read to a file is the member read to memory, with the same c
   REQUIRE_FALSE(unwritable);
   CHECK(unwritable.error().message == dir / "missing/cpu0.pt" + ": cannot create: No such file or directory");
 }
+
+TEST_CASE("a large member is digested beside its decompression, with the same checks") {
+  TempDir dir;
+  const std::string path = dir / "large.ptar";
+  // Past SideDigest::Worthwhile, in several pieces of DecompressFrameTo.
+  std::vector<uint8_t> trace((9 << 20) + 12345);
+  for (size_t i = 0; i < trace.size(); ++i) trace[i] = static_cast<uint8_t>((i * 2654435761u) >> 13);
+  {
+    auto writer = ArchiveWriter::Create(path, true);
+    REQUIRE(writer);
+    REQUIRE(writer->Add("streams/cpu0.pt", trace));
+    REQUIRE(writer->Finish({{"tool", "test"}}));
+  }
+  auto reader = ArchiveReader::Open(path);
+  REQUIRE(reader);
+  const MemberInfo member = reader->members()[0];
+  CHECK(*reader->Read(member) == trace);
+  CHECK(*reader->ReadShared(member) == trace);
+  REQUIRE(reader->ReadToFile(member, dir / "cpu0.pt"));
+  CHECK(ReadAll(dir / "cpu0.pt") == trace);
+
+  // The manifest says another digest (rewritten with its own digest right): every way of
+  // reading the member says it is damaged.
+  auto bytes = ReadAll(path);
+  const size_t first_frame = member.offset;
+  auto first = DecompressFrame(std::span<const uint8_t>(bytes.data(), first_frame), 1 << 20);
+  REQUIRE(first);
+  std::string text(first->begin() + kHeaderSize, first->end());
+  const std::string digest = DigestHex(member.sha256);
+  const size_t at = text.find(digest);
+  REQUIRE(at != std::string::npos);
+  text[at] = text[at] == '0' ? '1' : '0';
+  PtarHeader header;
+  header.manifest_size = text.size();
+  header.manifest_sha256 =
+      Sha256::Of(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+  std::vector<uint8_t> content = EncodeHeader(header);
+  content.insert(content.end(), text.begin(), text.end());
+  auto frame = CompressFrame(content);
+  REQUIRE(frame);
+  std::vector<uint8_t> altered = *frame;
+  altered.insert(altered.end(), bytes.begin() + static_cast<long>(first_frame), bytes.end());
+  auto damaged = ArchiveReader::FromBytes("d.ptar", altered);
+  REQUIRE(damaged);
+  const MemberInfo moved = damaged->members()[0];
+  const std::string expected = fmt::format(
+      "d.ptar: offset {:#x}: member 'streams/cpu0.pt': checksum mismatch (the member is damaged)",
+      moved.offset);
+  auto read = damaged->Read(moved);
+  REQUIRE_FALSE(read);
+  CHECK(read.error().message == expected);
+  auto shared = damaged->ReadShared(moved);
+  REQUIRE_FALSE(shared);
+  CHECK(shared.error().message == expected);
+  auto written = damaged->ReadToFile(moved, dir / "cpu0-damaged.pt");
+  REQUIRE_FALSE(written);
+  CHECK(written.error().message == expected);
+  CHECK_FALSE(damaged->VerifyAll());
+}
