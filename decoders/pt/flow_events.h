@@ -125,13 +125,15 @@ class FlowToModel : public FlowObserver {
   // `last_kind` what the last one's last instruction is.
   // (Inlined into the fast engine's run step, its hottest loop, whatever the compiler's
   // estimate of its size.)
+  // `note`: the run's RunNote, when its keeper holds one (BlockBatch::runs).
   [[gnu::always_inline]] void TakeRun(const RunBlock* blocks, uint32_t n, uint64_t insns,
                                       X86Kind last_kind, uint64_t last_ip, uint64_t first_offset,
-                                      uint64_t offset, bool has_tsc, uint64_t tsc) {
+                                      uint64_t offset, bool has_tsc, uint64_t tsc,
+                                      RunNote* note = nullptr) {
     PassHeldTo(blocks[0].first_ip);
     holding_ = true;  // the last of these blocks, from here on
     if (OtherBatch()) NewBatch();
-    PutRun(blocks, n, insns, has_tsc ? tsc : kUnknownTime, first_offset, offset);
+    PutRun(blocks, n, insns, has_tsc ? tsc : kUnknownTime, first_offset, offset, note);
     held_last_ip_ = last_ip;
     held_kind_ = last_kind;
   }
@@ -142,9 +144,10 @@ class FlowToModel : public FlowObserver {
   // stamped at `first_offset`, the others at `offset`, all with `tsc` (kUnknownTime: none).
   // Call EndRuns after the last.
   [[gnu::always_inline]] void AppendRun(const RunBlock* blocks, uint32_t n, uint64_t insns,
-                                        uint64_t tsc, uint64_t first_offset, uint64_t offset) {
+                                        uint64_t tsc, uint64_t first_offset, uint64_t offset,
+                                        RunNote* note = nullptr) {
     if (!(held_source_ && JoinsRef(held().end)) && ++batch_count_ >= kBatchBlocks) FlushBlocks();
-    PutRun(blocks, n, insns, tsc, first_offset, offset);
+    PutRun(blocks, n, insns, tsc, first_offset, offset, note);
   }
   // AppendRun for one block walked from `ip` to `last_ip` (at most 4 GiB on), whose branch a TIP
   // decided (so its end does not depend on where it went), stamped at `offset` with `tsc`.
@@ -239,7 +242,8 @@ class FlowToModel : public FlowObserver {
   // slot after the blocks passed on (the batch goes on first when they do not fit), as one run
   // reference where the window allows, else copied and stamped; the last of them is held.
   [[gnu::always_inline]] void PutRun(const RunBlock* blocks, uint32_t n, uint64_t insns,
-                                     uint64_t tsc, uint64_t first_offset, uint64_t offset) {
+                                     uint64_t tsc, uint64_t first_offset, uint64_t offset,
+                                     RunNote* note) {
     if (batch_count_ + n > kBatchBlocks + 1) FlushBlocks();
     PackedEvent* out = &batch_blocks_[batch_count_];
     const uint64_t stamp_offset = options_.offset_base + offset;
@@ -257,7 +261,7 @@ class FlowToModel : public FlowObserver {
       out[0].offset = start_offset;
       // All but the last, which is held (its end not known yet) and may go in the next batch.
       if (run_source_ != 0 && n > kMinBatchRun)
-        batch_runs_[batch_run_count_++] = BatchRun{out, blocks, n - 1};
+        batch_runs_[batch_run_count_++] = BatchRun{out, blocks, n - 1, note};
     }
     batch_count_ += slots - 1;
     counts_.blocks += n;

@@ -68,15 +68,32 @@ inline size_t FirstAtOrPast(std::span<const PackedEvent> blocks, uint64_t offset
   return blocks.size();
 }
 
+// What a consumer found of a run, noted beside the run by its keeper (BatchRun::note) so that
+// the consumer finds it there, in memory the decoder has just read, instead of in a table of its
+// own. Its fields are the consumer's; `owner` says whose (0: nobody's yet).
+struct RunNote {
+  uint32_t owner = 0;
+  uint8_t count = 0;
+  uint8_t flags = 0;
+  uint16_t items = 0;
+  uint32_t first = 0;
+  uint32_t value = 0;
+};
+static_assert(sizeof(RunNote) == 16);
+
 // A stretch of a batch's blocks that is the same every time it comes: the `count` blocks from
 // `at` on are copies (with their own trace offsets and tsc) of the `count` blocks at `run`, in
 // memory that the batch's run source keeps unchanged while it lives (a TNT run of the fast
 // engine, decoders/pt/fast/tnt_runs.h). A consumer may work such a stretch out once and keep
-// what it found by (run source, `run`, `count`); `run` is a key only, never to be read.
+// what it found by (run source, `run`, `count`); `run` is a key only, never to be read. `note`,
+// when given, is a RunNote the keeper holds for the run while it lives, for the consumer to read
+// and write on the thread the batch is given on (one note a run, whatever its count: a consumer
+// notes the count it found for).
 struct BatchRun {
   const PackedEvent* at = nullptr;  // in the batch's blocks
   const void* run = nullptr;
   uint32_t count = 0;
+  RunNote* note = nullptr;
 };
 
 // Blocks passed on together, in order, all with this cpu/pid/tid.

@@ -118,7 +118,7 @@ inline FastFlowDecoder::RunStep FastFlowDecoder::TakeRunPart(FlowToModel& model,
                                                              const RunStop& stop, uint64_t& offset,
                                                              uint64_t after) {
   model.TakeRun(run.blocks(), stop.blocks, stop.insns, stop.last_kind, stop.last_ip, offset, after,
-                time_known_, time_tsc_);
+                time_known_, time_tsc_, &run.note);
   ip_ = stop.next_ip;
   return Continue(run, stop.next, offset, after);
 }
@@ -195,7 +195,7 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeTntRun(FlowToModel& model, TntRuns
                   RunBlockKind(run.blocks()[before_tip - 1]),
                   run.blocks()[before_tip - 1].first_ip +
                       run.blocks()[before_tip - 1].span,
-                  offset, after, time_known_, time_tsc_);
+                  offset, after, time_known_, time_tsc_, &run.note);
   const uint64_t at_tip = qry_->Offset();
   UpdateTime(at_tip);
   model.TakeRun(run.blocks() + before_tip, 1, run.all.last->ninsn, run.all.last_kind,
@@ -282,7 +282,8 @@ FastFlowDecoder::RunStep FastFlowDecoder::HandBack(FlowToModel& model, const Tnt
     uint64_t insns = 0;
     for (uint32_t i = 0; i < emit; ++i) insns += run.blocks()[i].insns;
     model.TakeRun(run.blocks(), emit, insns, RunBlockKind(before),
-                  before.first_ip + before.span, offset, after, time_known_, time_tsc_);
+                  before.first_ip + before.span, offset, after, time_known_, time_tsc_,
+                  &run.note);
     offset = after;
   }
   SetWalk(walk, *last, last->first_ip);

@@ -153,7 +153,7 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeSteadyRuns(FlowToModel& model, Tnt
       // All but the last block carry the time at the TNT packet, the last the time at the TIP:
       // the run goes in whole and its last block is stamped again when the time moved.
       const uint64_t tnt_tsc = StampTsc();
-      model.AppendRun(run->blocks(), stop.blocks, stop.insns, tnt_tsc, at, after);
+      model.AppendRun(run->blocks(), stop.blocks, stop.insns, tnt_tsc, at, after, &run->note);
       const uint64_t at_tip = qry_->Offset();
       UpdateTime(at_tip);
       if (const uint64_t tip_tsc = StampTsc(); tip_tsc != tnt_tsc) model.RestampHeld(tip_tsc);
@@ -161,7 +161,7 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeSteadyRuns(FlowToModel& model, Tnt
       next_ip = ip_;
       block = code_->TipTarget(run->tip, ip_, mode_);
     } else {
-      model.AppendRun(run->blocks(), stop.blocks, stop.insns, StampTsc(), at, after);
+      model.AppendRun(run->blocks(), stop.blocks, stop.insns, StampTsc(), at, after, &run->note);
       at = after;
       next_ip = stop.next_ip;
       block = stop.next;

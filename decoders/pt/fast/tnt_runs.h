@@ -78,6 +78,8 @@ struct TntRun {
   bool whole = false;  // the core takes all the key's bits
   bool next_returns = false;  // the block at all.next ends in a near return
   RunStop all;
+  // The model's consumer's note on this run (BatchRun::note), in the line the steady loop reads.
+  mutable RunNote note;
   // The runs taken right after this one the last kFollows times, the latest first (loops repeat
   // them, and a loop whose TNT packets alternate between a few patterns repeats a few), with
   // their keys' states: checked before the table, whose lookup misses the cache, and told apart

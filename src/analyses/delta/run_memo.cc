@@ -1,6 +1,14 @@
 #include "src/analyses/delta/run_memo.h"
 
+#include <atomic>
+
 namespace ptprof::delta {
+
+namespace {
+std::atomic<uint32_t> last_memo_id{0};
+}  // namespace
+
+RunMemo::RunMemo() : id_(++last_memo_id) {}
 
 void RunMemo::Grow() {
   std::vector<Entry> old(table_.size() * 2);

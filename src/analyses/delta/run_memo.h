@@ -40,8 +40,14 @@ class RunMemo {
   // before, out)` for each of its blocks b (the batch's copies), `before` the run's
   // instructions before it: false when the block leaves a sequence in progress or lacks code
   // (the run is then not settled), else true with its matches added to `out`.
+  // The run's note (BatchRun::note), when it has one and it is this memo's for this count,
+  // holds the outcome: then the table is not looked at.
   template <typename BlockMatches>
   Outcome Find(uint64_t source, const BatchRun& run, const BlockMatches& block_matches) {
+    RunNote* note = run.note;
+    if (note && note->owner == id_ && note->count == run.count)
+      return {note->flags != 0, note->value,
+              std::span<const RunMatch>(matches_.data() + note->first, note->items)};
     Entry* entry = &Slot(source, run);
     if (entry->state == State::kEmpty) {
       if ((used_ + 1) * 2 > table_.size()) {
@@ -51,11 +57,22 @@ class RunMemo {
       Fill(*entry, source, run, block_matches);
       ++used_;
     }
+    if (note && run.count <= UINT8_MAX && entry->insns <= UINT32_MAX &&
+        entry->end - entry->begin <= UINT16_MAX) {
+      note->owner = id_;
+      note->count = static_cast<uint8_t>(run.count);
+      note->flags = entry->state == State::kSettled ? 1 : 0;
+      note->items = static_cast<uint16_t>(entry->end - entry->begin);
+      note->first = entry->begin;
+      note->value = static_cast<uint32_t>(entry->insns);
+    }
     return {entry->state == State::kSettled, entry->insns,
             std::span<const RunMatch>(matches_).subspan(entry->begin, entry->end - entry->begin)};
   }
 
   size_t runs() const { return used_; }
+
+  RunMemo();
 
  private:
   enum class State : uint8_t { kEmpty, kUnsettled, kSettled };
@@ -108,6 +125,9 @@ class RunMemo {
   }
   void Grow();
 
+  // Names this memo on the runs' notes: never 0, never another memo's (32 bits: four billion
+  // memos in one process).
+  const uint32_t id_;
   std::vector<Entry> table_ = std::vector<Entry>(size_t{1} << 10);
   unsigned shift_ = 64 - 10;
   size_t used_ = 0;

@@ -82,5 +82,53 @@ TEST_CASE("the memo grows and keeps every run") {
   CHECK(memo.runs() == 5000);
 }
 
+TEST_CASE("a run's note gives its outcome without the table, to the memo that wrote it") {
+  const std::vector<PackedEvent> blocks = Blocks({3, 4, 5});
+  int calls = 0;
+  auto matches = [&](const PackedEvent& p, uint64_t before, std::vector<RunMatch>& out) {
+    ++calls;
+    if (p.first_ip_or_index != 0x1000) out.push_back({0, static_cast<uint32_t>(before), p.first_ip_or_index, ExecMode::k64Bit, {-1, 0}});
+    return true;
+  };
+  RunMemo memo;
+  const int key = 0;
+  RunNote note;
+  const BatchRun run{blocks.data(), &key, 3, &note};
+  RunMemo::Outcome first = memo.Find(7, run, matches);
+  CHECK(calls == 3);
+  CHECK(note.owner != 0);
+  CHECK(note.count == 3);
+  // From the note: the same outcome (even from another source: the note is the run's, which
+  // one keeper holds).
+  RunMemo::Outcome noted = memo.Find(8, run, matches);
+  CHECK(calls == 3);
+  CHECK(memo.runs() == 1);
+  CHECK(noted.settled);
+  CHECK(noted.insns == 12);
+  REQUIRE(noted.matches.size() == 2);
+  CHECK(noted.matches[0].ip == 0x1100);
+  CHECK(noted.matches[1].position == 7);
+  CHECK(noted.matches.data() == first.matches.data());
+  // Another length: from the table (worked out once), and the note is then that length's.
+  CHECK(memo.Find(7, BatchRun{blocks.data(), &key, 2, &note}, matches).insns == 7);
+  CHECK(calls == 5);
+  CHECK(note.count == 2);
+  CHECK(memo.Find(7, run, matches).insns == 12);  // the table still has it
+  CHECK(calls == 5);
+  CHECK(note.count == 3);
+  // Another memo does not read this one's note: it works the run out and notes it as its own.
+  RunMemo other;
+  auto unsettled = [&](const PackedEvent& p, uint64_t, std::vector<RunMatch>&) {
+    ++calls;
+    return p.first_ip_or_index != 0x1100;
+  };
+  CHECK_FALSE(other.Find(7, run, unsettled).settled);
+  CHECK(calls == 7);
+  CHECK_FALSE(other.Find(7, run, unsettled).settled);  // from its note now
+  CHECK(calls == 7);
+  CHECK(memo.Find(7, run, matches).settled);  // back to the first memo: its table
+  CHECK(calls == 7);
+}
+
 }  // namespace
 }  // namespace ptprof::delta
