@@ -155,6 +155,14 @@ void FlowToModel::Emit(TraceEvent event) {
 
 void FlowToModel::FlushBlocks() {
   if (batch_count_ == 0) return;
+  // A run whose last block is held goes without it: that block goes in the next batch.
+  if (holding_ && batch_run_count_ != 0) {
+    BatchRun& last = batch_runs_[batch_run_count_ - 1];
+    if (last.at + last.count == batch_blocks_.data() + batch_count_ + 1) {
+      last.count -= 1;
+      if (last.count < kMinBatchRun) batch_run_count_ -= 1;
+    }
+  }
   batch_.blocks = std::span<const PackedEvent>(batch_blocks_.data(), batch_count_);
   batch_.runs = std::span<const BatchRun>(batch_runs_.data(), batch_run_count_);
   batch_.run_source = batch_run_count_ ? run_source_ : 0;

@@ -259,9 +259,10 @@ class FlowToModel : public FlowObserver {
       for (const RunBlock* from = blocks; from != blocks + n; ++from)
         StampRunBlock(*from, stamp, *to++);
       out[0].offset = start_offset;
-      // All but the last, which is held (its end not known yet) and may go in the next batch.
+      // The last one, held (its end not known yet), with them: FlushBlocks leaves it out when
+      // it goes in the next batch.
       if (run_source_ != 0 && n > kMinBatchRun)
-        batch_runs_[batch_run_count_++] = BatchRun{out, blocks, n - 1, note};
+        batch_runs_[batch_run_count_++] = BatchRun{out, blocks, n, note};
     }
     batch_count_ += slots - 1;
     counts_.blocks += n;

@@ -298,7 +298,7 @@ class RunsSeen : public Collect {
 
 }  // namespace
 
-TEST_CASE("a batch says which of its blocks are a run's, all but the held last one") {
+TEST_CASE("a batch says which of its blocks are a run's, the held last one with them") {
   PtImageCache cache;
   std::vector<RunBlock> run(5);
   for (size_t i = 0; i < run.size(); ++i) {
@@ -347,12 +347,57 @@ TEST_CASE("a batch says which of its blocks are a run's, all but the held last o
     plain.Finish();
     CHECK(unasked.Blocks().size() == 6);
     CHECK(unasked.runs.empty());
-    // The first run's four blocks before its last; the second, of two, has one such: too short.
+    // The first run's five blocks, its last (held until the next run came) with them; the
+    // second, of two, is too short.
     REQUIRE(sink.runs.size() == 1);
     CHECK(sink.runs[0].first == 1);
-    CHECK(sink.runs[0].count == 4);
+    CHECK(sink.runs[0].count == 5);
     CHECK(sink.runs[0].run == run.data());
     CHECK(sink.runs[0].source == 42);
-    for (size_t i = 0; i < 4; ++i) CHECK(sink.Blocks()[1 + i].first_ip == run[i].first_ip);
+    for (size_t i = 0; i < 5; ++i) CHECK(sink.Blocks()[1 + i].first_ip == run[i].first_ip);
   }
+}
+
+TEST_CASE("a run whose held last block goes in the next batch is marked without it") {
+  PtImageCache cache;
+  std::vector<RunBlock> run(4);
+  for (size_t i = 0; i < run.size(); ++i) {
+    run[i].first_ip = 0x2000 + 0x10 * i;
+    run[i].span = 4;
+    run[i].insns = 2;
+    run[i].last_insn_size = 2;
+    run[i].end = static_cast<uint8_t>(BlockEnd::kCondTaken);
+    run[i].mode = static_cast<uint8_t>(ExecMode::k64Bit);
+  }
+  X86Insn call{};
+  call.length = 5;
+  call.kind = X86Kind::kCallNear;
+  RunsSeen sink;
+  FlowModelOptions marking;
+  marking.mark_runs = true;
+  FlowToModel model(sink, cache, marking);
+  model.SetRunSource(42);
+  WalkedBlock first;
+  first.ip = 0x1000;
+  first.end_ip = 0x1004;
+  first.ninsn = 2;
+  first.mode = ptem_64bit;
+  first.last = &call;
+  model.OnWalkedBlock(first);
+  // After 128 runs of 4 the held block is the batch's 513th: the batch goes on with 512, and
+  // the held block (the 128th run's last) in the next.
+  for (int i = 0; i < 130; ++i)
+    model.TakeRun(run.data(), 4, 8, X86Kind::kCondJump, 0x2034, 0x20, 0x28, false, 0);
+  model.Finish();
+  REQUIRE(sink.Blocks().size() == 1 + 130 * 4);
+  REQUIRE(sink.runs.size() == 130);
+  for (size_t i = 0; i < 130; ++i) {
+    INFO("run " << i);
+    CHECK(sink.runs[i].first == 1 + 4 * i);
+    CHECK(sink.runs[i].count == (i == 127 ? 3 : 4));  // the 128th's last block: next batch
+  }
+  // Every run's blocks are the run's.
+  for (const RunsSeen::Seen& seen : sink.runs)
+    for (size_t b = 0; b < seen.count; ++b)
+      CHECK(sink.Blocks()[seen.first + b].first_ip == run[b].first_ip);
 }

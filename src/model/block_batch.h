@@ -84,8 +84,10 @@ static_assert(sizeof(RunNote) == 16);
 // A stretch of a batch's blocks that is the same every time it comes: the `count` blocks from
 // `at` on are copies (with their own trace offsets and tsc) of the `count` blocks at `run`, in
 // memory that the batch's run source keeps unchanged while it lives (a TNT run of the fast
-// engine, decoders/pt/fast/tnt_runs.h). A consumer may work such a stretch out once and keep
-// what it found by (run source, `run`, `count`); `run` is a key only, never to be read. `note`,
+// engine, decoders/pt/fast/tnt_runs.h), but for the last one's end, which is its own (how a run
+// ends depends on where the code went after it). A consumer may work such a stretch out once
+// and keep what it found by (run source, `run`, `count`); `run` is a key only, never to be
+// read. `note`,
 // when given, is a RunNote the keeper holds for the run while it lives, for the consumer to read
 // and write on the thread the batch is given on (one note a run, whatever its count: a consumer
 // notes the count it found for).
