@@ -227,7 +227,9 @@ void DeltaProfiler::OnBlocks(const BlockBatch& batch) {
     if (idle && !batch.runs.empty()) {
       if (const BatchRun* run = batch.RunAt(i, next_run)) {
         // As the blocks one by one below.
-        const RunMemo::Outcome outcome = own_.IdleRun(matcher_, batch.run_source, *run, matched_);
+        RunMemo::Outcome outcome;
+        if (!own_.runs.Noted(*run, outcome))
+          outcome = own_.IdleRun(matcher_, batch.run_source, *run, matched_);
         if (outcome.settled) {
           counts_.instructions += outcome.insns;
           for (const RunMatch& m : outcome.matches)

@@ -44,10 +44,8 @@ class RunMemo {
   // holds the outcome: then the table is not looked at.
   template <typename BlockMatches>
   Outcome Find(uint64_t source, const BatchRun& run, const BlockMatches& block_matches) {
-    RunNote* note = run.note;
-    if (note && note->owner == id_ && note->count == run.count)
-      return {note->flags != 0, note->value,
-              std::span<const RunMatch>(matches_.data() + note->first, note->items)};
+    Outcome noted;
+    if (Noted(run, noted)) return noted;
     Entry* entry = &Slot(source, run);
     if (entry->state == State::kEmpty) {
       if ((used_ + 1) * 2 > table_.size()) {
@@ -57,7 +55,7 @@ class RunMemo {
       Fill(*entry, source, run, block_matches);
       ++used_;
     }
-    if (note && run.count <= UINT8_MAX && entry->insns <= UINT32_MAX &&
+    if (RunNote* note = run.note; note && run.count <= UINT8_MAX && entry->insns <= UINT32_MAX &&
         entry->end - entry->begin <= UINT16_MAX) {
       note->owner = id_;
       note->count = static_cast<uint8_t>(run.count);
@@ -68,6 +66,16 @@ class RunMemo {
     }
     return {entry->state == State::kSettled, entry->insns,
             std::span<const RunMatch>(matches_).subspan(entry->begin, entry->end - entry->begin)};
+  }
+
+  // Find's first step, short enough to inline where runs are taken: the outcome from the run's
+  // note, when the note is this memo's for this count.
+  bool Noted(const BatchRun& run, Outcome& out) const {
+    const RunNote* note = run.note;
+    if (!note || note->owner != id_ || note->count != run.count) return false;
+    out = {note->flags != 0, note->value,
+           std::span<const RunMatch>(matches_.data() + note->first, note->items)};
+    return true;
   }
 
   size_t runs() const { return used_; }
