@@ -296,11 +296,10 @@ class RunsSeen : public Collect {
   std::vector<Seen> runs;
 };
 
-}  // namespace
-
-TEST_CASE("a batch says which of its blocks are a run's, the held last one with them") {
-  PtImageCache cache;
-  std::vector<RunBlock> run(5);
+// A run of `n` blocks of two instructions at 0x2000, 0x2010, ..., each ending in a taken
+// conditional branch.
+std::vector<RunBlock> CondRun(size_t n) {
+  std::vector<RunBlock> run(n);
   for (size_t i = 0; i < run.size(); ++i) {
     run[i].first_ip = 0x2000 + 0x10 * i;
     run[i].span = 4;
@@ -309,9 +308,22 @@ TEST_CASE("a batch says which of its blocks are a run's, the held last one with 
     run[i].end = static_cast<uint8_t>(BlockEnd::kCondTaken);
     run[i].mode = static_cast<uint8_t>(ExecMode::k64Bit);
   }
+  return run;
+}
+
+X86Insn NearCall() {
   X86Insn call{};
   call.length = 5;
   call.kind = X86Kind::kCallNear;
+  return call;
+}
+
+}  // namespace
+
+TEST_CASE("a batch says which of its blocks are a run's, the held last one with them") {
+  PtImageCache cache;
+  const std::vector<RunBlock> run = CondRun(5);
+  const X86Insn call = NearCall();
   for (uint64_t source : {uint64_t{0}, uint64_t{42}}) {
     INFO("run source " << source);
     RunsSeen sink;
@@ -360,18 +372,8 @@ TEST_CASE("a batch says which of its blocks are a run's, the held last one with 
 
 TEST_CASE("a run whose held last block goes in the next batch is marked without it") {
   PtImageCache cache;
-  std::vector<RunBlock> run(4);
-  for (size_t i = 0; i < run.size(); ++i) {
-    run[i].first_ip = 0x2000 + 0x10 * i;
-    run[i].span = 4;
-    run[i].insns = 2;
-    run[i].last_insn_size = 2;
-    run[i].end = static_cast<uint8_t>(BlockEnd::kCondTaken);
-    run[i].mode = static_cast<uint8_t>(ExecMode::k64Bit);
-  }
-  X86Insn call{};
-  call.length = 5;
-  call.kind = X86Kind::kCallNear;
+  const std::vector<RunBlock> run = CondRun(4);
+  const X86Insn call = NearCall();
   RunsSeen sink;
   FlowModelOptions marking;
   marking.mark_runs = true;

@@ -41,6 +41,18 @@ bool SameContent(const ArchiveReader& reader, const ArchiveReader& original) {
   return reader.manifest() == original.manifest();
 }
 
+// Writes an archive at `path` of one member, streams/cpu0.pt, of `size` bytes that do not
+// compress much; returns them.
+std::vector<uint8_t> WriteTraceArchive(const std::string& path, size_t size) {
+  std::vector<uint8_t> trace(size);
+  for (size_t i = 0; i < trace.size(); ++i) trace[i] = static_cast<uint8_t>((i * 2654435761u) >> 13);
+  auto writer = ArchiveWriter::Create(path, true);
+  REQUIRE(writer);
+  REQUIRE(writer->Add("streams/cpu0.pt", trace));
+  REQUIRE(writer->Finish({{"tool", "test"}}));
+  return trace;
+}
+
 }  // namespace
 
 TEST_CASE("every truncation of an archive is an error naming the member or the manifest") {
@@ -195,14 +207,7 @@ TEST_CASE("a member read to a file is the member read to memory, with the same c
   TempDir dir;
   const std::string path = dir / "big.ptar";
   // Larger than one decompression chunk, so that it is written in several pieces.
-  std::vector<uint8_t> trace(400000);
-  for (size_t i = 0; i < trace.size(); ++i) trace[i] = static_cast<uint8_t>((i * 2654435761u) >> 13);
-  {
-    auto writer = ArchiveWriter::Create(path, true);
-    REQUIRE(writer);
-    REQUIRE(writer->Add("streams/cpu0.pt", trace));
-    REQUIRE(writer->Finish({{"tool", "test"}}));
-  }
+  const std::vector<uint8_t> trace = WriteTraceArchive(path, 400000);
   auto reader = ArchiveReader::Open(path);
   REQUIRE(reader);
   const MemberInfo member = reader->members()[0];
@@ -226,14 +231,7 @@ TEST_CASE("a large member is digested beside its decompression, with the same ch
   TempDir dir;
   const std::string path = dir / "large.ptar";
   // Past SideDigest::Worthwhile, in several pieces of DecompressFrameTo.
-  std::vector<uint8_t> trace((9 << 20) + 12345);
-  for (size_t i = 0; i < trace.size(); ++i) trace[i] = static_cast<uint8_t>((i * 2654435761u) >> 13);
-  {
-    auto writer = ArchiveWriter::Create(path, true);
-    REQUIRE(writer);
-    REQUIRE(writer->Add("streams/cpu0.pt", trace));
-    REQUIRE(writer->Finish({{"tool", "test"}}));
-  }
+  const std::vector<uint8_t> trace = WriteTraceArchive(path, (9 << 20) + 12345);
   auto reader = ArchiveReader::Open(path);
   REQUIRE(reader);
   const MemberInfo member = reader->members()[0];
