@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <system_error>
 
 #include <zstd.h>
 
@@ -198,7 +199,13 @@ Status ArchiveReader::ReadMember(const MemberInfo& member,
   Sha256 digest;
   PieceBuffers buffers;  // outlives `side`, which may still be reading the last piece
   std::optional<SideDigest> side;
-  if (SideDigest::Worthwhile(member.size)) side.emplace();
+  if (SideDigest::Worthwhile(member.size)) {
+    try {
+      side.emplace();
+    } catch (const std::system_error&) {
+      // No thread to be had (a limit on threads or on memory): digested here, as a small one.
+    }
+  }
   uint64_t produced = 0;
   bool consumer_failed = false;
   auto status = DecompressFrameTo(

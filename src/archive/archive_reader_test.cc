@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <system_error>
+#include <thread>
 
 #include "src/archive/archive_test_util.h"
 #include "src/archive/archive_writer.h"
@@ -277,4 +279,40 @@ TEST_CASE("a large member is digested beside its decompression, with the same ch
   REQUIRE_FALSE(written);
   CHECK(written.error().message == expected);
   CHECK_FALSE(damaged->VerifyAll());
+}
+
+TEST_CASE("a large member is digested where it is read when no thread can be started") {
+  if (HugeSlabs::PiecesOnTheHeap()) return;  // AddressSanitizer reserves more than any limit
+  TempDir dir;
+  const std::string path = dir / "large.ptar";
+  WriteTraceArchive(path, (9 << 20) + 12345);
+  auto reader = ArchiveReader::FromBytes("large.ptar", ReadAll(path));
+  REQUIRE(reader);
+  // In a child whose address space cannot take a thread's stack (8 MiB), but can take the
+  // decompression's buffers.
+  const ptprof::testing::ChildRun run = ptprof::testing::RunInChild([&](int out) {
+    long pages = 0;
+    if (FILE* statm = std::fopen("/proc/self/statm", "r")) {
+      if (std::fscanf(statm, "%ld", &pages) != 1) pages = 0;
+      std::fclose(statm);
+    }
+    const rlim_t limit = static_cast<rlim_t>(pages) * sysconf(_SC_PAGESIZE) + (rlim_t{6} << 20);
+    const rlimit as{limit, limit};
+    setrlimit(RLIMIT_AS, &as);
+    std::string said;
+    try {
+      std::thread([] {}).join();
+      said = "a thread started";
+    } catch (const std::system_error&) {
+      auto verified = reader->VerifyAll();
+      said = verified ? "verified" : verified.error().message;
+    }
+    if (write(out, said.data(), said.size()) < 0) _exit(2);
+  });
+  CHECK(run.Exited(0));
+  if (run.output == "a thread started") {
+    WARN("the limit did not keep a thread from starting here: not tested");
+    return;
+  }
+  CHECK(run.output == "verified");
 }
