@@ -1,12 +1,19 @@
 #include "decoders/pt/part_queue.h"
 
 #include <algorithm>
+#include <system_error>
 
 namespace ptprof::pt {
 
 PartQueue::PartQueue(size_t count, unsigned workers, size_t ahead, Decode decode)
     : ahead_(std::max<size_t>(ahead, 1)), decode_(std::move(decode)), done_(count, false) {
-  for (unsigned i = 0; i < workers; ++i) threads_.emplace_back([this] { Work(); });
+  for (unsigned i = 0; i < workers; ++i) {
+    try {
+      threads_.emplace_back([this] { Work(); });
+    } catch (const std::system_error&) {
+      break;  // no more threads to be had (a limit): the folding thread decodes the rest
+    }
+  }
 }
 
 void PartQueue::DecodeClaimed(std::unique_lock<std::mutex>& lock, bool by_worker) {

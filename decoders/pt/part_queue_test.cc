@@ -1,12 +1,20 @@
 #include "decoders/pt/part_queue.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <mutex>
+#include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "tests/unit/child_process.h"
 
 using namespace ptprof::pt;
 
@@ -50,4 +58,38 @@ TEST_CASE("PartQueue stops with segments left undecoded", "[part_queue]") {
     queue.Stop();
   }
   CHECK(decoded < 100);
+}
+
+TEST_CASE("PartQueue decodes everything itself when no worker thread can be started",
+          "[part_queue]") {
+  // In a child whose address space cannot take a thread's stack.
+  const ptprof::testing::ChildRun run = ptprof::testing::RunInChild([&](int out) {
+    long pages = 0;
+    if (FILE* statm = std::fopen("/proc/self/statm", "r")) {
+      if (std::fscanf(statm, "%ld", &pages) != 1) pages = 0;
+      std::fclose(statm);
+    }
+    const rlim_t limit = static_cast<rlim_t>(pages) * sysconf(_SC_PAGESIZE) + (rlim_t{4} << 20);
+    const rlimit as{limit, limit};
+    setrlimit(RLIMIT_AS, &as);
+    std::string said;
+    try {
+      std::thread([] {}).join();
+      said = "a thread started";
+    } catch (const std::system_error&) {
+      std::vector<int> decoded(10, 0);
+      PartQueue queue(decoded.size(), 3, 2, [&](size_t segment) { decoded[segment] += 1; });
+      for (size_t segment = 0; segment < decoded.size(); ++segment) queue.WaitFor(segment);
+      queue.Stop();
+      said = queue.decoded_by_workers() == 0 && std::count(decoded.begin(), decoded.end(), 1) == 10
+                 ? "decoded" : "wrong";
+    }
+    if (write(out, said.data(), said.size()) < 0) _exit(2);
+  });
+  CHECK(run.Exited(0));
+  if (run.output == "a thread started") {
+    WARN("the limit did not keep a thread from starting here: not tested");
+    return;
+  }
+  CHECK(run.output == "decoded");
 }

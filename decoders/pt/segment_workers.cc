@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <system_error>
 
 namespace ptprof::pt {
 
@@ -11,7 +12,13 @@ SegmentWorkers::SegmentWorkers(size_t count, unsigned threads, size_t ahead, Dec
       owner_(count, Owner::kNobody),
       done_(count),
       workers_(threads) {
-  for (unsigned i = 0; i < threads && i < count; ++i) threads_.emplace_back([this] { Work(); });
+  for (unsigned i = 0; i < threads && i < count; ++i) {
+    try {
+      threads_.emplace_back([this] { Work(); });
+    } catch (const std::system_error&) {
+      break;  // no more threads to be had (a limit): the stitching thread decodes the rest
+    }
+  }
 }
 
 size_t SegmentWorkers::FirstFree(size_t from) const {
