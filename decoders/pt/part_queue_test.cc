@@ -62,32 +62,19 @@ TEST_CASE("PartQueue stops with segments left undecoded", "[part_queue]") {
 
 TEST_CASE("PartQueue decodes everything itself when no worker thread can be started",
           "[part_queue]") {
-  // In a child whose address space cannot take a thread's stack.
-  const ptprof::testing::ChildRun run = ptprof::testing::RunInChild([&](int out) {
-    long pages = 0;
-    if (FILE* statm = std::fopen("/proc/self/statm", "r")) {
-      if (std::fscanf(statm, "%ld", &pages) != 1) pages = 0;
-      std::fclose(statm);
-    }
-    const rlim_t limit = static_cast<rlim_t>(pages) * sysconf(_SC_PAGESIZE) + (rlim_t{4} << 20);
-    const rlimit as{limit, limit};
-    setrlimit(RLIMIT_AS, &as);
-    std::string said;
-    try {
-      std::thread([] {}).join();
-      said = "a thread started";
-    } catch (const std::system_error&) {
-      std::vector<int> decoded(10, 0);
-      PartQueue queue(decoded.size(), 3, 2, [&](size_t segment) { decoded[segment] += 1; });
-      for (size_t segment = 0; segment < decoded.size(); ++segment) queue.WaitFor(segment);
-      queue.Stop();
-      said = queue.decoded_by_workers() == 0 && std::count(decoded.begin(), decoded.end(), 1) == 10
-                 ? "decoded" : "wrong";
-    }
+  const ptprof::testing::ChildRun run = ptprof::testing::RunWithoutThreads([](int out) {
+    std::vector<int> decoded(10, 0);
+    PartQueue queue(decoded.size(), 3, 2, [&](size_t segment) { decoded[segment] += 1; });
+    for (size_t segment = 0; segment < decoded.size(); ++segment) queue.WaitFor(segment);
+    queue.Stop();
+    const std::string said =
+        queue.decoded_by_workers() == 0 && std::count(decoded.begin(), decoded.end(), 1) == 10
+            ? "decoded"
+            : "wrong";
     if (write(out, said.data(), said.size()) < 0) _exit(2);
   });
   CHECK(run.Exited(0));
-  if (run.output == "a thread started") {
+  if (run.output == ptprof::testing::kThreadStarted) {
     WARN("the limit did not keep a thread from starting here: not tested");
     return;
   }

@@ -101,31 +101,16 @@ TEST_CASE("SegmentWorkers stops with outcomes not taken", "[segment_workers]") {
 
 TEST_CASE("SegmentWorkers leaves every segment to the stitching thread when no worker can be "
           "started", "[segment_workers]") {
-  // In a child whose address space cannot take a thread's stack.
-  const ptprof::testing::ChildRun run = ptprof::testing::RunInChild([&](int out) {
-    long pages = 0;
-    if (FILE* statm = std::fopen("/proc/self/statm", "r")) {
-      if (std::fscanf(statm, "%ld", &pages) != 1) pages = 0;
-      std::fclose(statm);
-    }
-    const rlim_t limit = static_cast<rlim_t>(pages) * sysconf(_SC_PAGESIZE) + (rlim_t{4} << 20);
-    const rlimit as{limit, limit};
-    setrlimit(RLIMIT_AS, &as);
-    std::string said;
-    try {
-      std::thread([] {}).join();
-      said = "a thread started";
-    } catch (const std::system_error&) {
-      SegmentWorkers workers(10, 3, 4, [](size_t, SegmentOutcome&) {});
-      size_t mine = 0;
-      for (size_t index = 0; index < 10; ++index) mine += workers.Take(index) ? 0 : 1;
-      workers.Stop();
-      said = mine == 10 && workers.claimed_by_workers() == 0 ? "stitched" : "wrong";
-    }
+  const ptprof::testing::ChildRun run = ptprof::testing::RunWithoutThreads([](int out) {
+    SegmentWorkers workers(10, 3, 4, [](size_t, SegmentOutcome&) {});
+    size_t mine = 0;
+    for (size_t index = 0; index < 10; ++index) mine += workers.Take(index) ? 0 : 1;
+    workers.Stop();
+    const std::string said = mine == 10 && workers.claimed_by_workers() == 0 ? "stitched" : "wrong";
     if (write(out, said.data(), said.size()) < 0) _exit(2);
   });
   CHECK(run.Exited(0));
-  if (run.output == "a thread started") {
+  if (run.output == ptprof::testing::kThreadStarted) {
     WARN("the limit did not keep a thread from starting here: not tested");
     return;
   }

@@ -156,14 +156,7 @@ TEST_CASE("ReadShared says which member it has no memory for") {
   claimed.size = uint64_t{900} << 20;  // what a damaged manifest may claim, under the 1 GiB cut
   // In a child whose address space cannot take another 900 MiB (the parent's stays whole).
   const ptprof::testing::ChildRun run = ptprof::testing::RunInChild([&](int out) {
-    long pages = 0;
-    if (FILE* statm = std::fopen("/proc/self/statm", "r")) {
-      if (std::fscanf(statm, "%ld", &pages) != 1) pages = 0;
-      std::fclose(statm);
-    }
-    const rlim_t limit = static_cast<rlim_t>(pages) * sysconf(_SC_PAGESIZE) + (rlim_t{256} << 20);
-    const rlimit as{limit, limit};
-    setrlimit(RLIMIT_AS, &as);
+    ptprof::testing::LimitAddressSpace(size_t{256} << 20);
     auto shared = reader->ReadShared(claimed);
     const std::string said = shared ? std::string("read") : shared.error().message;
     if (write(out, said.data(), said.size()) < 0) _exit(2);
@@ -288,29 +281,13 @@ TEST_CASE("a large member is digested where it is read when no thread can be sta
   WriteTraceArchive(path, (9 << 20) + 12345);
   auto reader = ArchiveReader::FromBytes("large.ptar", ReadAll(path));
   REQUIRE(reader);
-  // In a child whose address space cannot take a thread's stack (8 MiB), but can take the
-  // decompression's buffers.
-  const ptprof::testing::ChildRun run = ptprof::testing::RunInChild([&](int out) {
-    long pages = 0;
-    if (FILE* statm = std::fopen("/proc/self/statm", "r")) {
-      if (std::fscanf(statm, "%ld", &pages) != 1) pages = 0;
-      std::fclose(statm);
-    }
-    const rlim_t limit = static_cast<rlim_t>(pages) * sysconf(_SC_PAGESIZE) + (rlim_t{6} << 20);
-    const rlimit as{limit, limit};
-    setrlimit(RLIMIT_AS, &as);
-    std::string said;
-    try {
-      std::thread([] {}).join();
-      said = "a thread started";
-    } catch (const std::system_error&) {
-      auto verified = reader->VerifyAll();
-      said = verified ? "verified" : verified.error().message;
-    }
+  const ptprof::testing::ChildRun run = ptprof::testing::RunWithoutThreads([&](int out) {
+    auto verified = reader->VerifyAll();
+    const std::string said = verified ? "verified" : verified.error().message;
     if (write(out, said.data(), said.size()) < 0) _exit(2);
   });
   CHECK(run.Exited(0));
-  if (run.output == "a thread started") {
+  if (run.output == ptprof::testing::kThreadStarted) {
     WARN("the limit did not keep a thread from starting here: not tested");
     return;
   }

@@ -3,10 +3,15 @@
 // process of its own?": for code that must not run in the test process (a lowered resource
 // limit, a fault that ends the process). The body gets a descriptor to write to; what it writes
 // comes back with the child's wait status.
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <string>
+#include <system_error>
+#include <thread>
+#include <vector>
 
 namespace ptprof::testing {
 
@@ -39,6 +44,54 @@ ChildRun RunInChild(Body body) {
   close(fds[0]);
   if (waitpid(child, &run.status, 0) != child) run.status = -1;
   return run;
+}
+
+// In a child: limits the address space to what the process has mapped now and `more` bytes.
+inline void LimitAddressSpace(size_t more) {
+  long pages = 0;
+  if (FILE* statm = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(statm, "%ld", &pages) != 1) pages = 0;
+    std::fclose(statm);
+  }
+  const rlim_t limit = static_cast<rlim_t>(pages) * static_cast<rlim_t>(sysconf(_SC_PAGESIZE)) +
+                       static_cast<rlim_t>(more);
+  const rlimit as{limit, limit};
+  setrlimit(RLIMIT_AS, &as);
+}
+
+// What RunWithoutThreads' child writes when a thread started all the same.
+inline constexpr const char* kThreadStarted = "a thread started";
+
+// RunInChild, in a child whose address space has room for buffers of a few MiB but not for
+// another thread's stack (8 MiB): for code that must do without the threads it would start. The
+// C library keeps the stacks of threads that ended for new ones, and the child inherits them:
+// threads that wait take those first. When a thread could still start after 64, the body does
+// not run and the output is kThreadStarted.
+template <typename Body>
+ChildRun RunWithoutThreads(Body body) {
+  return RunInChild([&](int out) {
+    LimitAddressSpace(size_t{4} << 20);
+    int wait[2];
+    if (pipe(wait) != 0) _exit(2);
+    std::vector<std::thread> waiting;
+    bool full = false;
+    for (int i = 0; i < 64 && !full; ++i) {
+      try {
+        waiting.emplace_back([fd = wait[0]] {
+          char byte;
+          if (read(fd, &byte, 1) < 0) return;
+        });
+      } catch (const std::system_error&) {
+        full = true;
+      }
+    }
+    if (full) body(out);
+    close(wait[1]);  // the waiting threads read the end of the pipe and end
+    for (std::thread& thread : waiting) thread.join();
+    if (full) return;
+    const std::string said = kThreadStarted;
+    if (write(out, said.data(), said.size()) < 0) _exit(2);
+  });
 }
 
 }  // namespace ptprof::testing
