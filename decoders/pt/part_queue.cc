@@ -20,8 +20,14 @@ void PartQueue::DecodeClaimed(std::unique_lock<std::mutex>& lock, bool by_worker
   const size_t segment = next_++;
   if (by_worker) ++by_workers_;
   lock.unlock();
-  decode_(segment);
+  std::exception_ptr failed;
+  try {
+    decode_(segment);
+  } catch (...) {
+    failed = std::current_exception();
+  }
   lock.lock();
+  if (failed && !failure_) failure_ = failed;
   done_[segment] = true;
   changed_.notify_all();
 }
@@ -29,8 +35,8 @@ void PartQueue::DecodeClaimed(std::unique_lock<std::mutex>& lock, bool by_worker
 void PartQueue::Work() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (true) {
-    changed_.wait(lock, [&] { return stopping_ || CanClaim() || next_ >= done_.size(); });
-    if (stopping_ || next_ >= done_.size()) return;
+    changed_.wait(lock, [&] { return stopping_ || failure_ || CanClaim() || next_ >= done_.size(); });
+    if (stopping_ || failure_ || next_ >= done_.size()) return;
     DecodeClaimed(lock, true);
   }
 }
@@ -41,7 +47,8 @@ void PartQueue::WaitFor(size_t segment) {
     wanted_ = segment;
     changed_.notify_all();  // the window moved on
   }
-  while (!done_[segment]) {
+  while (!done_[segment] || failure_) {
+    if (failure_) std::rethrow_exception(failure_);
     if (CanClaim()) {
       DecodeClaimed(lock, false);
       continue;

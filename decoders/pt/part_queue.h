@@ -6,6 +6,7 @@
 // free ones itself while it waits, so no thread idles while a segment within reach is free.
 #include <condition_variable>
 #include <cstddef>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -24,6 +25,7 @@ class PartQueue {
   PartQueue& operator=(const PartQueue&) = delete;
 
   // Returns when `segment` is decoded, decoding others meanwhile. Segments in increasing order.
+  // Throws what a decode threw, on whichever thread it ran.
   void WaitFor(size_t segment);
   // Lets the running decodes end, starts no more and waits for the workers.
   void Stop();
@@ -34,7 +36,9 @@ class PartQueue {
  private:
   void Work();
   // Under the lock: whether a free segment lies within reach.
-  bool CanClaim() const { return next_ < done_.size() && next_ < wanted_ + ahead_; }
+  bool CanClaim() const {
+    return !failure_ && next_ < done_.size() && next_ < wanted_ + ahead_;
+  }
   void DecodeClaimed(std::unique_lock<std::mutex>& lock, bool by_worker);
 
   size_t ahead_;
@@ -46,6 +50,9 @@ class PartQueue {
   size_t wanted_ = 0;  // the segment the folding thread waits for or folds
   size_t by_workers_ = 0;
   bool stopping_ = false;
+  // What the first decode that failed threw (out of memory): WaitFor throws it again, on the
+  // folding thread, and no more segments are claimed.
+  std::exception_ptr failure_;
   std::vector<std::thread> threads_;
 };
 

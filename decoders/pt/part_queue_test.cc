@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <mutex>
+#include <new>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -79,4 +80,26 @@ TEST_CASE("PartQueue decodes everything itself when no worker thread can be star
     return;
   }
   CHECK(run.output == "decoded");
+}
+
+TEST_CASE("PartQueue throws what a decode threw, on the thread that waits", "[part_queue]") {
+  for (unsigned workers : {0u, 1u, 3u}) {
+    INFO(workers << " workers");
+    std::atomic<size_t> decoded{0};
+    PartQueue queue(20, workers, 4, [&](size_t segment) {
+      if (segment == 5) throw std::bad_alloc();
+      ++decoded;
+    });
+    bool thrown = false;
+    size_t reached = 0;
+    try {
+      for (; reached < 20; ++reached) queue.WaitFor(reached);
+    } catch (const std::bad_alloc&) {
+      thrown = true;
+    }
+    queue.Stop();
+    CHECK(thrown);
+    CHECK(reached <= 5);
+    CHECK(decoded < 20);  // nothing claimed once it failed past the window
+  }
 }

@@ -33,11 +33,12 @@ void SegmentWorkers::Work() {
     {
       std::unique_lock lock(mutex_);
       changed_.wait(lock, [&] {
-        return stopping_ || FirstFree(0) == owner_.size() || outstanding_ < ahead_;
+        return stopping_ || failure_ || FirstFree(0) == owner_.size() || outstanding_ < ahead_;
       });
+      if (stopping_ || failure_) return;
       SetAsideShare();
       segment = FirstFree(0);
-      if (stopping_ || segment == owner_.size()) return;
+      if (segment == owner_.size()) return;
       owner_[segment] = Owner::kWorker;
       next_free_ = segment + 1;
       outstanding_ += 1;
@@ -45,10 +46,16 @@ void SegmentWorkers::Work() {
     }
     auto outcome = std::make_unique<SegmentOutcome>();
     const auto start = std::chrono::steady_clock::now();
-    decode_(segment, *outcome);
+    std::exception_ptr failed;
+    try {
+      decode_(segment, *outcome);
+    } catch (...) {
+      failed = std::current_exception();
+    }
     const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
     {
       std::lock_guard lock(mutex_);
+      if (failed && !failure_) failure_ = failed;
       done_[segment] = std::move(outcome);
       Average(costs_.worker, took.count());
     }
@@ -58,13 +65,15 @@ void SegmentWorkers::Work() {
 
 std::unique_ptr<SegmentOutcome> SegmentWorkers::Take(size_t segment) {
   std::unique_lock lock(mutex_);
+  if (failure_) std::rethrow_exception(failure_);
   if (owner_[segment] != Owner::kWorker) {
     if (owner_[segment] == Owner::kNobody) by_stitcher_ += 1;
     owner_[segment] = Owner::kStitcher;
     return nullptr;
   }
   const bool waits = done_[segment] == nullptr;
-  changed_.wait(lock, [&] { return done_[segment] != nullptr; });
+  changed_.wait(lock, [&] { return done_[segment] != nullptr || failure_; });
+  if (failure_) std::rethrow_exception(failure_);
   std::unique_ptr<SegmentOutcome> outcome = std::move(done_[segment]);
   outstanding_ -= 1;
   if (waits) {

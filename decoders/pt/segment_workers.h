@@ -11,6 +11,7 @@
 // one lets it decode its part.
 #include <condition_variable>
 #include <cstddef>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -31,7 +32,8 @@ class SegmentWorkers {
   SegmentWorkers& operator=(const SegmentWorkers&) = delete;
 
   // For the stitching thread, segments in order: a worker's outcome for `segment` (waiting for
-  // it), or null when the stitching thread decodes it itself.
+  // it), or null when the stitching thread decodes it itself. Throws what a worker's decode
+  // threw.
   std::unique_ptr<SegmentOutcome> Take(size_t segment);
   // The stitching thread's time for its last segment, decoded itself or passed on. A decode
   // `with_pass` also passed on the worker's segment before it (StreamedSegment does when it
@@ -75,6 +77,9 @@ class SegmentWorkers {
   unsigned workers_;        // threads asked for
   Costs costs_;
   bool stopping_ = false;
+  // What the first worker's decode that failed threw (out of memory): Take throws it again, on
+  // the stitching thread, and the workers claim no more.
+  std::exception_ptr failure_;
   std::vector<std::thread> threads_;
 };
 

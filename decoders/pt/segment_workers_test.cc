@@ -3,6 +3,7 @@
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <new>
 #include <string>
 #include <sys/resource.h>
 #include <system_error>
@@ -115,4 +116,31 @@ TEST_CASE("SegmentWorkers leaves every segment to the stitching thread when no w
     return;
   }
   CHECK(run.output == "stitched");
+}
+
+TEST_CASE("SegmentWorkers throws what a worker's decode threw, on the stitching thread",
+          "[segment_workers]") {
+  for (unsigned threads : {1u, 3u}) {
+    INFO(threads << " threads");
+    std::atomic<size_t> failed{0};
+    SegmentWorkers workers(40, threads, 4, [&](size_t, SegmentOutcome&) {
+      ++failed;
+      throw std::bad_alloc();
+    });
+    bool thrown = false;
+    size_t taken = 0;
+    try {
+      for (; taken < 40; ++taken) {
+        // The stitching thread's own segments take a while, so that the workers claim theirs.
+        if (!workers.Take(taken)) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+    } catch (const std::bad_alloc&) {
+      thrown = true;
+    }
+    workers.Stop();
+    CHECK(thrown);
+    CHECK(taken < 40);
+    CHECK(failed >= 1);
+    CHECK(failed <= threads);  // a worker claims no more once one has failed
+  }
 }

@@ -2,6 +2,7 @@
 // Each subcommand lives in its own file: it adds its CLI11 subcommand with its own options struct
 // (no globals) and returns the function that runs it. Run functions return the process exit
 // status: 0 success, 1 bad input (one line on stderr says what and where), 2 usage error.
+// main() turns what the system refuses (memory, a thread) into one line and status 1 as well.
 #include <functional>
 #include <string>
 #include <vector>

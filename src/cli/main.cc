@@ -1,6 +1,9 @@
 // ptprof: decode and profile hardware instruction traces.
 #include <cstdio>
+#include <exception>
+#include <new>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "src/cli/command.h"
@@ -67,4 +70,16 @@ int Main(int argc, char** argv) {
 
 }  // namespace ptprof::cli
 
-int main(int argc, char** argv) { return ptprof::cli::Main(argc, argv); }
+int main(int argc, char** argv) {
+  // What the system refuses (memory, a thread) ends the run with one line too, not an abort.
+  try {
+    return ptprof::cli::Main(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::fputs("ptprof: out of memory\n", stderr);
+  } catch (const std::system_error& e) {
+    std::fprintf(stderr, "ptprof: the system refused a resource: %s\n", e.what());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ptprof: %s\n", e.what());
+  }
+  return ptprof::cli::kExitBadInput;
+}

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
+#include <exception>
 #include <memory>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 namespace ptprof {
@@ -29,6 +31,13 @@ class StreamQueue : public EventSink {
     closed_ = true;
     changed_.notify_all();
   }
+  // The merge will take no more: the producer's events are dropped from now on, without waiting.
+  void Cancel() {
+    std::lock_guard lock(mutex_);
+    cancelled_ = true;
+    batches_.clear();
+    changed_.notify_all();
+  }
 
   // Merge side: the next batch, waiting for one; false when the stream has ended.
   bool Take(std::vector<TraceEvent>& batch) {
@@ -45,8 +54,8 @@ class StreamQueue : public EventSink {
   void Flush() {
     if (pending_.empty()) return;
     std::unique_lock lock(mutex_);
-    changed_.wait(lock, [this] { return batches_.size() < max_batches_; });
-    batches_.push_back(std::move(pending_));
+    changed_.wait(lock, [this] { return batches_.size() < max_batches_ || cancelled_; });
+    if (!cancelled_) batches_.push_back(std::move(pending_));
     pending_.clear();
     changed_.notify_all();
   }
@@ -57,6 +66,7 @@ class StreamQueue : public EventSink {
   std::condition_variable changed_;
   std::deque<std::vector<TraceEvent>> batches_;
   bool closed_ = false;
+  bool cancelled_ = false;
 };
 
 // The merge's view of one stream: its current batch and position, and the key of its next event.
@@ -98,12 +108,30 @@ void MergeStreams(const std::vector<StreamProducer>& producers, EventSink& out,
   std::vector<std::unique_ptr<StreamQueue>> queues;
   for (size_t i = 0; i < producers.size(); ++i)
     queues.push_back(std::make_unique<StreamQueue>(max_batches));
+  // What the first producer that failed threw (out of memory): thrown again here once every
+  // stream has ended (the failed one where it failed).
+  std::mutex failure_mutex;
+  std::exception_ptr failure;
   std::vector<std::thread> threads;
-  for (size_t i = 0; i < producers.size(); ++i)
-    threads.emplace_back([&, i] {
-      producers[i](*queues[i]);
-      queues[i]->Close();
-    });
+  for (size_t i = 0; i < producers.size(); ++i) {
+    try {
+      threads.emplace_back([&, i] {
+        try {
+          producers[i](*queues[i]);
+        } catch (...) {
+          std::lock_guard lock(failure_mutex);
+          if (!failure) failure = std::current_exception();
+        }
+        queues[i]->Close();
+      });
+    } catch (const std::system_error&) {
+      // No thread for this stream (a limit on threads or memory): the streams cannot be merged
+      // as they come. Those started run to their end into nothing, and the error goes up.
+      for (auto& queue : queues) queue->Cancel();
+      for (std::thread& thread : threads) thread.join();
+      throw;
+    }
+  }
 
   std::vector<Head> heads(producers.size());
   for (size_t i = 0; i < heads.size(); ++i) Advance(heads[i], *queues[i]);
@@ -121,6 +149,7 @@ void MergeStreams(const std::vector<StreamProducer>& producers, EventSink& out,
     Advance(head, *queues[best]);
   }
   for (std::thread& thread : threads) thread.join();
+  if (failure) std::rethrow_exception(failure);
 }
 
 }  // namespace ptprof

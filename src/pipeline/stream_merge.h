@@ -24,7 +24,8 @@ using StreamProducer = std::function<void(EventSink& sink)>;
 
 // Runs every producer and sends the merged events to `out`; returns when all are done. Does not
 // call out.OnEnd(). One producer runs on the calling thread without a queue. `queue_events`
-// bounds the events buffered per stream.
+// bounds the events buffered per stream. What a producer throws (out of memory), or a thread
+// that cannot be started, is thrown here once the other streams have ended.
 void MergeStreams(const std::vector<StreamProducer>& producers, EventSink& out,
                   size_t queue_events = 8192);
 

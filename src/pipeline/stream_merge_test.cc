@@ -2,7 +2,12 @@
 
 #include <catch2/catch.hpp>
 
+#include <new>
+#include <string>
+#include <system_error>
 #include <utility>
+
+#include "tests/unit/child_process.h"
 
 namespace ptprof {
 namespace {
@@ -53,6 +58,49 @@ TEST_CASE("MergeStreams: long streams through small queues keep every event in o
   MergeStreams(producers, out, 300);
   REQUIRE(out.offsets.size() == 20000);
   for (uint64_t i = 0; i < 20000; ++i) REQUIRE(out.offsets[i] == i);
+}
+
+TEST_CASE("MergeStreams: a stream with no thread to be had is an error, after the others end") {
+  // One thread can start, the second cannot: the first stream's producer, blocked on its full
+  // queue, is let go, and the error goes up once it has ended.
+  const testing::ChildRun run = testing::RunWithoutThreads(
+      [](int out) {
+        std::vector<std::vector<TraceEvent>> streams(3);
+        for (uint64_t i = 0; i < 20000; ++i) streams[i % 3].push_back(At(i, i));
+        std::vector<StreamProducer> producers;
+        for (auto& events : streams) producers.push_back(Producing(events));
+        Collect merged;
+        std::string said = "merged";
+        try {
+          MergeStreams(producers, merged, 300);
+        } catch (const std::system_error&) {
+          said = merged.offsets.empty() ? "refused" : "refused after merging some";
+        }
+        if (write(out, said.data(), said.size()) < 0) _exit(2);
+      },
+      1);
+  CHECK(run.Exited(0));
+  if (run.output == testing::kThreadStarted) {
+    WARN("the limit did not keep a thread from starting here: not tested");
+    return;
+  }
+  CHECK(run.output == "refused");
+}
+
+TEST_CASE("MergeStreams: what a producer throws is thrown once the other streams have ended") {
+  std::vector<std::vector<TraceEvent>> streams(3);
+  for (uint64_t i = 0; i < 20000; ++i) streams[i % 3].push_back(At(i, i));
+  std::vector<StreamProducer> producers;
+  for (auto& events : streams) producers.push_back(Producing(events));
+  // The second stream fails after 100 of its events.
+  producers[1] = [events = streams[1]](EventSink& sink) {
+    for (size_t i = 0; i < 100; ++i) sink.OnEvent(events[i]);
+    throw std::bad_alloc();
+  };
+  Collect merged;
+  CHECK_THROWS_AS(MergeStreams(producers, merged, 300), std::bad_alloc);
+  // The events before the failure were merged, and all of the other streams'.
+  CHECK(merged.offsets.size() == 2 * 6667 - 1 + 100);
 }
 
 TEST_CASE("MergeStreams: one stream goes straight through, empty streams end") {

@@ -65,19 +65,21 @@ inline constexpr const char* kThreadStarted = "a thread started";
 // RunInChild, in a child whose address space has room for buffers of a few MiB but not for
 // another thread's stack (8 MiB): for code that must do without the threads it would start. The
 // C library keeps the stacks of threads that ended for new ones, and the child inherits them:
-// threads that wait take those first. When a thread could still start after 64, the body does
-// not run and the output is kThreadStarted.
+// threads that wait take those first. `spare` of them then end, so that exactly that many
+// threads can start again. When a thread could still start after 64, the body does not run and
+// the output is kThreadStarted.
 template <typename Body>
-ChildRun RunWithoutThreads(Body body) {
+ChildRun RunWithoutThreads(Body body, size_t spare = 0) {
   return RunInChild([&](int out) {
     LimitAddressSpace(size_t{4} << 20);
-    int wait[2];
-    if (pipe(wait) != 0) _exit(2);
+    int wait[2], release[2];
+    if (pipe(wait) != 0 || pipe(release) != 0) _exit(2);
     std::vector<std::thread> waiting;
     bool full = false;
-    for (int i = 0; i < 64 && !full; ++i) {
+    for (size_t i = 0; i < 64 && !full; ++i) {
       try {
-        waiting.emplace_back([fd = wait[0]] {
+        // The first `spare` wait on `release`, the others on `wait`.
+        waiting.emplace_back([fd = i < spare ? release[0] : wait[0]] {
           char byte;
           if (read(fd, &byte, 1) < 0) return;
         });
@@ -85,10 +87,16 @@ ChildRun RunWithoutThreads(Body body) {
         full = true;
       }
     }
-    if (full) body(out);
+    if (full && waiting.size() > spare) {
+      close(release[1]);
+      for (size_t i = 0; i < spare; ++i) waiting[i].join();
+      body(out);
+    }
     close(wait[1]);  // the waiting threads read the end of the pipe and end
-    for (std::thread& thread : waiting) thread.join();
-    if (full) return;
+    if (!full || waiting.size() <= spare) close(release[1]);
+    for (std::thread& thread : waiting)
+      if (thread.joinable()) thread.join();
+    if (full && waiting.size() > spare) return;
     const std::string said = kThreadStarted;
     if (write(out, said.data(), said.size()) < 0) _exit(2);
   });
