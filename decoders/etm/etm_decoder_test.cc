@@ -1,13 +1,17 @@
 #include "decoders/etm/etm_decoder.h"
 
+#include <new>
 #include <random>
+#include <string>
 #include <sys/stat.h>
 
 #include <catch2/catch.hpp>
 
+#include "decoders/etm/etm_piece_workers.h"
 #include "decoders/etm/snapshot_memory.h"
 #include "src/model/collecting_sink.h"
 #include "sideband/file_bytes.h"
+#include "tests/unit/child_process.h"
 
 using namespace ptprof;
 using namespace ptprof::etm;
@@ -213,4 +217,48 @@ TEST_CASE("a decoder gives up on a buffer that crashes libopencsd 64 times") {
                                      " bytes) is not decoded") != std::string::npos);
     for (const TraceEvent& e : sink.events) CHECK(e.header.offset <= at);
   }
+}
+
+// PieceWorkers (etm_piece_workers.h) with decoders of one ETMv4 source.
+PieceWorkers<int> IntPieces(size_t pieces, unsigned jobs,
+                            std::function<void(size_t, EtmDecoder&, int&)> decode) {
+  return PieceWorkers<int>(
+      pieces, jobs,
+      [] { return EtmDecoder::Create(BufferFormat::kSingleSource, {EtmV4Source(0)}, {}); },
+      [] { return 0; }, std::move(decode));
+}
+
+TEST_CASE("PieceWorkers throws what a piece's decode threw, on the stitching thread") {
+  auto workers = IntPieces(10, 2, [](size_t i, EtmDecoder&, int& piece) {
+    if (i == 3) throw std::bad_alloc();
+    piece = static_cast<int>(i);
+  });
+  REQUIRE(workers.Start());
+  size_t taken = 0;
+  CHECK_THROWS_AS(
+      [&] {
+        for (; taken < 10; ++taken) {
+          auto piece = workers.Take(taken);
+          REQUIRE(piece);
+          CHECK(*piece == static_cast<int>(taken));
+        }
+      }(),
+      std::bad_alloc);
+  CHECK(taken <= 3);
+  workers.Stop();
+}
+
+TEST_CASE("PieceWorkers says so when no decoding thread can be started") {
+  const ptprof::testing::ChildRun run = ptprof::testing::RunWithoutThreads([](int out) {
+    auto workers = IntPieces(10, 2, [](size_t, EtmDecoder&, int&) {});
+    auto started = workers.Start();
+    const std::string said = started ? "started" : started.error().message;
+    if (write(out, said.data(), said.size()) < 0) _exit(2);
+  });
+  CHECK(run.Exited(0));
+  if (run.output == ptprof::testing::kThreadStarted) {
+    WARN("the limit did not keep a thread from starting here: not tested");
+    return;
+  }
+  CHECK(run.output.rfind("cannot start a decoding thread: ", 0) == 0);
 }

@@ -9,10 +9,13 @@
 // join (etm_stretch.h) decodes on with the held piece's decoder (Adopt) rather than decode that
 // piece again.
 #include <condition_variable>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -34,20 +37,30 @@ class PieceWorkers {
         decode_(std::move(decode)), done_(pieces), decoders_(pieces) {}
   ~PieceWorkers() { Stop(); }
 
-  // Makes the first decoders and starts the threads; an error when a decoder cannot be made.
+  // Makes the first decoders and starts the threads; an error when a decoder cannot be made, or
+  // no thread can be started (a limit on threads or memory; with some, it goes on with those).
   Status Start() {
     if (auto st = TopUp(); !st) return st;
-    for (unsigned t = 0; t < jobs_; ++t) threads_.emplace_back([this] { Work(); });
+    for (unsigned t = 0; t < jobs_; ++t) {
+      try {
+        threads_.emplace_back([this] { Work(); });
+      } catch (const std::system_error& e) {
+        if (threads_.empty()) return Fail(std::string("cannot start a decoding thread: ") + e.what());
+        break;
+      }
+    }
     return {};
   }
 
-  // Piece `i`, once decoded (waits for it); an error when a decoder cannot be made.
+  // Piece `i`, once decoded (waits for it); an error when a decoder cannot be made. Throws what
+  // a piece's decode threw (out of memory) on its thread.
   Result<Piece> Take(size_t i) {
     if (auto st = TopUp(); !st) return tl::unexpected(st.error());
     std::unique_lock<std::mutex> lock(mutex_);
     wanted_ = i;
     wake_.notify_all();
-    ready_.wait(lock, [&] { return done_[i].has_value(); });
+    ready_.wait(lock, [&] { return done_[i].has_value() || failure_; });
+    if (failure_) std::rethrow_exception(failure_);
     Piece piece = std::move(*done_[i]);
     done_[i].reset();
     if (i >= 2 && decoders_[i - 2]) used_.push_back(std::move(decoders_[i - 2]));
@@ -111,10 +124,10 @@ class PieceWorkers {
       {
         std::unique_lock<std::mutex> lock(mutex_);
         wake_.wait(lock, [&] {
-          return stop_ || next_ >= done_.size() ||
+          return stop_ || failure_ || next_ >= done_.size() ||
                  (next_ <= wanted_ + jobs_ && !fresh_.empty());
         });
-        if (stop_ || next_ >= done_.size()) return;
+        if (stop_ || failure_ || next_ >= done_.size()) return;
         i = next_++;
         decoder = std::move(fresh_.back());
         fresh_.pop_back();
@@ -123,14 +136,24 @@ class PieceWorkers {
           free_.pop_back();
         }
       }
-      if (!piece) piece.emplace(make_piece_());
-      decode_(i, *decoder, *piece);
+      std::exception_ptr failed;
+      try {
+        if (!piece) piece.emplace(make_piece_());
+        decode_(i, *decoder, *piece);
+      } catch (...) {
+        failed = std::current_exception();
+      }
       {
         std::lock_guard<std::mutex> lock(mutex_);
-        done_[i] = std::move(*piece);
-        decoders_[i] = std::move(decoder);
+        if (failed) {
+          if (!failure_) failure_ = failed;
+        } else {
+          done_[i] = std::move(*piece);
+          decoders_[i] = std::move(decoder);
+        }
       }
       ready_.notify_all();
+      wake_.notify_all();
     }
   }
 
@@ -146,6 +169,9 @@ class PieceWorkers {
   std::vector<std::unique_ptr<EtmDecoder>> fresh_, used_;
   size_t next_ = 0, wanted_ = 0;
   bool stop_ = false;
+  // What the first piece's decode that failed threw: Take throws it again, and no more pieces
+  // are started.
+  std::exception_ptr failure_;
   std::vector<std::thread> threads_;
 };
 
