@@ -161,9 +161,8 @@ void DeltaPart::OnBlocks(const BlockBatch& batch) {
     if (idle && lane.phase != Phase::kPrefix && !batch.runs.empty()) {
       if (const BatchRun* run = batch.RunAt(i, next_run)) {
         // As Block one by one, as DeltaProfiler::OnBlocks.
-        RunMemo::Outcome outcome;
-        if (!expansion_->runs.Noted(*run, outcome))
-          outcome = expansion_->IdleRun(matcher_, batch.run_source, *run, matched_);
+        const RunMemo::Outcome outcome =
+            expansion_->IdleRun(matcher_, batch.run_source, *run, matched_);
         if (outcome.settled) {
           for (const RunMatch& m : outcome.matches)
             Match(lane, key, batch.HeaderOf(i + m.block), m.ip, m.position, m.mode, m.matched[0],

@@ -198,9 +198,9 @@ IdleOutcome DeltaProfiler::WorkOutIdle(const patterns::PatternMatcher& matcher,
   return seen.idle;
 }
 
-RunMemo::Outcome DeltaProfiler::Expansion::IdleRun(const patterns::PatternMatcher& matcher,
-                                                   uint64_t source, const BatchRun& run,
-                                                   std::vector<int>& scratch) {
+RunMemo::Outcome DeltaProfiler::Expansion::WorkOutRun(const patterns::PatternMatcher& matcher,
+                                                      uint64_t source, const BatchRun& run,
+                                                      std::vector<int>& scratch) {
   // A block of the run: false when it must be stepped through, else true with its matches,
   // placed `before` instructions into the run.
   return runs.Find(source, run, [&](const PackedEvent& p, uint64_t before,
@@ -227,9 +227,7 @@ void DeltaProfiler::OnBlocks(const BlockBatch& batch) {
     if (idle && !batch.runs.empty()) {
       if (const BatchRun* run = batch.RunAt(i, next_run)) {
         // As the blocks one by one below.
-        RunMemo::Outcome outcome;
-        if (!own_.runs.Noted(*run, outcome))
-          outcome = own_.IdleRun(matcher_, batch.run_source, *run, matched_);
+        const RunMemo::Outcome outcome = own_.IdleRun(matcher_, batch.run_source, *run, matched_);
         if (outcome.settled) {
           counts_.instructions += outcome.insns;
           for (const RunMatch& m : outcome.matches)

@@ -162,9 +162,16 @@ class DeltaProfiler : public PartedSink {
     Expansion(const ImageSet& images, const patterns::PatternMatcher& matcher)
         : classifier(images, matcher), expander(classifier) {}
     // What an idle `matcher` makes of `run` (of the batch's `source`), worked out once (RunMemo)
-    // as the blocks one by one would make it.
+    // as the blocks one by one would make it. The run's note is read here, inline where the run
+    // is taken; the memo's table (WorkOutRun) only when the note is not the memo's.
     RunMemo::Outcome IdleRun(const patterns::PatternMatcher& matcher, uint64_t source,
-                             const BatchRun& run, std::vector<int>& scratch);
+                             const BatchRun& run, std::vector<int>& scratch) {
+      RunMemo::Outcome noted;
+      if (runs.Noted(run, noted)) return noted;
+      return WorkOutRun(matcher, source, run, scratch);
+    }
+    RunMemo::Outcome WorkOutRun(const patterns::PatternMatcher& matcher, uint64_t source,
+                                const BatchRun& run, std::vector<int>& scratch);
     patterns::InsnClassifier classifier;
     BlockExpander expander;
     RunMemo runs;
@@ -245,7 +252,7 @@ class DeltaProfiler : public PartedSink {
     if (heap.size() < options_.keeping.longest) return options_.keeping.longest != 0;
     // A new interval closed last: it goes before the shortest kept only when it is longer.
     const Interval& shortest = heap.front();
-    const double shortest_time = *shortest.close_time - *shortest.open_time;
+    const double shortest_time = *shortest.time();
     if (time != shortest_time) return time > shortest_time;
     return instructions > shortest.instructions();
   }
