@@ -35,15 +35,8 @@ Result<std::pair<patterns::Pattern, patterns::Pattern>> ResolvePair(const PairOp
 
 ProfileClock ClockFor(const Session& session) {
   ProfileClock clock;
-  const unsigned nom_freq = session.params().nom_freq;
-  if (nom_freq) {
-    // The TSC runs at the nominal frequency, nom_freq x 100 MHz: a tick is 10/nom_freq ns.
-    clock.unit = "ns";
-    clock.time = EventClock::Nanoseconds(10.0 / nom_freq);
-  } else {
-    clock.unit = "ticks";
-    clock.time = EventClock::Ticks();
-  }
+  clock.time = EventClock::OfNominalFrequency(session.params().nom_freq);
+  clock.unit = clock.time.in_ns() ? "ns" : "ticks";
   return clock;
 }
 

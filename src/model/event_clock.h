@@ -19,6 +19,13 @@ struct EventClock {
   static EventClock Ticks(double per_tick = 1) { return {true, false, per_tick}; }
   // Nanoseconds: the event's ns time, else its TSC at `ns_per_tick`.
   static EventClock Nanoseconds(double ns_per_tick) { return {true, true, ns_per_tick}; }
+  // A profile's clock for a trace whose TSC runs at the nominal frequency `nom_freq` x 100 MHz
+  // (MSR_PLATFORM_INFO[15:8]; a tick is 10/nom_freq ns): nanoseconds, or TSC ticks when it is
+  // not known (0).
+  static EventClock OfNominalFrequency(unsigned nom_freq) {
+    return nom_freq ? Nanoseconds(10.0 / nom_freq) : Ticks();
+  }
+  bool in_ns() const { return known && ns_first; }
 
   std::optional<double> TimeOf(const EventHeader& h) const {
     if (!known) return std::nullopt;

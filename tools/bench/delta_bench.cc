@@ -132,8 +132,7 @@ int main(int argc, char** argv) {
            options.keeping = {false, 10};  // as `ptprof delta` keeps them for a text or JSON report
            // Timed as `ptprof delta` times them (ClockFor in src/cli/delta_run.cc): every
            // interval's two ends read the clock, and its time is tallied and ranked.
-           const unsigned nom_freq = session->params().nom_freq;
-           options.clock = nom_freq ? EventClock::Nanoseconds(10.0 / nom_freq) : EventClock::Ticks();
+           options.clock = EventClock::OfNominalFrequency(session->params().nom_freq);
            auto profiler = delta::DeltaProfiler::Create(session->images, *library.Find(open),
                                                         *library.Find(close), options);
            DecodeStreamsOptions decode;
