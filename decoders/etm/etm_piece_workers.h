@@ -14,13 +14,12 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <string>
-#include <system_error>
 #include <thread>
 #include <vector>
 
 #include "decoders/etm/etm_decoder.h"
 #include "decoders/etm/etm_segments.h"
+#include "src/model/worker_threads.h"
 
 namespace ptprof::etm {
 
@@ -41,14 +40,9 @@ class PieceWorkers {
   // no thread can be started (a limit on threads or memory; with some, it goes on with those).
   Status Start() {
     if (auto st = TopUp(); !st) return st;
-    for (unsigned t = 0; t < jobs_; ++t) {
-      try {
-        threads_.emplace_back([this] { Work(); });
-      } catch (const std::system_error& e) {
-        if (threads_.empty()) return Fail(std::string("cannot start a decoding thread: ") + e.what());
-        break;
-      }
-    }
+    const ThreadsStarted started = StartThreads(threads_, jobs_, [this](unsigned) { Work(); });
+    if (started.count == 0 && jobs_ != 0)
+      return Fail("cannot start a decoding thread: " + started.why);
     return {};
   }
 
@@ -136,13 +130,10 @@ class PieceWorkers {
           free_.pop_back();
         }
       }
-      std::exception_ptr failed;
-      try {
+      const std::exception_ptr failed = Caught([&] {
         if (!piece) piece.emplace(make_piece_());
         decode_(i, *decoder, *piece);
-      } catch (...) {
-        failed = std::current_exception();
-      }
+      });
       {
         std::lock_guard<std::mutex> lock(mutex_);
         if (failed) {

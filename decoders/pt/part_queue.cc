@@ -1,31 +1,22 @@
 #include "decoders/pt/part_queue.h"
 
 #include <algorithm>
-#include <system_error>
+
+#include "src/model/worker_threads.h"
 
 namespace ptprof::pt {
 
 PartQueue::PartQueue(size_t count, unsigned workers, size_t ahead, Decode decode)
     : ahead_(std::max<size_t>(ahead, 1)), decode_(std::move(decode)), done_(count, false) {
-  for (unsigned i = 0; i < workers; ++i) {
-    try {
-      threads_.emplace_back([this] { Work(); });
-    } catch (const std::system_error&) {
-      break;  // no more threads to be had (a limit): the folding thread decodes the rest
-    }
-  }
+  // Those the system refuses leave their share to the folding thread.
+  StartThreads(threads_, workers, [this](unsigned) { Work(); });
 }
 
 void PartQueue::DecodeClaimed(std::unique_lock<std::mutex>& lock, bool by_worker) {
   const size_t segment = next_++;
   if (by_worker) ++by_workers_;
   lock.unlock();
-  std::exception_ptr failed;
-  try {
-    decode_(segment);
-  } catch (...) {
-    failed = std::current_exception();
-  }
+  const std::exception_ptr failed = Caught([&] { decode_(segment); });
   lock.lock();
   if (failed && !failure_) failure_ = failed;
   done_[segment] = true;

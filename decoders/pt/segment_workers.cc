@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <system_error>
+
+#include "src/model/worker_threads.h"
 
 namespace ptprof::pt {
 
@@ -12,13 +13,9 @@ SegmentWorkers::SegmentWorkers(size_t count, unsigned threads, size_t ahead, Dec
       owner_(count, Owner::kNobody),
       done_(count),
       workers_(threads) {
-  for (unsigned i = 0; i < threads && i < count; ++i) {
-    try {
-      threads_.emplace_back([this] { Work(); });
-    } catch (const std::system_error&) {
-      break;  // no more threads to be had (a limit): the stitching thread decodes the rest
-    }
-  }
+  // Those the system refuses leave their share to the stitching thread.
+  StartThreads(threads_, static_cast<unsigned>(std::min<size_t>(threads, count)),
+               [this](unsigned) { Work(); });
 }
 
 size_t SegmentWorkers::FirstFree(size_t from) const {
@@ -46,12 +43,7 @@ void SegmentWorkers::Work() {
     }
     auto outcome = std::make_unique<SegmentOutcome>();
     const auto start = std::chrono::steady_clock::now();
-    std::exception_ptr failed;
-    try {
-      decode_(segment, *outcome);
-    } catch (...) {
-      failed = std::current_exception();
-    }
+    const std::exception_ptr failed = Caught([&] { decode_(segment, *outcome); });
     const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
     {
       std::lock_guard lock(mutex_);

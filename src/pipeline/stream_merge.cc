@@ -6,8 +6,9 @@
 #include <exception>
 #include <memory>
 #include <mutex>
-#include <system_error>
 #include <thread>
+
+#include "src/model/worker_threads.h"
 
 namespace ptprof {
 
@@ -113,24 +114,20 @@ void MergeStreams(const std::vector<StreamProducer>& producers, EventSink& out,
   std::mutex failure_mutex;
   std::exception_ptr failure;
   std::vector<std::thread> threads;
-  for (size_t i = 0; i < producers.size(); ++i) {
-    try {
-      threads.emplace_back([&, i] {
-        try {
-          producers[i](*queues[i]);
-        } catch (...) {
+  const ThreadsStarted started =
+      StartThreads(threads, static_cast<unsigned>(producers.size()), [&](unsigned i) {
+        if (const std::exception_ptr failed = Caught([&] { producers[i](*queues[i]); })) {
           std::lock_guard lock(failure_mutex);
-          if (!failure) failure = std::current_exception();
+          if (!failure) failure = failed;
         }
         queues[i]->Close();
       });
-    } catch (const std::system_error&) {
-      // No thread for this stream (a limit on threads or memory): the streams cannot be merged
-      // as they come. Those started run to their end into nothing, and the error goes up.
-      for (auto& queue : queues) queue->Cancel();
-      for (std::thread& thread : threads) thread.join();
-      throw;
-    }
+  if (started.refused) {
+    // No thread for a stream: the streams cannot be merged as they come. Those started run to
+    // their end into nothing, and the refusal goes up.
+    for (auto& queue : queues) queue->Cancel();
+    for (std::thread& thread : threads) thread.join();
+    std::rethrow_exception(started.refused);
   }
 
   std::vector<Head> heads(producers.size());
