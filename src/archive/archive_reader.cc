@@ -220,7 +220,7 @@ Status ArchiveReader::ReadMember(const MemberInfo& member,
         consumer_failed = !st;
         return st;
       },
-      side ? size_t{1} << 20 : size_t{1} << 17, &buffers);
+      side ? size_t{1} << 20 : kPieceBytes, &buffers);
   if (!status) {
     if (consumer_failed) return status;  // the consumer's own error (a full disk), as it is
     return Fail(Where(member.offset, member.name) + ": damaged: " + status.error().message);

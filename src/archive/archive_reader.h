@@ -67,6 +67,8 @@ class ArchiveReader {
 // Decompresses the zstd frame `frame` (exactly one frame) into at most `limit` bytes. The error
 // says what went wrong without naming anything (the caller knows what the frame is).
 Result<std::vector<uint8_t>> DecompressFrame(std::span<const uint8_t> frame, uint64_t limit);
+// The pieces DecompressFrameTo hands out, at most (unless told otherwise).
+inline constexpr size_t kPieceBytes = size_t{1} << 17;
 // The two buffers DecompressFrameTo hands its pieces out of, in turn.
 struct PieceBuffers {
   std::vector<uint8_t> turn[2];
@@ -78,6 +80,6 @@ struct PieceBuffers {
 // them (else they go when the call returns).
 Status DecompressFrameTo(std::span<const uint8_t> frame, uint64_t limit,
                          const std::function<Status(std::span<const uint8_t>)>& consume,
-                         size_t chunk = size_t{1} << 17, PieceBuffers* buffers = nullptr);
+                         size_t chunk = kPieceBytes, PieceBuffers* buffers = nullptr);
 
 }  // namespace ptprof::archive
