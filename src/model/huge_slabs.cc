@@ -6,6 +6,8 @@
 #include <cstring>
 #include <new>
 
+#include "src/model/slab_supply.h"
+
 #if defined(__SANITIZE_ADDRESS__)
 #define PTPROF_HUGE_SLABS_ASAN 1
 #elif defined(__has_feature)
@@ -71,7 +73,7 @@ void* HugeSlabs::Carve(size_t bytes, size_t align) {
   if (bytes > kSlabBytes) throw std::bad_alloc();
   if (slabs_.empty() || used_ > kSlabBytes || bytes > kSlabBytes - used_) {
     slabs_.reserve(slabs_.size() + 1);  // before mapping, so that a throw here leaks nothing
-    slabs_.push_back(kPiecesOnTheHeap ? nullptr : MapHuge(kSlabBytes));
+    slabs_.push_back(kPiecesOnTheHeap ? nullptr : TakeSlab());  // faulted in ahead
     used_ = 0;
   }
   if (kPiecesOnTheHeap) {

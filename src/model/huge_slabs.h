@@ -5,7 +5,9 @@
 // by page on first touch, and on some virtual machines a fault costs tens of microseconds (19 us
 // a 4 KiB page on the development VM, docs/performance.md), which made a 32 MB burst of chunks
 // cost more than the decode that filled them. Where the kernel gives no huge page the slab is
-// ordinary memory. Slabs live until the HugeSlabs is destroyed; nothing is zeroed by hand.
+// ordinary memory. A new slab comes from TakeSlab (src/model/slab_supply.h), its pages faulted in
+// ahead on a helper thread when it had one ready. Slabs live until the HugeSlabs is destroyed;
+// nothing is zeroed by hand.
 // Built with AddressSanitizer, each piece is a heap allocation of its own instead (the slabs are
 // only counted), so that reading or writing past a piece is reported as it was before the slabs.
 #include <cstddef>

@@ -1,0 +1,105 @@
+#include "src/model/slab_supply.h"
+
+#include <sys/mman.h>
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <new>
+#include <thread>
+#include <vector>
+
+#include "src/model/huge_slabs.h"
+#include "src/model/worker_threads.h"
+
+namespace ptprof {
+
+namespace {
+
+constexpr size_t kSlab = HugeSlabs::kSlabBytes;
+
+// Has the kernel fault in every page of `slab` now (and clear it), on this thread.
+void FaultIn(void* slab) {
+#ifdef MADV_POPULATE_WRITE
+  if (madvise(slab, kSlab, MADV_POPULATE_WRITE) == 0) return;
+#endif
+  // A kernel before 5.14: a write to each 4 KiB page (one per huge page would do, when the
+  // kernel gives huge pages).
+  volatile char* bytes = static_cast<volatile char*>(slab);
+  for (size_t i = 0; i < kSlab; i += 4096) bytes[i] = 0;
+}
+
+// The slabs made ready, and the helper that makes them. Lock-free, so that a child process
+// forked while the helper works (which has no helper) still takes slabs: it maps its own.
+class Supply {
+ public:
+  Supply() {
+    std::vector<std::thread> helper;
+    if (StartThreads(helper, 1, [this](unsigned) { Run(); }).count == 1) helper[0].detach();
+  }
+
+  void* Take() {
+    for (std::atomic<void*>& slot : ready_) {
+      if (slot.load(std::memory_order_relaxed) == nullptr) continue;
+      if (void* slab = slot.exchange(nullptr, std::memory_order_acquire)) {
+        Wake();
+        return slab;
+      }
+    }
+    Wake();
+    return MapHuge(kSlab);
+  }
+
+  size_t Ready() const {
+    size_t ready = 0;
+    for (const std::atomic<void*>& slot : ready_) ready += slot.load() != nullptr;
+    return ready;
+  }
+
+ private:
+  // Slabs kept ready: a decode that builds runs fast takes a slab every few ms.
+  static constexpr size_t kReady = 2;
+
+  void Wake() {
+    taken_.fetch_add(1, std::memory_order_release);
+    taken_.notify_one();
+  }
+
+  // Fills the empty slots, then sleeps until a slab is taken. Only this thread fills them.
+  void Run() {
+    uint64_t seen = taken_.load(std::memory_order_acquire);
+    for (;;) {
+      for (std::atomic<void*>& slot : ready_) {
+        if (slot.load(std::memory_order_relaxed) != nullptr) continue;
+        void* slab = nullptr;
+        try {
+          slab = MapHuge(kSlab);
+        } catch (const std::bad_alloc&) {
+          break;  // no memory now: the takers map their own (and find out)
+        }
+        FaultIn(slab);
+        slot.store(slab, std::memory_order_release);
+      }
+      taken_.wait(seen, std::memory_order_acquire);
+      seen = taken_.load(std::memory_order_acquire);
+    }
+  }
+
+  std::array<std::atomic<void*>, kReady> ready_{};
+  std::atomic<uint64_t> taken_{0};
+};
+
+// Made at the first slab and never destroyed: the detached helper may use it until the process
+// ends.
+Supply& TheSupply() {
+  static Supply* const supply = new Supply;
+  return *supply;
+}
+
+}  // namespace
+
+void* TakeSlab() { return TheSupply().Take(); }
+
+size_t SlabsReady() { return TheSupply().Ready(); }
+
+}  // namespace ptprof
