@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <iterator>
 
+#include "sideband/demangle.h"
+
 namespace ptprof {
 
 void SymbolTable::Add(Symbol symbol) {
@@ -28,6 +30,7 @@ void SymbolTable::Sort() const {
   if (sorted_.load(std::memory_order_acquire)) return;
   std::lock_guard<std::mutex> lock(sort_mutex_);
   if (sorted_.load(std::memory_order_relaxed)) return;
+  ForgetShown();  // by index into symbols_, which moves
   // By address; at equal addresses prefer sized symbols (functions) over labels, then by name so
   // that the choice does not depend on the order of the symbol tables.
   std::stable_sort(symbols_.begin(), symbols_.end(), [](const Symbol& a, const Symbol& b) {
@@ -55,6 +58,7 @@ void SymbolTable::Sort() const {
     starts_.push_back(bound);
     found_.push_back(found);
   }
+  MakeShown();
   sorted_.store(true, std::memory_order_release);
 }
 
@@ -107,16 +111,41 @@ const Symbol* SymbolTable::FindNamed(std::string_view name) const {
   return nullptr;
 }
 
+void SymbolTable::MakeShown() const {
+  shown_ = std::make_unique<std::atomic<const std::string*>[]>(symbols_.size());
+  shown_slots_ = symbols_.size();
+}
+
+void SymbolTable::ForgetShown() const {
+  if (!shown_) return;
+  for (size_t i = 0; i < shown_slots_; ++i) delete shown_[i].load();
+  shown_.reset();
+  shown_slots_ = 0;
+}
+
+const std::string& SymbolTable::ShownName(const Symbol& symbol) const {
+  if (!MayBeMangled(symbol.name)) return symbol.name;
+  Sort();
+  std::atomic<const std::string*>& slot = shown_[static_cast<size_t>(&symbol - symbols_.data())];
+  if (const std::string* shown = slot.load(std::memory_order_acquire)) return *shown;
+  auto made = std::make_unique<const std::string>(Demangled(symbol.name));
+  const std::string* expected = nullptr;
+  if (slot.compare_exchange_strong(expected, made.get(), std::memory_order_acq_rel))
+    return *made.release();
+  return *expected;  // another thread's, the same
+}
+
 std::string SymbolTable::Describe(uint64_t address) const {
   const Symbol* s = Find(address);
   if (!s) return {};
-  if (address == s->address) return s->name;
+  const std::string& name = ShownName(*s);
+  if (address == s->address) return name;
   // name+0x13, without printf: this runs for every address a text output names.
   char buf[24] = "+0x";
   const char* end = std::to_chars(buf + 3, buf + sizeof buf, address - s->address, 16).ptr;
   std::string text;
-  text.reserve(s->name.size() + static_cast<size_t>(end - buf));
-  text += s->name;
+  text.reserve(name.size() + static_cast<size_t>(end - buf));
+  text += name;
   text.append(buf, static_cast<size_t>(end - buf));
   return text;
 }

@@ -1,8 +1,10 @@
 #pragma once
 // SymbolTable answers "which named symbol covers this address, and how far into it are we?" for
-// the symbols of the images we loaded ("main+0x13").
+// the symbols of the images we loaded ("main+0x13"). Symbols keep their linkage names, which
+// FindNamed and the triggers match; what the outputs show is ShownName, C++ names demangled.
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -11,7 +13,7 @@
 namespace ptprof {
 
 struct Symbol {
-  std::string name;
+  std::string name;  // the linkage name, as the symbol table has it (C++ names mangled)
   uint64_t address = 0;
   uint64_t size = 0;    // 0: unknown size (assembly labels); covers up to the next symbol
   uint64_t limit = 0;   // end of the loaded segment holding the symbol; bounds unsized symbols
@@ -20,12 +22,16 @@ struct Symbol {
 class SymbolTable {
  public:
   SymbolTable() = default;
+  ~SymbolTable() { ForgetShown(); }
   SymbolTable(const SymbolTable& other) { *this = other; }
   SymbolTable& operator=(const SymbolTable& other) {
+    if (this == &other) return *this;
     std::lock_guard<std::mutex> lock(other.sort_mutex_);
+    ForgetShown();
     symbols_ = other.symbols_;
     starts_ = other.starts_;
     found_ = other.found_;
+    if (other.sorted_.load()) MakeShown();
     sorted_ = other.sorted_.load();
     return *this;
   }
@@ -44,14 +50,25 @@ class SymbolTable {
   // The first symbol called `name` in address order, or nullptr (a scan of every symbol).
   const Symbol* FindNamed(std::string_view name) const;
 
-  // "name" at the symbol's start, "name+0x13" inside it, "" when no symbol covers the address.
+  // "name" at the symbol's start, "name+0x13" inside it, "" when no symbol covers the address;
+  // the name as ShownName gives it.
   std::string Describe(uint64_t address) const;
+
+  // The name the outputs show for `symbol` (one of this table's, from Find or FindNamed): a C++
+  // name demangled ("wi::mul_internal(long*, ...)", as perf shows it), any other its linkage
+  // name. Demangled the first time it is asked for (a large binary has hundreds of thousands of
+  // symbols, few of which a trace meets), and kept; any number of threads may ask at once.
+  const std::string& ShownName(const Symbol& symbol) const;
 
   size_t size() const { return symbols_.size(); }
 
  private:
   void Sort() const;
   const Symbol* Walk(uint64_t address) const;
+  // ShownName's names, one slot per symbol (null: not asked for yet), made when the symbols are
+  // sorted; ForgetShown frees them.
+  void MakeShown() const;
+  void ForgetShown() const;
 
   mutable std::vector<Symbol> symbols_;
   // Find's index: FindByWalk is the same from starts_[i] up to the next start (each a symbol's
@@ -60,6 +77,8 @@ class SymbolTable {
   static constexpr uint32_t kNone = UINT32_MAX;
   mutable std::vector<uint64_t> starts_;
   mutable std::vector<uint32_t> found_;
+  mutable std::unique_ptr<std::atomic<const std::string*>[]> shown_;
+  mutable size_t shown_slots_ = 0;
   mutable std::atomic<bool> sorted_{true};
   mutable std::mutex sort_mutex_;
 };

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <random>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -82,5 +83,52 @@ TEST_CASE("Find's index gives the walk's answer at every address") {
       const Symbol* walked = t.FindByWalk(address);
       CHECK((in_copy ? in_copy->name : "-") == (walked ? walked->name : "-"));
     }
+  }
+}
+
+TEST_CASE("outputs show C++ names demangled; matching keeps the linkage name") {
+  SymbolTable t;
+  t.Add(Symbol{"_Z18reg_class_subset_pii", 0x1000, 0x20, 0});
+  t.Add(Symbol{"main", 0x2000, 0x20, 0});
+  t.Add(Symbol{"_Zbroken", 0x3000, 0x20, 0});
+  CHECK(t.Describe(0x1000) == "reg_class_subset_p(int, int)");
+  CHECK(t.Describe(0x1013) == "reg_class_subset_p(int, int)+0x13");
+  CHECK(t.Describe(0x2004) == "main+0x4");
+  CHECK(t.Describe(0x3000) == "_Zbroken");  // does not demangle: as it is
+  const Symbol* found = t.Find(0x1004);
+  REQUIRE(found != nullptr);
+  CHECK(found->name == "_Z18reg_class_subset_pii");
+  // The same string each time it is asked for.
+  CHECK(&t.ShownName(*found) == &t.ShownName(*found));
+  CHECK(t.FindNamed("_Z18reg_class_subset_pii") == found);
+  CHECK(t.FindNamed("reg_class_subset_p(int, int)") == nullptr);
+
+  // Symbols added after a lookup: shown again from the sorted table.
+  t.Add(Symbol{"_ZN2wi3fooEv", 0x500, 0x10, 0});
+  CHECK(t.Describe(0x504) == "wi::foo()+0x4");
+  CHECK(t.Describe(0x1000) == "reg_class_subset_p(int, int)");
+
+  // A copy shows the same names, from names of its own.
+  const SymbolTable copy = t;
+  CHECK(copy.Describe(0x1001) == "reg_class_subset_p(int, int)+0x1");
+  CHECK(&copy.ShownName(*copy.Find(0x1000)) != &t.ShownName(*t.Find(0x1000)));
+}
+
+TEST_CASE("threads asking for a symbol's shown name at once get one name") {
+  SymbolTable t;
+  for (uint64_t i = 0; i < 64; ++i)
+    t.Add(Symbol{"_ZN2ns" + std::to_string(std::to_string(i).size() + 1) + "f" +
+                     std::to_string(i) + "Ev",
+                 0x1000 + 0x10 * i, 0x10, 0});
+  std::vector<std::vector<const std::string*>> seen(4);
+  std::vector<std::thread> threads;
+  for (size_t k = 0; k < seen.size(); ++k)
+    threads.emplace_back([&t, &out = seen[k]] {
+      for (uint64_t i = 0; i < 64; ++i) out.push_back(&t.ShownName(*t.Find(0x1000 + 0x10 * i)));
+    });
+  for (std::thread& thread : threads) thread.join();
+  for (uint64_t i = 0; i < 64; ++i) {
+    CHECK(*seen[0][i] == "ns::f" + std::to_string(i) + "()");
+    for (size_t k = 1; k < seen.size(); ++k) CHECK(seen[k][i] == seen[0][i]);
   }
 }

@@ -104,7 +104,7 @@ int RunDecode(const DecodeOptions& options) {
   EventWriter writer(stdout, writer_options);
   FlowStats stats([&images](uint64_t ip) {
     const Symbol* symbol = images.symbols().Find(ip);
-    return symbol ? symbol->name : std::string();
+    return symbol ? images.symbols().ShownName(*symbol) : std::string();
   });
   std::unique_ptr<delta::FlowWindow> window;
   if (int status = MakeFlowWindow(options.window, *session, *selected, trace_file, writer, window))

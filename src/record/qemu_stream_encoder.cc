@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "sideband/demangle.h"
 #include "sideband/elf_image.h"
 #include "src/record/mapped_elfs.h"
 
@@ -26,7 +27,7 @@ Status ResolveQemuAddressTriggers(const QemuStream& stream, triggers::TriggerEng
       auto image = LoadElfImage(elf.path, elf.base);
       if (!image) continue;
       for (const Symbol& symbol : image->symbols)
-        if (symbol.name == t.symbol) {
+        if (NamesSymbol(t.symbol, symbol.name)) {
           found = symbol.address;
           break;
         }

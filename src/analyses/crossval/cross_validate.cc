@@ -1,6 +1,7 @@
 #include "src/analyses/crossval/cross_validate.h"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 #include "src/analyses/crossval/fallthrough_path.h"
@@ -27,10 +28,15 @@ CrossValidator::CrossValidator(CrossValidateOptions options, const AddressNormal
                                std::function<std::string(uint64_t)> symbolize_a)
     : options_(options), a_(a), symbolize_a_(std::move(symbolize_a)), flow_(a) {}
 
-std::string CrossValidator::FunctionOf(const std::string& symbol) const {
+std::string FunctionOf(const std::string& symbol) {
   if (symbol.empty()) return "?";
-  size_t plus = symbol.rfind('+');
-  return plus == std::string::npos ? symbol : symbol.substr(0, plus);
+  // Describe's "+0x13" after the name, if any (a C++ name may hold a '+' of its own:
+  // "operator+(int)").
+  const size_t plus = symbol.rfind("+0x");
+  if (plus == std::string::npos || plus == 0) return symbol;
+  for (size_t i = plus + 3; i < symbol.size(); ++i)
+    if (!std::isxdigit(static_cast<unsigned char>(symbol[i]))) return symbol;
+  return symbol.substr(0, plus);
 }
 
 CrossValidation CrossValidator::Validate(const std::vector<BranchSample>& samples,

@@ -78,13 +78,16 @@ class CrossValidator {
     std::map<uint32_t, uint64_t> edges;
     std::map<RangeKey, uint64_t> ranges;
   };
-  std::string FunctionOf(const std::string& symbol) const;
 
   CrossValidateOptions options_;
   const AddressNormaliser& a_;
   std::function<std::string(uint64_t)> symbolize_a_;
   FlowEdges flow_;
 };
+
+// The function of a symbolised address, "name+0x13" or "name" as SymbolTable::Describe gives
+// it; "?" for "" (no symbol).
+std::string FunctionOf(const std::string& symbol);
 
 // 100% * sum_k min(a_k/A, b_k/B), worked out exactly (the same whatever the keys' order); 0 when
 // either side is empty.

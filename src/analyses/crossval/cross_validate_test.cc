@@ -75,3 +75,13 @@ TEST_CASE("profile overlap is 100% for proportional profiles and 0% for disjoint
   CHECK(ProfileOverlap(a, c) == Approx(0));
   CHECK(ProfileOverlap(a, {}) == 0);
 }
+
+TEST_CASE("FunctionOf drops only the offset Describe puts after a name") {
+  CHECK(FunctionOf("main+0x13") == "main");
+  CHECK(FunctionOf("main") == "main");
+  CHECK(FunctionOf("") == "?");
+  // A C++ name shown demangled may hold a '+' of its own.
+  CHECK(FunctionOf("Big::operator+(Big const&)") == "Big::operator+(Big const&)");
+  CHECK(FunctionOf("Big::operator+(Big const&)+0x1f") == "Big::operator+(Big const&)");
+  CHECK(FunctionOf("operator+=(int)") == "operator+=(int)");
+}

@@ -68,7 +68,7 @@ const CallStackBuilder::Named& CallStackBuilder::LookUpName(uint64_t ip) const {
   if (!added) return named;
   const Symbol* symbol = options_.symbols ? options_.symbols->Find(ip) : nullptr;
   if (symbol) {
-    named.name = symbol->name;
+    named.name = options_.symbols->ShownName(*symbol);
     named.function = symbol->address;
     named.symbol = true;
   } else {

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "sideband/demangle.h"
 #include "sideband/elf_image.h"
 
 namespace ptprof::record::triggers {
@@ -78,7 +79,7 @@ Status ResolveAddressTriggers(pid_t pid, TriggerEngine& engine) {
     if (t.kind != TriggerKind::kAddress || t.address != 0) continue;
     uint64_t found = 0;
     for (const Symbol& s : image->symbols)
-      if (s.name == t.symbol) {
+      if (NamesSymbol(t.symbol, s.name)) {
         found = s.address;
         break;
       }
