@@ -10,6 +10,15 @@ namespace ptprof::syscalls {
 
 namespace {
 
+// A CSV field: as it is, or quoted (RFC 4180) when it holds a comma, a quote or a line break,
+// as a C++ caller's name does ("f(int, int)").
+std::string CsvField(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (const char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
 using nlohmann::ordered_json;
 
 std::string Number(int64_t number) { return number < 0 ? "-" : std::to_string(number); }
@@ -151,7 +160,7 @@ void WriteSyscallCsv(std::FILE* out, const SyscallReport& report) {
                    s->name.c_str(), s->number < 0 ? "" : std::to_string(s->number).c_str(),
                    timed ? std::to_string(s->latency_ns).c_str() : "", s->user_insns,
                    s->kernel_traced ? std::to_string(s->kernel_insns).c_str() : "",
-                   s->caller.c_str());
+                   CsvField(s->caller).c_str());
     }
     return;
   }
