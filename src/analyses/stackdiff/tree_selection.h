@@ -2,7 +2,8 @@
 // Which part of a call tree to show: SubtreesBelow answers "what ran below every entry into this
 // function?" by merging the subtrees of every outermost node called `symbol` (a recursive call
 // inside one is already part of its outer subtree and is not counted twice) into one tree whose
-// top level is `symbol`.
+// top level is `symbol`. A C++ function may be named without its parameters ("ns::f" for
+// "ns::f(int)"): every overload's subtrees are merged then.
 #include <cstddef>
 #include <string>
 

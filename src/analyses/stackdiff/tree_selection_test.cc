@@ -30,6 +30,25 @@ TEST_CASE("the subtrees below every entry of a function are merged under it") {
   CHECK(below.tree.root().total_ns == 290);
 }
 
+TEST_CASE("a C++ function named without its parameters selects every overload") {
+  CallTree tree = TreeFromLines(
+      "main 5 50 1\n"
+      "main;Reader::fill(char*) 2 20 1\n"
+      "main;Reader::fill(char*);memcpy 10 100 1\n"
+      "main;Reader::fill(int) 3 30 2\n"
+      "main;Reader::fill_all() 4 40 1\n");
+  Subtrees by_short = SubtreesBelow(tree, "Reader::fill");
+  CHECK(by_short.positions == 2);
+  const CallTreeNode* fill = by_short.tree.Find({"Reader::fill"});
+  REQUIRE(fill);
+  CHECK(fill->entries == 3);
+  CHECK(fill->total_insns == 2 + 10 + 3);
+  Subtrees one = SubtreesBelow(tree, "Reader::fill(int)");
+  CHECK(one.positions == 1);
+  CHECK(one.tree.root().total_insns == 3);
+  CHECK(SubtreesBelow(tree, "Reader::fil").positions == 0);
+}
+
 TEST_CASE("a function that never ran selects an empty tree") {
   CallTree tree = TreeFromLines("main 5 50 1\n");
   Subtrees below = SubtreesBelow(tree, "nowhere");
