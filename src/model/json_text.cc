@@ -55,4 +55,21 @@ std::string JsonString(std::string_view text) {
   return out;
 }
 
+std::string CsvQuoted(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + 2);
+  out += '"';
+  for (const char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
+std::string CsvField(std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
+  return CsvQuoted(text);
+}
+
 }  // namespace ptprof

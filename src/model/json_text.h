@@ -1,6 +1,6 @@
 #pragma once
 // Small helpers shared by every writer (the reports' and the decoders' own listings): hex
-// addresses as JSON expects them, decimal numbers, and JSON string escaping.
+// addresses as JSON expects them, decimal numbers, JSON string escaping and CSV fields.
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -20,5 +20,11 @@ size_t PutHexAddress(char* out, uint64_t value);
 
 // `text` as a quoted JSON string.
 std::string JsonString(std::string_view text);
+
+// `text` as a quoted CSV field (RFC 4180: in double quotes, each quote doubled).
+std::string CsvQuoted(std::string_view text);
+// `text` as a CSV field: as it is, or CsvQuoted when it holds a comma, a quote or a line break
+// (a demangled C++ name: "f(int, int)").
+std::string CsvField(std::string_view text);
 
 }  // namespace ptprof

@@ -39,3 +39,14 @@ TEST_CASE("JSON strings escape quotes, backslashes and control characters") {
   CHECK(JsonString("\n\r\t") == "\"\\n\\r\\t\"");
   CHECK(JsonString(std::string_view("\x01", 1)) == "\"\\u0001\"");
 }
+
+TEST_CASE("CSV fields are quoted always (CsvQuoted) or when they need it (CsvField)") {
+  CHECK(CsvQuoted("plain") == "\"plain\"");
+  CHECK(CsvQuoted("say \"hi\"") == "\"say \"\"hi\"\"\"");
+  CHECK(CsvQuoted("") == "\"\"");
+  CHECK(CsvField("main") == "main");
+  CHECK(CsvField("") == "");
+  CHECK(CsvField("f(int, int)") == "\"f(int, int)\"");
+  CHECK(CsvField("quote\"d") == "\"quote\"\"d\"");
+  CHECK(CsvField("two\nlines") == "\"two\nlines\"");
+}

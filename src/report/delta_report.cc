@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "src/model/json_text.h"
+
 namespace ptprof {
 
 namespace {
@@ -233,21 +235,16 @@ void WriteDeltaJson(std::FILE* out, const DeltaReport& r) {
 void WriteDeltaCsv(std::FILE* out, const DeltaReport& r) {
   std::fprintf(out, "id,stream,cpu,tid,instructions,time_%s,open_time,close_time,open_ip,close_ip,"
                "open_offset,close_offset,nested,open_symbol,close_symbol\n", r.time_unit.c_str());
-  auto quoted = [](const std::string& s) {
-    std::string q = "\"";
-    for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-    return q + "\"";
-  };
   if (!r.intervals) return;
   for (const delta::Interval& i : *r.intervals) {
     const ReportedInterval t = r.named(i);
     std::fprintf(out, "%" PRIu64 ",%s,%s,%s,%" PRIu64 ",%s,%s,%s,%s,%s,%s,%s,%u,%s,%s\n", i.id,
-                 quoted(t.stream).c_str(), i.cpu == kUnknownId ? "" : std::to_string(i.cpu).c_str(),
+                 CsvQuoted(t.stream).c_str(), i.cpu == kUnknownId ? "" : std::to_string(i.cpu).c_str(),
                  i.tid == kUnknownId ? "" : std::to_string(i.tid).c_str(), i.instructions(),
                  i.time() ? Num(*i.time()).c_str() : "", i.open_time ? Num(*i.open_time).c_str() : "",
                  i.close_time ? Num(*i.close_time).c_str() : "", Hex(i.open_ip).c_str(),
                  Hex(i.close_ip).c_str(), Hex(i.open_offset).c_str(), Hex(i.close_offset).c_str(),
-                 i.nested, quoted(t.open_symbol).c_str(), quoted(t.close_symbol).c_str());
+                 i.nested, CsvQuoted(t.open_symbol).c_str(), CsvQuoted(t.close_symbol).c_str());
   }
 }
 

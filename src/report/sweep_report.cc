@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "src/model/json_text.h"
+
 namespace ptprof {
 
 namespace {
@@ -110,11 +112,6 @@ void WriteSweepCsv(std::FILE* out, const SweepReport& report) {
       "median_insns,trf,overhead_median_percent,overhead_min_percent,overhead_max_percent";
   for (const auto& kind : kinds) text += ",packets_" + kind;
   text += "\n";
-  auto quote = [](const std::string& s) {
-    std::string q = "\"";
-    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
-  };
   for (const auto& row : report.rows) {
     const bool res = row.ok && row.has_resolution && row.resolution.has_deltas();
     text += fmt::format(
@@ -122,7 +119,7 @@ void WriteSweepCsv(std::FILE* out, const SweepReport& report) {
         row.backend, sweep::SweepAxisName(row.axis), row.config.psb_period,
         row.config.mtc_period ? std::to_string(*row.config.mtc_period) : "off",
         row.config.cyc_threshold ? std::to_string(*row.config.cyc_threshold) : "off",
-        row.config.tsc ? "on" : "off", row.ok ? 1 : 0, quote(row.error), row.trace_bytes,
+        row.config.tsc ? "on" : "off", row.ok ? 1 : 0, CsvQuoted(row.error), row.trace_bytes,
         row.insns, row.BytesPerInsn(), row.traced_seconds, row.seconds_emulated ? 1 : 0,
         row.BytesPerSecond(), row.resolution.timed_events,
         res ? fmt::format("{:.3f}", row.resolution.median_ns) : "",

@@ -6,18 +6,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "src/model/json_text.h"
+
 namespace ptprof::syscalls {
 
 namespace {
-
-// A CSV field: as it is, or quoted (RFC 4180) when it holds a comma, a quote or a line break,
-// as a C++ caller's name does ("f(int, int)").
-std::string CsvField(const std::string& text) {
-  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (const char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
-}
 
 using nlohmann::ordered_json;
 
