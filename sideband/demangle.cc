@@ -19,19 +19,25 @@ std::string Demangled(const std::string& linkage) {
 std::string WithoutParameters(const std::string& demangled) {
   // The parameter list is the last parenthesised group at depth 0 that the name ends with, give
   // or take qualifiers after it (" const", " &", " noexcept").
-  size_t end = demangled.find_last_of(')');
+  // Scanning back from the last ')' finds its own '(' first, so an operator's parentheses
+  // ("operator()(int)") stay in the name.
+  const size_t end = demangled.find_last_of(')');
   if (end == std::string::npos) return demangled;
   int depth = 0;
   for (size_t i = end + 1; i-- > 0;) {
     const char c = demangled[i];
     if (c == ')' || c == '>') ++depth;
     else if (c == '(' || c == '<') --depth;
-    if (depth == 0) {
-      // An operator's own parentheses ("operator()") come before its parameters, not after.
-      return i == 0 ? demangled : demangled.substr(0, i);
-    }
+    if (depth == 0) return i == 0 ? demangled : demangled.substr(0, i);  // (nothing before it)
   }
   return demangled;
+}
+
+bool NamesShown(std::string_view name, const std::string& shown) {
+  if (shown == name) return true;
+  // Only a name followed by its parameters can be the same without them.
+  return shown.size() > name.size() && shown.compare(0, name.size(), name) == 0 &&
+         shown[name.size()] == '(' && WithoutParameters(shown) == name;
 }
 
 bool NamesSymbol(std::string_view name, const std::string& linkage) {
@@ -44,8 +50,7 @@ bool NamesSymbol(std::string_view name, const std::string& linkage) {
     last = last.substr(colons + 2);
   last = last.substr(0, last.find('<'));
   if (!last.empty() && linkage.find(last) == std::string::npos) return false;
-  const std::string demangled = Demangled(linkage);
-  return demangled == name || WithoutParameters(demangled) == name;
+  return NamesShown(name, Demangled(linkage));
 }
 
 }  // namespace ptprof

@@ -13,8 +13,12 @@ std::string Demangled(const std::string& linkage);
 // "ns::f<int>(int) const"): how a person names the function. Any other name as it is.
 std::string WithoutParameters(const std::string& demangled);
 
+// Whether `name`, as a user gives it, names the function shown as `shown` (a demangled name):
+// the same name, or `shown` WithoutParameters.
+bool NamesShown(std::string_view name, const std::string& shown);
+
 // Whether `name`, as a user gives it, names the symbol whose linkage name is `linkage`: the
-// linkage name itself, or for a C++ symbol its demangled name, whole or WithoutParameters.
+// linkage name itself, or for a C++ symbol NamesShown of its demangled name.
 bool NamesSymbol(std::string_view name, const std::string& linkage);
 
 // Whether `linkage` may be a C++ name (Demangled then may give something else).

@@ -32,6 +32,14 @@ TEST_CASE("WithoutParameters leaves the function's qualified name") {
   CHECK(WithoutParameters("main") == "main");
 }
 
+TEST_CASE("NamesShown takes a shown name whole or without its parameters") {
+  CHECK(NamesShown("Reader::fill(char*)", "Reader::fill(char*)"));
+  CHECK(NamesShown("Reader::fill", "Reader::fill(char*)"));
+  CHECK(NamesShown("main", "main"));
+  CHECK_FALSE(NamesShown("Reader::fil", "Reader::fill(char*)"));
+  CHECK_FALSE(NamesShown("Reader::fill", "Reader::fill(char*)::helper(int)"));
+}
+
 TEST_CASE("NamesSymbol takes the linkage name or the demangled one, with or without parameters") {
   const std::string main_linkage = "_ZN6toplev4mainEiPPc";  // toplev::main(int, char**)
   CHECK(NamesSymbol("_ZN6toplev4mainEiPPc", main_linkage));
