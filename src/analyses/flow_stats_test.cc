@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include "src/model/parted_testing.h"
+#include "tests/unit/written_text.h"
 
 using namespace ptprof;
 
@@ -22,14 +23,10 @@ TraceEvent Block(uint64_t first, uint32_t insns, BlockEnd end, uint64_t tsc) {
 }
 
 std::string Render(const FlowStats& stats, bool json) {
-  char* buf = nullptr;
-  size_t len = 0;
-  std::FILE* mem = open_memstream(&buf, &len);
-  if (json) stats.WriteJson(mem); else stats.WriteText(mem);
-  std::fclose(mem);
-  std::string out(buf, len);
-  std::free(buf);
-  return out;
+  return testing::WrittenText([&](std::FILE* out) {
+    if (json) stats.WriteJson(out);
+    else stats.WriteText(out);
+  });
 }
 }  // namespace
 

@@ -9,20 +9,14 @@
 
 #include "sideband/image_testing.h"
 #include "src/analyses/patterns/pattern_parser.h"
+#include "tests/unit/written_text.h"
 
 using namespace ptprof;
 
 namespace {
 
 std::string Capture(void (*write)(std::FILE*, const DeltaReport&), const DeltaReport& r) {
-  char* buf = nullptr;
-  size_t size = 0;
-  std::FILE* f = open_memstream(&buf, &size);
-  write(f, r);
-  std::fclose(f);
-  std::string s(buf, size);
-  std::free(buf);
-  return s;
+  return testing::WrittenText([&](std::FILE* out) { write(out, r); });
 }
 
 TraceEvent Block(uint64_t ip, uint32_t insns, uint64_t tsc) {

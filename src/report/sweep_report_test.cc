@@ -6,19 +6,14 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "tests/unit/written_text.h"
+
 using namespace ptprof;
 
 namespace {
 
 std::string Capture(void (*write)(std::FILE*, const SweepReport&), const SweepReport& report) {
-  char* data = nullptr;
-  size_t size = 0;
-  std::FILE* f = open_memstream(&data, &size);
-  write(f, report);
-  std::fclose(f);
-  std::string text(data, size);
-  free(data);
-  return text;
+  return testing::WrittenText([&](std::FILE* out) { write(out, report); });
 }
 
 SweepReport Sample() {

@@ -5,20 +5,14 @@
 
 #include <catch2/catch.hpp>
 
+#include "tests/unit/written_text.h"
+
 namespace ptprof::syscalls {
 namespace {
 
 // What WriteSyscallCsv writes for `report`.
 std::string Csv(const SyscallReport& report) {
-  char* text = nullptr;
-  size_t size = 0;
-  std::FILE* out = open_memstream(&text, &size);
-  REQUIRE(out != nullptr);
-  WriteSyscallCsv(out, report);
-  std::fclose(out);
-  std::string written(text, size);
-  std::free(text);
-  return written;
+  return testing::WrittenText([&](std::FILE* out) { WriteSyscallCsv(out, report); });
 }
 
 TEST_CASE("the instances' CSV quotes a caller whose name holds a comma or a quote") {
