@@ -125,7 +125,7 @@ void SymbolTable::ForgetShown() const {
 
 const std::string& SymbolTable::ShownName(const Symbol& symbol) const {
   if (!MayBeMangled(symbol.name)) return symbol.name;
-  Sort();
+  // `symbol` came from Find or FindNamed, which sorted the table and made the slots.
   std::atomic<const std::string*>& slot = shown_[static_cast<size_t>(&symbol - symbols_.data())];
   if (const std::string* shown = slot.load(std::memory_order_acquire)) return *shown;
   auto made = std::make_unique<const std::string>(Demangled(symbol.name));
