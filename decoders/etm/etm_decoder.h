@@ -62,6 +62,12 @@ struct EtmDecodeStats {
   uint64_t parts = 0;
   uint64_t parts_redone = 0;
   std::string redone_because;
+  // Where the rest was decoded in one piece for such a consumer: the parts of it that the
+  // consumer took on a second thread (src/model/part_pipe.h), folded and refused, and whether
+  // it took the rest directly because its work was found light.
+  uint64_t rest_parts = 0;
+  uint64_t rest_parts_refused = 0;
+  bool rest_consumer_light = false;
 };
 
 // How a Decode went, for --verbose: "decoded in one piece", or in how many segments, how many

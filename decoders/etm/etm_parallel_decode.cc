@@ -61,6 +61,11 @@ std::string HowDecoded(const EtmDecodeStats& stats) {
             stats.stretched_because + ")";
   if (!stats.sequential_because.empty())
     text += "; the rest in one piece because " + stats.sequential_because;
+  if (stats.rest_parts || stats.rest_parts_refused)
+    text += ", consumed on a second thread in " + std::to_string(stats.rest_parts) + " parts" +
+            (stats.rest_parts_refused    ? " (then directly: a part was refused)"
+             : stats.rest_consumer_light ? " (then directly: the consumer's work is light)"
+                                         : "");
   return text;
 }
 

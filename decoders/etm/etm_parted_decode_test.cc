@@ -195,8 +195,20 @@ TEST_CASE("a piece that does not join is decoded again with the one before, and 
         const EtmDecodeStats stats = dec->Decode(trace, parted);
         CHECK(parted.ended);
         check(parted.events, stats);
-        CHECK(static_cast<uint64_t>(parted.folded) == stats.parts);
+        CHECK(static_cast<uint64_t>(parted.folded) == stats.parts + stats.rest_parts);
         if (!c.rest_in_one_piece) CHECK(stats.parts == 8 - c.stretched);
+        // The rest in one piece is consumed in parts on a second thread (src/model/part_pipe.h).
+        CHECK((stats.rest_parts > 0) == c.rest_in_one_piece);
+        CHECK(stats.rest_parts_refused == 0);
+      }
+      SECTION("in parts, the rest's parts refused from the fourth made on") {
+        Parted parted([](int serial) { return serial >= 3; });
+        const EtmDecodeStats stats = dec->Decode(trace, parted);
+        check(parted.events, stats);
+        if (c.rest_in_one_piece) {
+          CHECK(stats.rest_parts_refused == 1);  // then the rest goes to the consumer directly
+          CHECK(HowDecoded(stats).find("a part was refused") != std::string::npos);
+        }
       }
       SECTION("in pieces") {
         Collect collected;

@@ -1,6 +1,9 @@
 #include "decoders/etm/etm_piece_joins.h"
 
+#include <optional>
 #include <utility>
+
+#include "src/model/part_pipe.h"
 
 namespace ptprof::etm {
 
@@ -38,6 +41,21 @@ void PieceJoins::DecodeRest(size_t held, size_t skip, const std::function<void()
                             const std::function<void()>& let_go) {
   if (!given_up()) return;
   halt();
+  // The workers start no more pieces: a thread is free to consume what this one decodes.
+  std::optional<PartPipe> pipe;
+  if (consumer_ && pipe.emplace(*consumer_).Start()) pass_.SendTo(*pipe);
+  DecodeRestInOnePiece(held, skip, let_go);
+  if (pipe) {
+    pipe->Drain();
+    pass_.SendTo(sink_);
+    total_.rest_parts = pipe->parts_folded();
+    total_.rest_parts_refused = pipe->parts_refused();
+    total_.rest_consumer_light = pipe->found_light();
+  }
+}
+
+void PieceJoins::DecodeRestInOnePiece(size_t held, size_t skip,
+                                      const std::function<void()>& let_go) {
   if (stretch_ && stretch_->Finish(trace_)) return;
   let_go();
   quiet_.Restore();

@@ -22,6 +22,7 @@
 #include "decoders/etm/event_passer.h"
 #include "decoders/etm/quiet_opencsd_log.h"
 #include "src/model/event_chunks.h"
+#include "src/model/parted_sink.h"
 
 namespace ptprof::etm {
 
@@ -30,7 +31,7 @@ class PieceJoins {
   // A decode of `trace` by clones of `decoder` in the pieces of `plan`, its events for `sink`.
   PieceJoins(const EtmDecoder& decoder, const std::vector<uint8_t>& trace,
              const std::vector<EtmSegment>& plan, EventSink& sink)
-      : decoder_(decoder), trace_(trace), plan_(plan), pass_(sink, total_),
+      : decoder_(decoder), trace_(trace), plan_(plan), pass_(sink, total_), sink_(sink),
         given_up_at_(plan.size()) {
     total_.bytes = trace.size();
     total_.segments = plan.size();
@@ -39,6 +40,10 @@ class PieceJoins {
   EtmDecodeStats& total() { return total_; }
   EventChunkPool& pool() { return pool_; }
   EventPasser& pass() { return pass_; }
+
+  // The consumer takes its stream in parts: where the rest is decoded in one piece, a second
+  // thread consumes it in parts (src/model/part_pipe.h) while this one decodes.
+  void ConsumeRestInParts(PartedSink& consumer) { consumer_ = &consumer; }
 
   // How a new stretch gets the decode of the piece held as a worker left it, to go on from
   // (HeldDecode, its `fed` filled in here); without it, or where it gives none, the stretch
@@ -93,12 +98,16 @@ class PieceJoins {
                   const std::function<void()>& let_go);
 
  private:
+  void DecodeRestInOnePiece(size_t held, size_t skip, const std::function<void()>& let_go);
+
   const EtmDecoder& decoder_;
   const std::vector<uint8_t>& trace_;
   const std::vector<EtmSegment>& plan_;
   EtmDecodeStats total_;
   EventChunkPool pool_{SIZE_MAX};
   EventPasser pass_;
+  EventSink& sink_;
+  PartedSink* consumer_ = nullptr;
   QuietOpenCsdLog quiet_;
   std::optional<OnePieceStretch> stretch_;
   std::function<std::optional<HeldDecode>()> held_decode_;

@@ -60,7 +60,7 @@ void EventPasser::Pass(const TraceEvent& event, uint8_t mark) {
 
 void EventPasser::Count(const TraceEvent& event) {
   CountInto(event, total_);
-  sink_.OnEvent(event);
+  sink_->OnEvent(event);
 }
 
 void EventPasser::Absorb(const PartTally& tally) {

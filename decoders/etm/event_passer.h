@@ -31,7 +31,11 @@ struct PartTally {
 
 class EventPasser : public EventSink {
  public:
-  EventPasser(EventSink& sink, EtmDecodeStats& total) : sink_(sink), total_(total) {}
+  EventPasser(EventSink& sink, EtmDecodeStats& total) : sink_(&sink), total_(total) {}
+
+  // From now on the events passed on go to `sink` (a pipe in front of the consumer, or the
+  // consumer again).
+  void SendTo(EventSink& sink) { sink_ = &sink; }
 
   // From now on OnEvent takes the events of a decode whose marks are `marks`, of which it passes
   // on those numbered [skip, until).
@@ -57,7 +61,7 @@ class EventPasser : public EventSink {
  private:
   void Count(const TraceEvent& event);
 
-  EventSink& sink_;
+  EventSink* sink_;
   EtmDecodeStats& total_;
   const std::vector<uint8_t>* marks_ = nullptr;
   size_t skip_ = 0, until_ = SIZE_MAX, seen_ = 0;
