@@ -39,7 +39,7 @@ class PartPipe : public EventSink {
   static constexpr size_t kPartEvents = 1 << 14;
   static constexpr size_t kInFlight = 3;
   static constexpr size_t kProbeParts = 4;
-  static constexpr double kLightShare = 0.25;
+  static constexpr double kLightShare = 0.15;
 
   explicit PartPipe(PartedSink& sink, size_t part_events = kPartEvents,
                     size_t in_flight = kInFlight);
