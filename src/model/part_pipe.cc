@@ -34,7 +34,6 @@ bool PartPipe::Start() {
   if (StartThreads(thread_, 1, [this](unsigned) { Work(); }).count == 0) return false;
   gathering_ = std::make_unique<Part>(&pool_);
   direct_ = false;
-  started_ns_ = NowNs();
   return true;
 }
 
@@ -43,6 +42,7 @@ void PartPipe::OnEvent(const TraceEvent& event) {
     sink_.OnEvent(event);
     return;
   }
+  if (!judged_ && gathering_->events.empty()) gather_begin_ns_ = NowNs();
   gathering_->events.push_back(event);
   if (gathering_->events.size() >= part_events_) Submit();
 }
@@ -57,7 +57,7 @@ void PartPipe::Drain() {
 void PartPipe::Submit() {
   if (gathering_->events.empty()) return;
   size_t given = 0;
-  if (!judged_) made_ns_ = NowNs() - started_ns_;
+  if (!judged_) made_ns_ += NowNs() - gather_begin_ns_;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     parts_.push_back(std::exchange(gathering_, std::make_unique<Part>(&pool_)));

@@ -101,9 +101,9 @@ class PartPipe : public EventSink {
   bool stop_ = false;
   std::vector<std::thread> thread_;
   size_t folded_ = 0, refused_ = 0;
-  // The probe: the decoding thread's time from Start to each part submitted, and the thread's time
-  // feeding the parts folded.
-  int64_t started_ns_ = 0, made_ns_ = 0, fed_ns_ = 0;
+  // The probe: the decoding thread's time gathering the parts submitted (from each one's first
+  // event to its submission), and the thread's time feeding the parts folded.
+  int64_t gather_begin_ns_ = 0, made_ns_ = 0, fed_ns_ = 0;
   bool judged_ = false, light_ = false;
 };
 

@@ -178,7 +178,7 @@ TEST_CASE("PartPipe: a consumer whose parts take little of the decode's time get
   PartPipe pipe(consumer, 100, 2);
   REQUIRE(pipe.Start());
   for (size_t i = 0; i < stream.size(); ++i) {
-    if (i % 100 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));  // decoding
+    if (i % 100 == 50) std::this_thread::sleep_for(std::chrono::milliseconds(5));  // decoding
     pipe.OnEvent(stream[i]);
   }
   pipe.Drain();
