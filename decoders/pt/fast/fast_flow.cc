@@ -397,9 +397,18 @@ FastFlowOutcome FastFlowDecoder::Run(FlowObserver& observer, uint64_t trust_end)
   // Whether the next block follows events (or starts the decode): the model then notes the time
   // before it, which the block does not carry.
   bool after_events = true;
+  // The trace time the code switch hook was last asked at: its answer depends on the time
+  // alone (the task running then), so asked again at the same time it would switch nothing.
+  std::optional<std::optional<uint64_t>> asked_at;
+  auto switch_code = [&](std::optional<uint64_t> tsc, uint64_t offset) {
+    if (asked_at && *asked_at == tsc) return;
+    asked_at = tsc;
+    if (CodeBlocks* code = code_switch_(tsc, offset)) code_ = code;
+  };
   for (;;) {
     if (code_switch_) {
-      if (CodeBlocks* code = code_switch_(now(), qry_->Offset())) code_ = code;
+      const std::optional<uint64_t> tsc = now();
+      if (!asked_at || *asked_at != tsc) switch_code(tsc, qry_->Offset());
     }
     while (status >= 0 && (status & pts_event_pending)) {
       known_offset.reset();  // reading the event moves the decoder
@@ -410,7 +419,7 @@ FastFlowOutcome FastFlowDecoder::Run(FlowObserver& observer, uint64_t trust_end)
         // An event with its own time may be the first of another task.
         const std::optional<uint64_t> tsc =
             event.has_tsc ? std::optional<uint64_t>(event.tsc) : now();
-        if (CodeBlocks* code = code_switch_(tsc, offset)) code_ = code;
+        switch_code(tsc, offset);
       }
       if (status >= 0) {
         after_events = true;

@@ -47,8 +47,10 @@ class FastFlowDecoder {
   FastFlowDecoder& operator=(const FastFlowDecoder&) = delete;
 
   // Asked where FlowDecoder asks its ImageSwitchHook (before each block, and after each event is
-  // read, with the event's time when it has one): the code to read from now on (the code graph
-  // of another address space), or null to keep the current one. Set it before Run().
+  // read, with the event's time when it has one), but not again at the time it was last asked
+  // at: the code to read from now on (the code graph of another address space), or null to keep
+  // the current one. Its answer must depend on the time alone (the task running then), so that
+  // not asking again changes nothing. Set it before Run().
   using CodeSwitchHook =
       std::function<CodeBlocks*(std::optional<uint64_t> tsc, uint64_t offset)>;
   void SetCodeSwitchHook(CodeSwitchHook hook) { code_switch_ = std::move(hook); }
