@@ -385,31 +385,16 @@ FastFlowOutcome FastFlowDecoder::Run(FlowObserver& observer, uint64_t trust_end)
   }
   outcome.synced = true;
   FlowToModel* model = observer.AsModel();
-  // The decoder's time now (libipt's pt_blk_time), when it has one.
-  auto now = [&]() -> std::optional<uint64_t> {
-    uint64_t tsc = 0;
-    if (qry_->Time(&tsc) < 0) return std::nullopt;
-    return tsc;
-  };
+  auto now = [&] { return TimeNow(); };
   // Where the decoder stands, when nothing has moved it since the last block was emitted (the
   // next block starts there): saves asking libipt again.
   std::optional<uint64_t> known_offset;
   // Whether the next block follows events (or starts the decode): the model then notes the time
   // before it, which the block does not carry.
   bool after_events = true;
-  // The trace time the code switch hook was last asked at: its answer depends on the time
-  // alone (the task running then), so asked again at the same time it would switch nothing.
-  std::optional<std::optional<uint64_t>> asked_at;
-  auto switch_code = [&](std::optional<uint64_t> tsc, uint64_t offset) {
-    if (asked_at && *asked_at == tsc) return;
-    asked_at = tsc;
-    if (CodeBlocks* code = code_switch_(tsc, offset)) code_ = code;
-  };
+  asked_at_.reset();
   for (;;) {
-    if (code_switch_) {
-      const std::optional<uint64_t> tsc = now();
-      if (!asked_at || *asked_at != tsc) switch_code(tsc, qry_->Offset());
-    }
+    if (code_switch_) SwitchCodeAt(now(), qry_->Offset());
     while (status >= 0 && (status & pts_event_pending)) {
       known_offset.reset();  // reading the event moves the decoder
       const uint64_t offset = qry_->Offset();
@@ -419,7 +404,7 @@ FastFlowOutcome FastFlowDecoder::Run(FlowObserver& observer, uint64_t trust_end)
         // An event with its own time may be the first of another task.
         const std::optional<uint64_t> tsc =
             event.has_tsc ? std::optional<uint64_t>(event.tsc) : now();
-        switch_code(tsc, offset);
+        SwitchCodeAt(tsc, offset);
       }
       if (status >= 0) {
         after_events = true;
@@ -440,7 +425,7 @@ FastFlowOutcome FastFlowDecoder::Run(FlowObserver& observer, uint64_t trust_end)
     after_events = false;
     Walk walk;
     if (process_event_ || (status_ & pts_event_pending) || !enabled_) status = Next(walk);
-    else if (model && !code_switch_) status = RunPlain(*model, walk, offset);
+    else if (model) status = RunPlain(*model, walk, offset);
     else status = NextPlain(walk);
     if (status < 0) {
       if (status == -pte_eos) EmitWalk(observer, walk, offset);  // as libipt: the partial block

@@ -220,6 +220,26 @@ class FastFlowDecoder {
   // The time at `offset` into time_known_ and time_tsc_ (the query decoder's time changes only
   // with the packets it reads, which move its offset: at the offset it was last asked at, the
   // answer is the same).
+  // The decoder's time now (libipt's pt_blk_time), when it has one.
+  std::optional<uint64_t> TimeNow() const {
+    uint64_t tsc = 0;
+    if (qry_->Time(&tsc) < 0) return std::nullopt;
+    return tsc;
+  }
+  // Asks the code switch hook at time `tsc` (for the block at `offset`), unless it was last asked
+  // at that time: its answer depends on the time alone (the task running then), so asked again
+  // it would switch nothing. True when it switched the code.
+  bool SwitchCodeAt(std::optional<uint64_t> tsc, uint64_t offset) {
+    if (asked_at_ && *asked_at_ == tsc) return false;
+    asked_at_ = tsc;
+    CodeBlocks* code = code_switch_(tsc, offset);
+    if (!code) return false;
+    code_ = code;
+    return true;
+  }
+  // Whether the decoder's time has moved since the hook was last asked (a task may have begun).
+  bool TimeMovedSinceAsked() const { return !asked_at_ || *asked_at_ != TimeNow(); }
+
   void UpdateTime(uint64_t offset) {
     if (offset == time_offset_) return;
     uint64_t tsc = 0;
@@ -232,6 +252,8 @@ class FastFlowDecoder {
   std::unique_ptr<QueryDecoder> qry_;
   CodeBlocks* code_;
   CodeSwitchHook code_switch_;
+  // The time the hook was last asked at (SwitchCodeAt); none yet in this Run.
+  std::optional<std::optional<uint64_t>> asked_at_;
   std::string why_;
 
   // The state libipt's block decoder keeps, with the same meaning.

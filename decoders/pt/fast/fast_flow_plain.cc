@@ -79,19 +79,29 @@ int FastFlowDecoder::ProceedNoEvent(Walk& walk) {
   return status;
 }
 
-// Run's loop for as long as it would only walk plain blocks (no event waiting, tracing on, no
-// task to follow): each block goes to the model directly. Returns what NextPlain returned for the
-// first block after which Run must look again, with that block in `walk` (not passed on) and
-// `offset` where it began.
+// Run's loop for as long as it would only walk plain blocks (no event waiting, tracing on): each
+// block goes to the model directly. Returns what NextPlain returned for the first block after
+// which Run must look again, with that block in `walk` (not passed on) and `offset` where it
+// began. Following tasks (a code switch hook), it asks the hook before each step as Run asks it
+// before each block (a step whose bits came with a new time walks its first block alone, so that
+// the hook is asked at that time before the second, as Run would), and leaves the steady loop
+// (TakeSteadyRuns) aside.
 int FastFlowDecoder::RunPlain(FlowToModel& model, Walk& walk, uint64_t& offset) {
-  TntRuns& runs = code_->runs();
-  model.SetRunSource(runs.id());
+  TntRuns* runs = &code_->runs();
+  model.SetRunSource(runs->id());
   for (;;) {
+    if (code_switch_ && SwitchCodeAt(TimeNow(), qry_->Offset())) {
+      // Another address space: its own graph and runs; nothing of the last one's carries over.
+      runs = &code_->runs();
+      model.SetRunSource(runs->id());
+      last_run_ = nullptr;
+    }
     if (model.TakesRunBlocks()) {
       int status = 0;
-      const RunStep step = TakeTntRun(model, runs, walk, offset, status);
+      const RunStep step = TakeTntRun(model, *runs, walk, offset, status);
       if (step == RunStep::kTaken) {
-        if (!last_run_ || TakeSteadyRuns(model, runs, walk, offset, status) == RunStep::kTaken)
+        if (!last_run_ || code_switch_ ||
+            TakeSteadyRuns(model, *runs, walk, offset, status) == RunStep::kTaken)
           continue;
         return status;
       }
@@ -153,6 +163,9 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeTntRun(FlowToModel& model, TntRuns
     const int refilled = qry_->RefillTnt();
     if (refilled < 0)
       return RefillFailed(model, block, kind == X86Kind::kRetNear, refilled, walk, offset, status);
+    // The bits came with a new time: the plain walk takes this block (the bits pending), and
+    // the hook is asked at the new time before the next.
+    if (code_switch_ && TimeMovedSinceAsked()) return RunStep::kNone;
   }
   const uint32_t pending = qry_->PendingBits();
   const uint64_t state = TntRuns::State(qry_->PendingBitValues(), pending, speculative_);

@@ -371,6 +371,73 @@ TEST_CASE("Following tasks on one thread, a consumer in parts takes its stream o
   }
 }
 
+namespace {
+
+// Two tasks in turn, each in an address space of its own holding the same code: the first while
+// TSC / `stripe` is even, the second while it is odd (none before the first timing packet).
+class StripedTasks : public TaskTimeline {
+ public:
+  StripedTasks(const ImageSet& first, const ImageSet& second, uint64_t stripe)
+      : spaces_{&first, &second}, stripe_(stripe) {}
+  RunningTask TaskAt(std::optional<uint64_t> tsc) override {
+    if (!tsc || (*tsc / stripe_) % 2 == 0) return RunningTask{10, 11, 0};
+    return RunningTask{20, 21, 1};
+  }
+  std::vector<const ImageSection*> SpaceSections(size_t space) const override {
+    std::vector<const ImageSection*> sections;
+    for (const ImageSection& section : spaces_[space]->sections()) sections.push_back(&section);
+    return sections;
+  }
+
+ private:
+  const ImageSet* spaces_[2];
+  uint64_t stripe_;
+};
+
+}  // namespace
+
+TEST_CASE("Following tasks that change between TNT packets, the fast engine gives libipt's events",
+          "[fast_flow]") {
+  for (bool indirect : {false, true}) {
+    TempFile code(LoopProgram(indirect));
+    TempFile same(LoopProgram(indirect));
+    ImageSet first, second;
+    REQUIRE(first.AddRaw(RawImageSpec{code.path(), 0, UINT64_MAX, kSampleBase}));
+    REQUIRE(second.AddRaw(RawImageSpec{same.path(), 0, UINT64_MAX, kSampleBase}));
+    // A TSC packet after every few TNT packets (0x40 further for each packet), tasks striped by
+    // 0x40 (a switch at every TSC packet of an odd count), 0xc0 (one at most TSC packets) or
+    // 0x1000 (a few dozen).
+    for (const LoopShape shape :
+         {LoopShape{2000, 7, false, 3, indirect}, LoopShape{2000, 0, true, 2, indirect},
+          LoopShape{2000, 9, false, 5, indirect, true}}) {
+      for (const uint64_t stripe : {0x40u, 0xc0u, 0x1000u}) {
+        INFO("indirect " << indirect << ", mixed " << shape.mixed << ", timing " << shape.timing
+                         << ", stripe " << stripe);
+        const auto trace = LoopTrace(shape, 7);
+        auto decode = [&](FlowEngine engine) {
+          StripedTasks tasks(first, second, stripe);
+          FlowRequest request;
+          request.engine = engine;
+          request.tasks = &tasks;
+          Decoded out;
+          auto summary = DecodeFlow(trace, first, request, out.events);
+          REQUIRE(summary);
+          out.summary = *summary;
+          return out;
+        };
+        const Decoded libipt = decode(FlowEngine::kLibipt);
+        const Decoded fast = decode(FlowEngine::kFast);
+        RequireSame(libipt, fast);
+        CHECK(fast.summary.fast_segments == 1);
+        size_t switches = 0;
+        for (const TraceEvent& event : fast.events.events)
+          switches += std::holds_alternative<ContextSwitch>(event.body);
+        CHECK((switches > 2 || (stripe == 0x40 && shape.timing % 2 == 0)));
+      }
+    }
+  }
+}
+
 TEST_CASE("The fast engine takes instruction decodes, with or without tasks, but not ticks",
           "[fast_flow]") {
   FlowRequest request;
