@@ -7,7 +7,6 @@
 #include "decoders/pt/parallel_flow.h"
 #include "decoders/pt/parted_flow.h"
 #include "src/model/decode_defaults.h"
-#include "src/model/part_pipe.h"
 
 namespace ptprof::pt {
 
@@ -83,52 +82,10 @@ Result<FlowSummary> DecodeFlowFastSequential(std::span<const uint8_t> trace,
   return summary;
 }
 
-// The pipe's events to the consumer, its end once every part is folded.
-class PipedToEnd : public EventSink {
- public:
-  PipedToEnd(PartPipe& pipe, PartedSink& consumer) : pipe_(pipe), consumer_(consumer) {}
-  void OnEvent(const TraceEvent& event) override { pipe_.OnEvent(event); }
-  void OnBlocks(const BlockBatch& batch) override { pipe_.OnBlocks(batch); }
-  void OnEnd() override {
-    pipe_.Drain();
-    consumer_.OnEnd();
-  }
-
- private:
-  PartPipe& pipe_;
-  PartedSink& consumer_;
-};
-
-Result<FlowSummary> DecodeFlowAsPlanned(std::span<const uint8_t> trace, const ImageSet& images,
-                                        const FlowRequest& request, EventSink& sink);
-
 }  // namespace
 
 Result<FlowSummary> DecodeFlow(std::span<const uint8_t> trace, const ImageSet& images,
                                const FlowRequest& request, EventSink& sink) {
-  const unsigned jobs = request.jobs ? request.jobs : DefaultDecodeJobs();
-  // Following the tasks, one thread decodes the whole trace; with a second one, and a consumer
-  // that takes its stream in parts, that thread takes the consumer's work (src/model/part_pipe.h).
-  auto* parted = request.tasks && jobs >= 2 ? dynamic_cast<PartedSink*>(&sink) : nullptr;
-  if (!parted || !parted->TakesParts()) return DecodeFlowAsPlanned(trace, images, request, sink);
-  PartPipe pipe(*parted);
-  if (!pipe.Start()) return DecodeFlowAsPlanned(trace, images, request, sink);
-  PipedToEnd piped(pipe, *parted);
-  auto summary = DecodeFlowAsPlanned(trace, images, request, piped);
-  if (!summary) {
-    pipe.Drain();  // what was decoded before the failure, as a direct decode passes it on
-    return summary;
-  }
-  summary->piped_parts = pipe.parts_folded();
-  summary->piped_consumer_light = pipe.found_light();
-  summary->piped_parts_refused = pipe.parts_refused();
-  return summary;
-}
-
-namespace {
-
-Result<FlowSummary> DecodeFlowAsPlanned(std::span<const uint8_t> trace, const ImageSet& images,
-                                        const FlowRequest& request, EventSink& sink) {
   const bool fast = request.engine == FlowEngine::kFast && FastEngineApplies(request);
   const unsigned jobs = request.jobs ? request.jobs : DefaultDecodeJobs();
   // With tasks from sideband the trace is followed in order: in one piece.
@@ -172,7 +129,5 @@ Result<FlowSummary> DecodeFlowAsPlanned(std::span<const uint8_t> trace, const Im
     return DecodeFlowInParts(trace, images, request, plan, *parted);
   return DecodeFlowParallel(trace, images, request, plan, sink);
 }
-
-}  // namespace
 
 }  // namespace ptprof::pt

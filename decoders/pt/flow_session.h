@@ -96,13 +96,6 @@ struct FlowSummary {
   uint64_t fast_segments = 0;
   uint64_t libipt_segments = 0;
   std::string fallback_because;
-  // Decoded on one thread, following the tasks, with more asked for: the parts of the stream a
-  // second thread fed to the consumer (src/model/part_pipe.h), those refused (the rest then went
-  // to it directly), and whether the events after the first parts went to it directly because
-  // its work was found light.
-  uint64_t piped_parts = 0;
-  uint64_t piped_parts_refused = 0;
-  bool piped_consumer_light = false;
 };
 
 // Whether the fast engine can take this request at all (no tick events; instructions, which it

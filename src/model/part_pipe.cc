@@ -47,16 +47,6 @@ void PartPipe::OnEvent(const TraceEvent& event) {
   if (gathering_->events.size() >= part_events_) Submit();
 }
 
-void PartPipe::OnBlocks(const BlockBatch& batch) {
-  if (direct_) {
-    sink_.OnBlocks(batch);
-    return;
-  }
-  if (!judged_ && gathering_->events.empty()) gather_begin_ns_ = NowNs();
-  gathering_->events.Append(batch);
-  if (gathering_->events.size() >= part_events_) Submit();
-}
-
 void PartPipe::Drain() {
   if (direct_) return;
   Submit();

@@ -53,9 +53,6 @@ class PartPipe : public EventSink {
   bool Start();
 
   void OnEvent(const TraceEvent& event) override;
-  // A batch's blocks (its run references expanded on the pipe's thread, which reads the runs:
-  // they must live until Drain; the batch's BatchRun notes are not passed on).
-  void OnBlocks(const BlockBatch& batch) override;
   // The consumer's OnEnd is not called: the decode that feeds the pipe may go on feeding it
   // directly after Drain.
   void OnEnd() override {}

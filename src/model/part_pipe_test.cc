@@ -9,7 +9,6 @@
 
 #include "src/model/collecting_sink.h"
 #include "src/model/event_equality.h"
-#include "src/model/parted_testing.h"
 
 using namespace ptprof;
 
@@ -188,17 +187,4 @@ TEST_CASE("PartPipe: a consumer whose parts take little of the decode's time get
   CHECK(pipe.parts_folded() >= PartPipe::kProbeParts);
   CHECK(consumer.direct > 0);
   CHECK(consumer.direct + 100 * pipe.parts_folded() == stream.size());
-}
-
-TEST_CASE("PartPipe takes blocks in batches as well as events one by one", "[part_pipe]") {
-  const std::vector<TraceEvent> stream = Stream(9'000);
-  KeepingConsumer consumer;
-  consumer.part_work = std::chrono::milliseconds(1);
-  PartPipe pipe(consumer, 1'000, 2);
-  REQUIRE(pipe.Start());
-  testing::FeedEvents(pipe, stream, 0, stream.size(), true);
-  pipe.Drain();
-  CHECK(SameStream(consumer.events, stream));
-  CHECK(consumer.direct == 0);
-  CHECK(pipe.parts_folded() >= 9);
 }

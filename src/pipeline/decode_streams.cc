@@ -137,11 +137,6 @@ std::string DescribeDecode(const pt::FlowSummary& summary) {
             ")";
   if (!summary.sequential_because.empty())
     text += "; sequential because " + summary.sequential_because;
-  if (summary.piped_parts || summary.piped_parts_refused)
-    text += ", consumed on a second thread in " + std::to_string(summary.piped_parts) + " parts" +
-            (summary.piped_parts_refused    ? " (then directly: a part was refused)"
-             : summary.piped_consumer_light ? " (then directly: the consumer's work is light)"
-                                            : "");
   return text;
 }
 

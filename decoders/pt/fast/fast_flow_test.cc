@@ -7,7 +7,6 @@
 #include "src/model/event_equality.h"
 #include "decoders/pt/flow_session.h"
 #include "decoders/pt/flow_testing.h"
-#include "src/model/parted_sink.h"
 
 using namespace ptprof;
 using namespace ptprof::pt;
@@ -315,59 +314,6 @@ TEST_CASE("The fast engine follows tasks from sideband as libipt's decode does",
     CHECK(switches == 2);  // to the first task at the start, to the second at TSC 0x2000
     CHECK(fast.events.events.back().header.pid == 20);
     CHECK((listed > 0) == insns);
-  }
-}
-
-namespace {
-
-// A consumer in parts that keeps its stream: its parts' events folded after what it had.
-class KeptInParts : public PartedSink {
- public:
-  std::vector<TraceEvent> events;
-  int folded = 0;
-  bool ended = false;
-  void OnEvent(const TraceEvent& event) override { events.push_back(event); }
-  void OnEnd() override { ended = true; }
-  std::unique_ptr<EventSink> NewPart() const override { return std::make_unique<Collect>(); }
-  void Fold(std::unique_ptr<EventSink> part) override {
-    const auto& kept = static_cast<const Collect&>(*part).events;
-    events.insert(events.end(), kept.begin(), kept.end());
-    ++folded;
-  }
-};
-
-}  // namespace
-
-TEST_CASE("Following tasks on one thread, a consumer in parts takes its stream on a second",
-          "[fast_flow]") {
-  TempFile code(SampleProgram());
-  TempFile other(SampleProgram());
-  ImageSet first, second;
-  REQUIRE(first.AddRaw(RawImageSpec{code.path(), 0, UINT64_MAX, kSampleBase}));
-  REQUIRE(second.AddRaw(RawImageSpec{other.path(), 0, UINT64_MAX, kSampleBase}));
-  std::vector<uint8_t> trace;
-  for (uint64_t tsc : {0x1000, 0x1400, 0x2000, 0x2400}) {
-    auto part = SampleTrace(tsc);
-    trace.insert(trace.end(), part.begin(), part.end());
-  }
-  for (const FlowEngine engine : {FlowEngine::kFast, FlowEngine::kLibipt}) {
-    INFO((engine == FlowEngine::kFast ? "fast" : "libipt"));
-    TwoTasks tasks(first, second);
-    FlowRequest request;
-    request.engine = engine;
-    request.tasks = &tasks;
-    request.jobs = 1;
-    Collect direct;
-    REQUIRE(DecodeFlow(trace, first, request, direct));
-    request.jobs = 2;
-    KeptInParts parted;
-    auto summary = DecodeFlow(trace, first, request, parted);
-    REQUIRE(summary);
-    CHECK(parted.ended);
-    CHECK(summary->piped_parts == 1);  // a short trace: one part, folded at the end
-    CHECK(parted.folded == 1);
-    REQUIRE(parted.events.size() == direct.events.size());
-    for (size_t i = 0; i < direct.events.size(); ++i) CHECK(SameEvent(parted.events[i], direct.events[i]));
   }
 }
 
