@@ -67,9 +67,12 @@ namespace {
 // decoder must switch to it, nullopt to keep the current one.
 class TaskFollower {
  public:
+  // `image_of_space`: the images of `cache` made for the address spaces so far (by this decode
+  // or an earlier one that borrowed the same cache), added to as spaces are met.
   TaskFollower(TaskTimeline& tasks, PtImageCache& cache, FlowToModel& model,
-               std::vector<std::string>& warnings)
-      : tasks_(tasks), cache_(cache), model_(model), warnings_(warnings) {}
+               std::vector<std::string>& warnings, std::map<size_t, size_t>& image_of_space)
+      : tasks_(tasks), cache_(cache), model_(model), warnings_(warnings),
+        image_of_space_(image_of_space) {}
 
   std::optional<size_t> At(std::optional<uint64_t> tsc, uint64_t offset) {
     const RunningTask task = tasks_.TaskAt(tsc);
@@ -96,7 +99,7 @@ class TaskFollower {
   PtImageCache& cache_;
   FlowToModel& model_;
   std::vector<std::string>& warnings_;
-  std::map<size_t, size_t> image_of_space_;
+  std::map<size_t, size_t>& image_of_space_;
   std::optional<RunningTask> current_;
 };
 
@@ -132,8 +135,8 @@ Result<FastRangeResult> DecodeFlowRangeFast(std::span<const uint8_t> trace,
   std::unique_ptr<fast::CodeGraphPool::Entry> graph =
       pool.Borrow([&](PtImageCache& cache) { return cache.AddAll(images); }, added);
   if (!added) return tl::unexpected(added.error());
-  // Runs are referred to only from the lent graph, which outlives this decode (not from the code
-  // graphs of the tasks' images, made here).
+  // Runs are referred to only from the lent graph, which outlives this decode, and only without
+  // tasks (whose graphs the model's references do not name).
   if (!graphs || request.tasks) run_refs = {};
   // Instructions: each block the engine walks is expanded where it leaves the model.
   // With tasks, each block is read from the image of the address space it ran in.
@@ -151,11 +154,14 @@ Result<FastRangeResult> DecodeFlowRangeFast(std::span<const uint8_t> trace,
                                      run_refs, expander ? &time_notes : nullptr, image_notes,
                                      request.mark_runs});
   fast::FastFlowDecoder decoder(config, trace, graph->code);
-  // Following the tasks: one image and code graph per address space.
+  // Following the tasks: one image and code graph per address space, kept with the lent graph
+  // (warm for the next PSB segment it is lent to), asked of a timeline of this thread's.
   std::optional<TaskFollower> follower;
-  std::map<size_t, std::unique_ptr<fast::CodeBlocks>> code_of_image;
+  std::map<size_t, std::unique_ptr<fast::CodeBlocks>>& code_of_image = graph->code_of_image;
+  std::unique_ptr<TaskTimeline> own_tasks = request.tasks ? request.tasks->ForThread() : nullptr;
   if (request.tasks) {
-    follower.emplace(*request.tasks, graph->images, model, result.range.summary.warnings);
+    follower.emplace(own_tasks ? *own_tasks : *request.tasks, graph->images, model,
+                     result.range.summary.warnings, graph->image_of_space);
     decoder.SetCodeSwitchHook(
         [&](std::optional<uint64_t> tsc, uint64_t offset) -> fast::CodeBlocks* {
           const std::optional<size_t> image = follower->At(tsc, offset);
@@ -227,10 +233,13 @@ Result<FlowRangeResult> DecodeFlowRange(std::span<const uint8_t> trace, const Im
   FlowToModel model(sink, cache,
                     FlowModelOptions{request.cpu, request.pid, request.tid, offset_base, {}});
   FlowDecoder decoder(config, flow, trace, cache);
-  // Following the tasks: one libipt image per address space, made when first needed.
+  // Following the tasks: one libipt image per address space, made when first needed (kept with
+  // the lent images), asked of a timeline of this thread's.
   std::optional<TaskFollower> follower;
+  std::unique_ptr<TaskTimeline> own_tasks = request.tasks ? request.tasks->ForThread() : nullptr;
   if (request.tasks) {
-    follower.emplace(*request.tasks, cache, model, summary.warnings);
+    follower.emplace(own_tasks ? *own_tasks : *request.tasks, cache, model, summary.warnings,
+                     entry->image_of_space);
     decoder.SetImageSwitchHook([&](std::optional<uint64_t> tsc, uint64_t offset) -> pt_image* {
       const std::optional<size_t> image = follower->At(tsc, offset);
       return image ? cache.image(*image) : nullptr;

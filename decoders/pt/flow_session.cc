@@ -88,16 +88,12 @@ Result<FlowSummary> DecodeFlow(std::span<const uint8_t> trace, const ImageSet& i
                                const FlowRequest& request, EventSink& sink) {
   const bool fast = request.engine == FlowEngine::kFast && FastEngineApplies(request);
   const unsigned jobs = request.jobs ? request.jobs : DefaultDecodeJobs();
-  // With tasks from sideband the trace is followed in order: in one piece.
-  if (fast && (jobs < 2 || request.tasks)) {
-    auto summary = DecodeFlowFastSequential(trace, images, request, sink);
-    if (summary && jobs >= 2)
-      summary->sequential_because = "the tasks from sideband are followed in trace order";
-    return summary;
-  }
+  if (fast && jobs < 2) return DecodeFlowFastSequential(trace, images, request, sink);
   // A consumer that takes its stream in parts gets one per segment, on the thread that decodes it
   // (segments of the size the consumer asks for, else PartedSegmentBytes, unless the user chose).
-  auto* parted = jobs >= 2 && !request.tasks ? dynamic_cast<PartedSink*>(&sink) : nullptr;
+  // With tasks from sideband each segment's decode asks which task runs from the time at its
+  // PSB on, as the decode in one piece does there (the joins check that they agree).
+  auto* parted = jobs >= 2 ? dynamic_cast<PartedSink*>(&sink) : nullptr;
   if (parted && !parted->TakesParts()) parted = nullptr;
   FlowRequest parted_request = request;
   const bool sized_here = !request.segment_bytes && !ChosenSegmentBytes();

@@ -3,6 +3,7 @@
 // the flow decoder over a trace and the images and sends model TraceEvents to a sink. No libipt
 // types cross this header.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <span>
@@ -34,6 +35,10 @@ class TaskTimeline {
   virtual RunningTask TaskAt(std::optional<uint64_t> tsc) = 0;
   // The code of address space `space`, later sections hiding what they overlap.
   virtual std::vector<const ImageSection*> SpaceSections(size_t space) const = 0;
+  // A timeline giving the same answers for a decode on another thread (the PSB segments of a
+  // parallel decode), where this one keeps state between calls (a cache); null when this one
+  // may be asked from several threads at once.
+  virtual std::unique_ptr<TaskTimeline> ForThread() const { return nullptr; }
 };
 
 // Which block walker decodes the flow: libipt's block decoder, or ptprof's fast engine

@@ -43,10 +43,6 @@ ParallelPlan PlanParallelDecode(std::span<const uint8_t> trace, const FlowReques
     return plan;
   }
   if (plan.jobs < 2) return plan;
-  if (request.tasks) {
-    plan.sequential_because = "the tasks from sideband are followed in trace order";
-    return plan;
-  }
   const uint64_t segment = request.segment_bytes ? request.segment_bytes : DefaultSegmentBytes();
   if (trace.size() < 2 * segment) {
     plan.sequential_because = "the trace is smaller than two segments";

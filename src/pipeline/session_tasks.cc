@@ -28,6 +28,10 @@ class StreamTasks : public pt::TaskTimeline {
     return running;
   }
 
+  std::unique_ptr<pt::TaskTimeline> ForThread() const override {
+    return std::make_unique<StreamTasks>(tasks_, images_, cpu_, tid_);
+  }
+
   std::vector<const ImageSection*> SpaceSections(size_t space) const override {
     std::vector<const ImageSection*> sections;
     for (const Mapping& mapping : tasks_.spaces.MappingsOf(space)) {

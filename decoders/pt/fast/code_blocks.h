@@ -158,6 +158,11 @@ class CodeGraphPool {
     PtImageCache images{true};  // libipt's side only when a segment falls back to libipt
     CodeBlocks code{images};
     std::thread::id last_user;  // the thread that borrowed it last
+    // Following tasks: the image of `images` made for each address space of the tasks, and the
+    // code graph of each such image, kept for the next decode that borrows this entry (the next
+    // PSB segment of a parallel decode) as the entry's own graph is.
+    std::map<size_t, size_t> image_of_space;
+    std::map<size_t, std::unique_ptr<CodeBlocks>> code_of_image;
   };
   // An entry, new or returned by an earlier decode (preferably one this thread had, whose graph
   // is warm in its cache); `fill` adds the sections to a new one.

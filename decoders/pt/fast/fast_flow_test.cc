@@ -290,7 +290,7 @@ TEST_CASE("The fast engine follows tasks from sideband as libipt's decode does",
     request.engine = engine;
     request.insns = insns;
     request.tasks = &tasks;
-    request.jobs = 2;  // tasks keep the decode in one piece anyway
+    request.jobs = 2;  // too short to cut: in one piece
     Decoded out;
     auto summary = DecodeFlow(trace, first, request, out.events);
     REQUIRE(summary);
@@ -304,8 +304,7 @@ TEST_CASE("The fast engine follows tasks from sideband as libipt's decode does",
     RequireSame(libipt, fast);
     CHECK(fast.summary.fast_segments == 1);
     CHECK(fast.summary.libipt_segments == 0);
-    CHECK(fast.summary.sequential_because ==
-          "the tasks from sideband are followed in trace order");
+    CHECK(fast.summary.sequential_because == "the trace is smaller than two segments");
     size_t switches = 0, listed = 0;
     for (const TraceEvent& event : fast.events.events) {
       if (std::holds_alternative<ContextSwitch>(event.body)) ++switches;
@@ -381,6 +380,45 @@ TEST_CASE("Following tasks that change between TNT packets, the fast engine give
         CHECK((switches > 2 || (stripe == 0x40 && shape.timing % 2 == 0)));
       }
     }
+  }
+}
+
+TEST_CASE("Following tasks, PSB segments decoded in parallel give libipt's events", "[fast_flow]") {
+  TempFile code(LoopProgram(false));
+  TempFile same(LoopProgram(false));
+  ImageSet first, second;
+  REQUIRE(first.AddRaw(RawImageSpec{code.path(), 0, UINT64_MAX, kSampleBase}));
+  REQUIRE(second.AddRaw(RawImageSpec{same.path(), 0, UINT64_MAX, kSampleBase}));
+  // Six loops, each from a PSB of its own, their TSC packets in the same range of times.
+  std::vector<uint8_t> trace;
+  for (uint32_t seed = 1; seed <= 6; ++seed) {
+    const auto part = LoopTrace(LoopShape{600, 0, true, 3, false}, seed);
+    trace.insert(trace.end(), part.begin(), part.end());
+  }
+  for (const uint64_t stripe : {0xc0u, 0x1000u}) {
+    INFO("stripe " << stripe);
+    auto decode = [&](FlowEngine engine, unsigned jobs) {
+      StripedTasks tasks(first, second, stripe);
+      FlowRequest request;
+      request.engine = engine;
+      request.tasks = &tasks;
+      request.jobs = jobs;
+      request.segment_bytes = 256;
+      Decoded out;
+      auto summary = DecodeFlow(trace, first, request, out.events);
+      REQUIRE(summary);
+      out.summary = *summary;
+      return out;
+    };
+    const Decoded libipt = decode(FlowEngine::kLibipt, 1);
+    const Decoded fast = decode(FlowEngine::kFast, 2);
+    RequireSame(libipt, fast);
+    const Decoded libipt_parallel = decode(FlowEngine::kLibipt, 2);
+    RequireSame(libipt, libipt_parallel);
+    CHECK(libipt_parallel.summary.segments > 3);
+    CHECK(fast.summary.segments > 3);
+    CHECK(fast.summary.sequential_because.empty());
+    CHECK(fast.summary.fast_segments == fast.summary.segments);
   }
 }
 
