@@ -1,6 +1,7 @@
 #include "decoders/pt/fast/fast_flow.h"
 
 #include <algorithm>
+#include <functional>
 
 #include <catch2/catch.hpp>
 
@@ -252,13 +253,15 @@ TEST_CASE("Handing over to libipt in the middle of a one-piece decode keeps the 
 
 namespace {
 
-// Two tasks, each in its own address space holding the sample program: the first until TSC
-// 0x1800, the second after.
+// Two tasks, each in an address space of its own: the first at a time `second_at` says no to
+// (and before the first timing packet), the second where it says yes.
 class TwoTasks : public TaskTimeline {
  public:
-  TwoTasks(const ImageSet& first, const ImageSet& second) : spaces_{&first, &second} {}
+  TwoTasks(const ImageSet& first, const ImageSet& second,
+           std::function<bool(uint64_t)> second_at = [](uint64_t tsc) { return tsc >= 0x1800; })
+      : spaces_{&first, &second}, second_at_(std::move(second_at)) {}
   RunningTask TaskAt(std::optional<uint64_t> tsc) override {
-    if (!tsc || *tsc < 0x1800) return RunningTask{10, 11, 0};
+    if (!tsc || !second_at_(*tsc)) return RunningTask{10, 11, 0};
     return RunningTask{20, 21, 1};
   }
   std::vector<const ImageSection*> SpaceSections(size_t space) const override {
@@ -269,7 +272,13 @@ class TwoTasks : public TaskTimeline {
 
  private:
   const ImageSet* spaces_[2];
+  std::function<bool(uint64_t)> second_at_;
 };
+
+// The two tasks in turn: the first while TSC / `stripe` is even, the second while it is odd.
+TwoTasks StripedTasks(const ImageSet& first, const ImageSet& second, uint64_t stripe) {
+  return TwoTasks(first, second, [stripe](uint64_t tsc) { return (tsc / stripe) % 2 != 0; });
+}
 
 }  // namespace
 
@@ -316,30 +325,6 @@ TEST_CASE("The fast engine follows tasks from sideband as libipt's decode does",
   }
 }
 
-namespace {
-
-// Two tasks in turn, each in an address space of its own holding the same code: the first while
-// TSC / `stripe` is even, the second while it is odd (none before the first timing packet).
-class StripedTasks : public TaskTimeline {
- public:
-  StripedTasks(const ImageSet& first, const ImageSet& second, uint64_t stripe)
-      : spaces_{&first, &second}, stripe_(stripe) {}
-  RunningTask TaskAt(std::optional<uint64_t> tsc) override {
-    if (!tsc || (*tsc / stripe_) % 2 == 0) return RunningTask{10, 11, 0};
-    return RunningTask{20, 21, 1};
-  }
-  std::vector<const ImageSection*> SpaceSections(size_t space) const override {
-    std::vector<const ImageSection*> sections;
-    for (const ImageSection& section : spaces_[space]->sections()) sections.push_back(&section);
-    return sections;
-  }
-
- private:
-  const ImageSet* spaces_[2];
-  uint64_t stripe_;
-};
-
-}  // namespace
 
 TEST_CASE("Following tasks that change between TNT packets, the fast engine gives libipt's events",
           "[fast_flow]") {
@@ -360,7 +345,7 @@ TEST_CASE("Following tasks that change between TNT packets, the fast engine give
                          << ", stripe " << stripe);
         const auto trace = LoopTrace(shape, 7);
         auto decode = [&](FlowEngine engine) {
-          StripedTasks tasks(first, second, stripe);
+          TwoTasks tasks = StripedTasks(first, second, stripe);
           FlowRequest request;
           request.engine = engine;
           request.tasks = &tasks;
@@ -398,7 +383,7 @@ TEST_CASE("Following tasks, PSB segments decoded in parallel give libipt's event
   for (const uint64_t stripe : {0xc0u, 0x1000u}) {
     INFO("stripe " << stripe);
     auto decode = [&](FlowEngine engine, unsigned jobs) {
-      StripedTasks tasks(first, second, stripe);
+      TwoTasks tasks = StripedTasks(first, second, stripe);
       FlowRequest request;
       request.engine = engine;
       request.tasks = &tasks;
