@@ -393,6 +393,7 @@ FastFlowOutcome FastFlowDecoder::Run(FlowObserver& observer, uint64_t trust_end)
   // before it, which the block does not carry.
   bool after_events = true;
   asked_at_.reset();
+  walk_one_first_ = false;
   for (;;) {
     if (code_switch_) SwitchCodeAt(now(), qry_->Offset());
     while (status >= 0 && (status & pts_event_pending)) {

@@ -254,6 +254,9 @@ class FastFlowDecoder {
   CodeSwitchHook code_switch_;
   // The time the hook was last asked at (SwitchCodeAt); none yet in this Run.
   std::optional<std::optional<uint64_t>> asked_at_;
+  // Following tasks: the bits pending came with a time the hook was not asked at, and the block
+  // that takes the first of them is walked before it is (RunPlain).
+  bool walk_one_first_ = false;
   std::string why_;
 
   // The state libipt's block decoder keeps, with the same meaning.

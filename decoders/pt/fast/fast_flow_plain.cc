@@ -84,13 +84,12 @@ int FastFlowDecoder::ProceedNoEvent(Walk& walk) {
 // which Run must look again, with that block in `walk` (not passed on) and `offset` where it
 // began. Following tasks (a code switch hook), it asks the hook before each step as Run asks it
 // before each block (a step whose bits came with a new time walks its first block alone, so that
-// the hook is asked at that time before the second, as Run would), and leaves the steady loop
-// (TakeSteadyRuns) aside.
+// the hook is asked at that time before the second, as Run would).
 int FastFlowDecoder::RunPlain(FlowToModel& model, Walk& walk, uint64_t& offset) {
   TntRuns* runs = &code_->runs();
   model.SetRunSource(runs->id());
   for (;;) {
-    if (code_switch_ && SwitchCodeAt(TimeNow(), qry_->Offset())) {
+    if (code_switch_ && !walk_one_first_ && SwitchCodeAt(TimeNow(), qry_->Offset())) {
       // Another address space: its own graph and runs; nothing of the last one's carries over.
       runs = &code_->runs();
       model.SetRunSource(runs->id());
@@ -100,14 +99,14 @@ int FastFlowDecoder::RunPlain(FlowToModel& model, Walk& walk, uint64_t& offset) 
       int status = 0;
       const RunStep step = TakeTntRun(model, *runs, walk, offset, status);
       if (step == RunStep::kTaken) {
-        if (!last_run_ || code_switch_ ||
-            TakeSteadyRuns(model, *runs, walk, offset, status) == RunStep::kTaken)
+        if (!last_run_ || TakeSteadyRuns(model, *runs, walk, offset, status) == RunStep::kTaken)
           continue;
         return status;
       }
       if (step == RunStep::kReturn) return status;
     }
     last_run_ = nullptr;
+    walk_one_first_ = false;
     const int status = NextPlain(walk);
     if (!GoesOnPlain(status)) return status;
     const uint64_t after = qry_->Offset();
@@ -140,6 +139,9 @@ inline FastFlowDecoder::RunStep FastFlowDecoder::TakeRunPart(FlowToModel& model,
 FastFlowDecoder::RunStep FastFlowDecoder::TakeTntRun(FlowToModel& model, TntRuns& runs, Walk& walk,
                                                      uint64_t& offset, int& status) {
   // The block at ip_: known when the last run led here, else from the graph.
+  // The bits pending came with a new time (TakeSteadyRuns read them): the plain walk takes this
+  // block, and the hook is asked before the next.
+  if (walk_one_first_) return RunStep::kNone;
   const TntRun* previous = last_run_;
   last_run_ = nullptr;
   const CodeBlock* block = previous ? previous_next_ : KnownNextBlock();

@@ -52,7 +52,11 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeSteadyRuns(FlowToModel& model, Tnt
     hand_over();
     return RefillFailed(model, block, returns, refilled, walk, offset, status);
   };
+  // Following tasks: the hook is asked before each block whenever the time has moved (RunPlain
+  // asks it), so the loop leaves where a packet it read brought a new time.
+  const bool tasks = static_cast<bool>(code_switch_);
   for (;;) {
+    if (tasks && TimeMovedSinceAsked()) break;
     // With no bits pending, the next TNT-8 packet's bits are the key, read from its byte: the
     // packet is read (RefillTnt) only once the run is known, and when the run takes all its bits,
     // read and taken in one step.
@@ -118,11 +122,13 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeSteadyRuns(FlowToModel& model, Tnt
         if (!fresh) break;
         const int refilled = qry_->RefillTnt();
         if (refilled < 0) return refill_failed(refilled, returns);
+        // Bits with a new time: the block takes them before the hook is asked again.
+        if (tasks && TimeMovedSinceAsked()) walk_one_first_ = true;
         break;
       }
       if (previous) previous->Followed(run);
     }
-    if (fresh && run->whole) {
+    if (fresh && run->whole && !tasks) {
       const int took = qry_->TakeWholeTnt8();
       if (took < 0) return refill_failed(took, returns);
       if (took > 0) break;  // a status follows the bits: left pending
@@ -131,6 +137,11 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeSteadyRuns(FlowToModel& model, Tnt
       if (fresh) {
         const int refilled = qry_->RefillTnt();
         if (refilled < 0) return refill_failed(refilled, returns);
+        // Bits with a new time: the run's first block alone first (TakeTntRun), then the hook.
+        if (tasks && TimeMovedSinceAsked()) {
+          walk_one_first_ = true;
+          break;
+        }
       }
       if (qry_->StatusAfterTaking(run->bits) != 0) break;
       status_ = qry_->TakeTntBits(run->bits);
