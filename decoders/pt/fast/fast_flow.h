@@ -150,6 +150,11 @@ class FastFlowDecoder {
   // TNT packet fails.
   RunStep TakeSteadyRuns(FlowToModel& model, TntRuns& runs, Walk& walk, uint64_t& offset,
                          int& status);
+  // The loop itself, made twice: following tasks (kTasks) and not, so that the checks the tasks
+  // need cost the other nothing.
+  template <bool kTasks>
+  RunStep SteadyRuns(FlowToModel& model, TntRuns& runs, Walk& walk, uint64_t& offset,
+                     int& status);
   // TakeTntRun's answer when the TNT packet for `block` (at ip_, ending in a conditional branch
   // or, when `returns`, a return) could not be read: `refilled`.
   RunStep RefillFailed(FlowToModel& model, const CodeBlock* block, bool returns, int refilled,

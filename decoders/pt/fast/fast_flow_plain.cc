@@ -88,8 +88,9 @@ int FastFlowDecoder::ProceedNoEvent(Walk& walk) {
 int FastFlowDecoder::RunPlain(FlowToModel& model, Walk& walk, uint64_t& offset) {
   TntRuns* runs = &code_->runs();
   model.SetRunSource(runs->id());
+  const bool tasks = static_cast<bool>(code_switch_);
   for (;;) {
-    if (code_switch_ && !walk_one_first_ && SwitchCodeAt(TimeNow(), qry_->Offset())) {
+    if (tasks && !walk_one_first_ && SwitchCodeAt(TimeNow(), qry_->Offset())) {
       // Another address space: its own graph and runs; nothing of the last one's carries over.
       runs = &code_->runs();
       model.SetRunSource(runs->id());

@@ -24,6 +24,13 @@ namespace ptprof::pt::fast {
 FastFlowDecoder::RunStep FastFlowDecoder::TakeSteadyRuns(FlowToModel& model, TntRuns& runs,
                                                          Walk& walk, uint64_t& offset,
                                                          int& status) {
+  return code_switch_ ? SteadyRuns<true>(model, runs, walk, offset, status)
+                      : SteadyRuns<false>(model, runs, walk, offset, status);
+}
+
+template <bool kTasks>
+FastFlowDecoder::RunStep FastFlowDecoder::SteadyRuns(FlowToModel& model, TntRuns& runs,
+                                                     Walk& walk, uint64_t& offset, int& status) {
   if (!model.TakesRunBlocks()) return RunStep::kTaken;
   const TntRun* previous = last_run_;  // the last run taken, when the walk went on from its end
   const CodeBlock* block = previous_next_;
@@ -54,7 +61,7 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeSteadyRuns(FlowToModel& model, Tnt
   };
   // Following tasks: the hook is asked before each block whenever the time has moved (RunPlain
   // asks it), so the loop leaves where a packet it read brought a new time.
-  const bool tasks = static_cast<bool>(code_switch_);
+  constexpr bool tasks = kTasks;
   for (;;) {
     if (tasks && TimeMovedSinceAsked()) break;
     // With no bits pending, the next TNT-8 packet's bits are the key, read from its byte: the
