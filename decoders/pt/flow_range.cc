@@ -74,6 +74,11 @@ class TaskFollower {
       : tasks_(tasks), cache_(cache), model_(model), warnings_(warnings),
         image_of_space_(image_of_space) {}
 
+  // Whether At would switch anything at time `tsc` (nothing changes here).
+  bool WouldSwitch(std::optional<uint64_t> tsc) {
+    return !current_ || !(*current_ == tasks_.TaskAt(tsc));
+  }
+
   std::optional<size_t> At(std::optional<uint64_t> tsc, uint64_t offset) {
     const RunningTask task = tasks_.TaskAt(tsc);
     if (current_ && *current_ == task) return std::nullopt;
@@ -170,7 +175,8 @@ Result<FastRangeResult> DecodeFlowRangeFast(std::span<const uint8_t> trace,
           std::unique_ptr<fast::CodeBlocks>& code = code_of_image[*image];
           if (!code) code = std::make_unique<fast::CodeBlocks>(graph->images, *image);
           return code.get();
-        });
+        },
+        [&](std::optional<uint64_t> tsc) { return follower->WouldSwitch(tsc); });
   }
   const fast::FastFlowOutcome outcome = decoder.Run(model, trust_end);
   if (!outcome.handled) {

@@ -53,7 +53,14 @@ class FastFlowDecoder {
   // not asking again changes nothing. Set it before Run().
   using CodeSwitchHook =
       std::function<CodeBlocks*(std::optional<uint64_t> tsc, uint64_t offset)>;
-  void SetCodeSwitchHook(CodeSwitchHook hook) { code_switch_ = std::move(hook); }
+  // With it, `would_switch`: whether the hook, asked at `tsc`, would switch anything (asked
+  // without its effects, where the decoder must not switch yet: a TNT packet's bits that came
+  // with a new time are taken by a run whole when the task stays).
+  using WouldSwitchHook = std::function<bool(std::optional<uint64_t> tsc)>;
+  void SetCodeSwitchHook(CodeSwitchHook hook, WouldSwitchHook would_switch = {}) {
+    code_switch_ = std::move(hook);
+    would_switch_ = std::move(would_switch);
+  }
 
   // Decodes to the end of the trace. Something it does not handle before `trust_end` (an offset
   // in `trace`) makes the outcome unhandled; at or after it, the decode just stops there (the
@@ -242,8 +249,16 @@ class FastFlowDecoder {
     code_ = code;
     return true;
   }
-  // Whether the decoder's time has moved since the hook was last asked (a task may have begun).
-  bool TimeMovedSinceAsked() const { return !asked_at_ || *asked_at_ != TimeNow(); }
+  // Whether the hook, asked now, might switch the code: the time has moved since it was last
+  // asked, and (when the decoder can ask without switching) another task runs at the new time.
+  // Where it would switch nothing, it counts as asked.
+  bool TaskMayChange() {
+    const std::optional<uint64_t> tsc = TimeNow();
+    if (asked_at_ && *asked_at_ == tsc) return false;
+    if (!would_switch_ || would_switch_(tsc)) return true;
+    asked_at_ = tsc;
+    return false;
+  }
 
   void UpdateTime(uint64_t offset) {
     if (offset == time_offset_) return;
@@ -257,6 +272,7 @@ class FastFlowDecoder {
   std::unique_ptr<QueryDecoder> qry_;
   CodeBlocks* code_;
   CodeSwitchHook code_switch_;
+  WouldSwitchHook would_switch_;
   // The time the hook was last asked at (SwitchCodeAt); none yet in this Run.
   std::optional<std::optional<uint64_t>> asked_at_;
   // Following tasks: the bits pending came with a time the hook was not asked at, and the block

@@ -166,9 +166,9 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeTntRun(FlowToModel& model, TntRuns
     const int refilled = qry_->RefillTnt();
     if (refilled < 0)
       return RefillFailed(model, block, kind == X86Kind::kRetNear, refilled, walk, offset, status);
-    // The bits came with a new time: the plain walk takes this block (the bits pending), and
-    // the hook is asked at the new time before the next.
-    if (code_switch_ && TimeMovedSinceAsked()) return RunStep::kNone;
+    // The bits came with a time at which another task may run: the plain walk takes this block
+    // (the bits pending), and the hook is asked at the new time before the next.
+    if (code_switch_ && TaskMayChange()) return RunStep::kNone;
   }
   const uint32_t pending = qry_->PendingBits();
   const uint64_t state = TntRuns::State(qry_->PendingBitValues(), pending, speculative_);

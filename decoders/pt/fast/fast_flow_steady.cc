@@ -60,10 +60,11 @@ FastFlowDecoder::RunStep FastFlowDecoder::SteadyRuns(FlowToModel& model, TntRuns
     return RefillFailed(model, block, returns, refilled, walk, offset, status);
   };
   // Following tasks: the hook is asked before each block whenever the time has moved (RunPlain
-  // asks it), so the loop leaves where a packet it read brought a new time.
+  // asks it), so the loop leaves where a packet it read brought a time at which another task may
+  // run (TaskMayChange).
   constexpr bool tasks = kTasks;
   for (;;) {
-    if (tasks && TimeMovedSinceAsked()) break;
+    if (tasks && TaskMayChange()) break;
     // With no bits pending, the next TNT-8 packet's bits are the key, read from its byte: the
     // packet is read (RefillTnt) only once the run is known, and when the run takes all its bits,
     // read and taken in one step.
@@ -129,8 +130,9 @@ FastFlowDecoder::RunStep FastFlowDecoder::SteadyRuns(FlowToModel& model, TntRuns
         if (!fresh) break;
         const int refilled = qry_->RefillTnt();
         if (refilled < 0) return refill_failed(refilled, returns);
-        // Bits with a new time: the block takes them before the hook is asked again.
-        if (tasks && TimeMovedSinceAsked()) walk_one_first_ = true;
+        // Bits with a time at which another task may run: the block takes them before the hook
+        // is asked again.
+        if (tasks && TaskMayChange()) walk_one_first_ = true;
         break;
       }
       if (previous) previous->Followed(run);
@@ -144,8 +146,9 @@ FastFlowDecoder::RunStep FastFlowDecoder::SteadyRuns(FlowToModel& model, TntRuns
       if (fresh) {
         const int refilled = qry_->RefillTnt();
         if (refilled < 0) return refill_failed(refilled, returns);
-        // Bits with a new time: the run's first block alone first (TakeTntRun), then the hook.
-        if (tasks && TimeMovedSinceAsked()) {
+        // Bits with a time at which another task may run: the run's first block alone first
+        // (TakeTntRun), then the hook.
+        if (tasks && TaskMayChange()) {
           walk_one_first_ = true;
           break;
         }
