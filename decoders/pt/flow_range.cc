@@ -67,12 +67,14 @@ namespace {
 // decoder must switch to it, nullopt to keep the current one.
 class TaskFollower {
  public:
-  // `image_of_space`: the images of `cache` made for the address spaces so far (by this decode
-  // or an earlier one that borrowed the same cache), added to as spaces are met.
+  // `tasks` is asked through a timeline of this thread's where it keeps state between calls
+  // (TaskTimeline::ForThread). `image_of_space`: the images of `cache` made for the address
+  // spaces so far (by this decode or an earlier one that borrowed the same cache), added to as
+  // spaces are met.
   TaskFollower(TaskTimeline& tasks, PtImageCache& cache, FlowToModel& model,
                std::vector<std::string>& warnings, std::map<size_t, size_t>& image_of_space)
-      : tasks_(tasks), cache_(cache), model_(model), warnings_(warnings),
-        image_of_space_(image_of_space) {}
+      : own_tasks_(tasks.ForThread()), tasks_(own_tasks_ ? *own_tasks_ : tasks), cache_(cache),
+        model_(model), warnings_(warnings), image_of_space_(image_of_space) {}
 
   // Whether At would switch anything at time `tsc` (nothing changes here).
   bool WouldSwitch(std::optional<uint64_t> tsc) {
@@ -100,6 +102,7 @@ class TaskFollower {
   }
 
  private:
+  std::unique_ptr<TaskTimeline> own_tasks_;
   TaskTimeline& tasks_;
   PtImageCache& cache_;
   FlowToModel& model_;
@@ -160,13 +163,12 @@ Result<FastRangeResult> DecodeFlowRangeFast(std::span<const uint8_t> trace,
                                      request.mark_runs});
   fast::FastFlowDecoder decoder(config, trace, graph->code);
   // Following the tasks: one image and code graph per address space, kept with the lent graph
-  // (warm for the next PSB segment it is lent to), asked of a timeline of this thread's.
+  // (warm for the next PSB segment it is lent to).
   std::optional<TaskFollower> follower;
   std::map<size_t, std::unique_ptr<fast::CodeBlocks>>& code_of_image = graph->code_of_image;
-  std::unique_ptr<TaskTimeline> own_tasks = request.tasks ? request.tasks->ForThread() : nullptr;
   if (request.tasks) {
-    follower.emplace(own_tasks ? *own_tasks : *request.tasks, graph->images, model,
-                     result.range.summary.warnings, graph->image_of_space);
+    follower.emplace(*request.tasks, graph->images, model, result.range.summary.warnings,
+                     graph->image_of_space);
     decoder.SetCodeSwitchHook(
         [&](std::optional<uint64_t> tsc, uint64_t offset) -> fast::CodeBlocks* {
           const std::optional<size_t> image = follower->At(tsc, offset);
@@ -240,12 +242,10 @@ Result<FlowRangeResult> DecodeFlowRange(std::span<const uint8_t> trace, const Im
                     FlowModelOptions{request.cpu, request.pid, request.tid, offset_base, {}});
   FlowDecoder decoder(config, flow, trace, cache);
   // Following the tasks: one libipt image per address space, made when first needed (kept with
-  // the lent images), asked of a timeline of this thread's.
+  // the lent images).
   std::optional<TaskFollower> follower;
-  std::unique_ptr<TaskTimeline> own_tasks = request.tasks ? request.tasks->ForThread() : nullptr;
   if (request.tasks) {
-    follower.emplace(own_tasks ? *own_tasks : *request.tasks, cache, model, summary.warnings,
-                     entry->image_of_space);
+    follower.emplace(*request.tasks, cache, model, summary.warnings, entry->image_of_space);
     decoder.SetImageSwitchHook([&](std::optional<uint64_t> tsc, uint64_t offset) -> pt_image* {
       const std::optional<size_t> image = follower->At(tsc, offset);
       return image ? cache.image(*image) : nullptr;

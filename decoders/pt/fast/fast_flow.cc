@@ -385,7 +385,6 @@ FastFlowOutcome FastFlowDecoder::Run(FlowObserver& observer, uint64_t trust_end)
   }
   outcome.synced = true;
   FlowToModel* model = observer.AsModel();
-  auto now = [&] { return TimeNow(); };
   // Where the decoder stands, when nothing has moved it since the last block was emitted (the
   // next block starts there): saves asking libipt again.
   std::optional<uint64_t> known_offset;
@@ -395,7 +394,7 @@ FastFlowOutcome FastFlowDecoder::Run(FlowObserver& observer, uint64_t trust_end)
   asked_at_.reset();
   walk_one_first_ = false;
   for (;;) {
-    if (code_switch_) SwitchCodeAt(now(), qry_->Offset());
+    if (code_switch_) SwitchCodeAt(TimeNow(), qry_->Offset());
     while (status >= 0 && (status & pts_event_pending)) {
       known_offset.reset();  // reading the event moves the decoder
       const uint64_t offset = qry_->Offset();
@@ -404,7 +403,7 @@ FastFlowOutcome FastFlowDecoder::Run(FlowObserver& observer, uint64_t trust_end)
       if (status >= 0 && code_switch_) {
         // An event with its own time may be the first of another task.
         const std::optional<uint64_t> tsc =
-            event.has_tsc ? std::optional<uint64_t>(event.tsc) : now();
+            event.has_tsc ? std::optional<uint64_t>(event.tsc) : TimeNow();
         SwitchCodeAt(tsc, offset);
       }
       if (status >= 0) {
@@ -422,7 +421,7 @@ FastFlowOutcome FastFlowDecoder::Run(FlowObserver& observer, uint64_t trust_end)
       break;
     }
     uint64_t offset = known_offset ? *known_offset : qry_->Offset();
-    if (after_events && model) model->NoteTimeBefore(now().value_or(kUnknownTime));
+    if (after_events && model) model->NoteTimeBefore(TimeNow().value_or(kUnknownTime));
     after_events = false;
     Walk walk;
     if (process_event_ || (status_ & pts_event_pending) || !enabled_) status = Next(walk);

@@ -229,9 +229,6 @@ class FastFlowDecoder {
   RunStep Continue(const TntRun& run, const CodeBlock* next, uint64_t& offset, uint64_t after);
   RunStep HandBack(FlowToModel& model, const TntRun& run, const RunStop& stop, Walk& walk,
                    uint64_t& offset, uint64_t after, int result, int& status);
-  // The time at `offset` into time_known_ and time_tsc_ (the query decoder's time changes only
-  // with the packets it reads, which move its offset: at the offset it was last asked at, the
-  // answer is the same).
   // The decoder's time now (libipt's pt_blk_time), when it has one.
   std::optional<uint64_t> TimeNow() const {
     uint64_t tsc = 0;
@@ -260,6 +257,9 @@ class FastFlowDecoder {
     return false;
   }
 
+  // The time at `offset` into time_known_ and time_tsc_ (the query decoder's time changes only
+  // with the packets it reads, which move its offset: at the offset it was last asked at, the
+  // answer is the same).
   void UpdateTime(uint64_t offset) {
     if (offset == time_offset_) return;
     uint64_t tsc = 0;

@@ -139,10 +139,10 @@ inline FastFlowDecoder::RunStep FastFlowDecoder::TakeRunPart(FlowToModel& model,
 // `status` to Run with `walk` (the block after which Run looks again), as RunPlain does.
 FastFlowDecoder::RunStep FastFlowDecoder::TakeTntRun(FlowToModel& model, TntRuns& runs, Walk& walk,
                                                      uint64_t& offset, int& status) {
-  // The block at ip_: known when the last run led here, else from the graph.
-  // The bits pending came with a new time (TakeSteadyRuns read them): the plain walk takes this
-  // block, and the hook is asked before the next.
+  // The bits pending came with a time at which another task may run (TakeSteadyRuns read them):
+  // the plain walk takes this block, and the hook is asked before the next.
   if (walk_one_first_) return RunStep::kNone;
+  // The block at ip_: known when the last run led here, else from the graph.
   const TntRun* previous = last_run_;
   last_run_ = nullptr;
   const CodeBlock* block = previous ? previous_next_ : KnownNextBlock();
