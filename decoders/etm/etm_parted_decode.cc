@@ -47,7 +47,6 @@ EtmDecodeStats EtmDecoder::DecodeInParts(const std::vector<uint8_t>& trace,
                                          const std::vector<EtmSegment>& plan, unsigned jobs,
                                          PartedSink& sink) {
   PieceJoins joins(*this, trace, plan, sink);  // before the pieces, which it outlives
-  joins.ConsumeRestInParts(sink);
   EtmDecodeStats& total = joins.total();
   EventChunkPool& pool = joins.pool();
   EventPasser& pass = joins.pass();

@@ -32,7 +32,7 @@ class PieceJoins {
   PieceJoins(const EtmDecoder& decoder, const std::vector<uint8_t>& trace,
              const std::vector<EtmSegment>& plan, EventSink& sink)
       : decoder_(decoder), trace_(trace), plan_(plan), pass_(sink, total_), sink_(sink),
-        given_up_at_(plan.size()) {
+        consumer_(dynamic_cast<PartedSink*>(&sink)), given_up_at_(plan.size()) {
     total_.bytes = trace.size();
     total_.segments = plan.size();
   }
@@ -40,10 +40,6 @@ class PieceJoins {
   EtmDecodeStats& total() { return total_; }
   EventChunkPool& pool() { return pool_; }
   EventPasser& pass() { return pass_; }
-
-  // The consumer takes its stream in parts: where the rest is decoded in one piece, a second
-  // thread consumes it in parts (src/model/part_pipe.h) while this one decodes.
-  void ConsumeRestInParts(PartedSink& consumer) { consumer_ = &consumer; }
 
   // How a new stretch gets the decode of the piece held as a worker left it, to go on from
   // (HeldDecode, its `fed` filled in here); without it, or where it gives none, the stretch
@@ -107,7 +103,9 @@ class PieceJoins {
   EventChunkPool pool_{SIZE_MAX};
   EventPasser pass_;
   EventSink& sink_;
-  PartedSink* consumer_ = nullptr;
+  // `sink_` when it takes its stream in parts: where the rest is decoded in one piece, a second
+  // thread consumes it in parts (src/model/part_pipe.h) while this one decodes.
+  PartedSink* consumer_;
   QuietOpenCsdLog quiet_;
   std::optional<OnePieceStretch> stretch_;
   std::function<std::optional<HeldDecode>()> held_decode_;

@@ -76,9 +76,7 @@ void PartPipe::JudgeProbe() {
   const double fed_per_part = static_cast<double>(fed_ns_) / static_cast<double>(folded_);
   if (fed_per_part >= kLightShare * made_per_part) return;
   light_ = true;
-  Submit();
-  while (FoldOldest(true)) {
-  }
+  Drain();
   direct_ = true;
 }
 
