@@ -12,9 +12,10 @@ Stored archives (traces/lab/, made by tools/lab/make_traces.sh; checked without 
 4. The interrupt-heavy workload decodes without gaps and shows timer interrupts and page faults.
 Live (SKIP without qemu-system-x86_64, the lab kernel or busybox-static): one short recording
 checked as in 1 and 2; one with `--snapshot-on syscall=getpid` (one snapshot per getpid, each
-starting at a PSB, decoding without gaps and ending at the sysret (or iret) after __x64_sys_getpid, then the
-`end` snapshot up to exit_group); and bad input: a missing kernel, a workload that is not static, a guest
-that does not power off (the timeout stops QEMU; the partial archive decodes).
+starting at a PSB, decoding without gaps and ending at the sysret (or iret) after
+__x64_sys_getpid, then the `end` snapshot up to exit_group); and bad input: a missing kernel, a
+workload that is not static, a guest that does not power off (the timeout stops QEMU; the partial
+archive decodes).
 """
 import os
 import re
@@ -268,7 +269,8 @@ def check_snapshots(tmp, syscalls):
         t.check(f"snapshot: {name} starts at a PSB, decodes without gaps, ends " +
                 ("at getpid's sysret/iret" if k < len(streams) - 1 else "at exit_group") +
                 f" ({len(insns)} insns)", ok,
-                f"{first_packet} {d.stderr.strip()[:200]} {events[:4]} {lines[-2:] if lines else ''}")
+                f"{first_packet} {d.stderr.strip()[:200]} {events[:4]} "
+                f"{lines[-2:] if lines else ''}")
 
 
 def live():
