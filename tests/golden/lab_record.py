@@ -259,9 +259,9 @@ def check_snapshots(tmp, syscalls):
               lines[0].startswith("[enabled") and not any("gap" in e or "error" in e
                                                            for e in events))
         if k < len(streams) - 1:
-            # Cut when getpid returns to user mode: the last instruction is its sysret, or its
-            # iretq where the kernel took the slow way back (after an interrupt in the syscall
-            # let the scheduler run, say; seen once in CI).
+            # Cut when getpid returns to user mode: the last instruction is its sysret, or an
+            # iretq (the kernel's slow return, or an interrupt taken before the first user
+            # instruction after the sysret; seen once in CI).
             ok = ok and last_getpid >= 0 and re.search(r"\s(sysretq?|iretq)\s", insns[-1]) and \
                 lines[-1].startswith("[disabled ip 0x1")
         else:
