@@ -47,15 +47,21 @@ void AddressSpaces::Fork(int32_t child, int32_t parent, uint64_t time) {
 
 void AddressSpaces::Exit(int32_t, uint64_t) {}
 
-size_t AddressSpaces::SpaceAt(int32_t pid, uint64_t time) const {
+size_t AddressSpaces::SpaceAt(int32_t pid, uint64_t time, TimeSpan* span) const {
   auto it = of_pid_.find(pid);
-  if (it == of_pid_.end() || it->second.empty()) return kKernelOnly;
+  if (it == of_pid_.end() || it->second.empty()) {
+    if (span) *span = TimeSpan{};
+    return kKernelOnly;
+  }
   const std::vector<size_t>& states = it->second;
-  // The last state starting at or before `time`, else the first.
+  // The last state starting at or before `time`, else the first (from time 0 on).
   auto after = std::upper_bound(states.begin(), states.end(), time,
                                 [this](uint64_t t, size_t s) { return t < spaces_[s].from; });
-  const size_t index = after == states.begin() ? states.front() : *(after - 1);
-  return index + 1;
+  const auto state = after == states.begin() ? after : after - 1;
+  if (span)
+    *span = TimeSpan{state == states.begin() ? 0 : spaces_[*state].from,
+                     state + 1 == states.end() ? UINT64_MAX : spaces_[*(state + 1)].from};
+  return *state + 1;
 }
 
 std::vector<Mapping> AddressSpaces::MappingsOf(size_t space) const {

@@ -10,6 +10,8 @@
 #include <optional>
 #include <vector>
 
+#include "sideband/time_span.h"
+
 namespace ptprof {
 
 // Part of an image mapped at an address. `image` is the caller's id for what is mapped.
@@ -37,8 +39,9 @@ class AddressSpaces {
   void Exit(int32_t pid, uint64_t time);
 
   // The space of `pid` at `time` (perf-clock ns): its latest state at or before `time`; before
-  // the first thing known about it, its first state; kKernelOnly for a pid never seen.
-  size_t SpaceAt(int32_t pid, uint64_t time) const;
+  // the first thing known about it, its first state; kKernelOnly for a pid never seen. `span`,
+  // when given, is set to the times around `time` with the same answer.
+  size_t SpaceAt(int32_t pid, uint64_t time, TimeSpan* span = nullptr) const;
 
   // The user mappings of a space in mapping order (a later one hides what it overlaps), after
   // the kernel's.

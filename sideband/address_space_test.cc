@@ -21,6 +21,25 @@ TEST_CASE("AddressSpaces: mmaps accumulate, the kernel half is in every space") 
   CHECK(spaces.MappingsOf(AddressSpaces::kKernelOnly).size() == 1);
 }
 
+TEST_CASE("AddressSpaces: the times around a time with the same space") {
+  AddressSpaces spaces;
+  spaces.Map(100, 10, {0x400000, 0x1000, 1});
+  spaces.Map(100, 20, {0x7f0000000000, 0x2000, 2});
+  spaces.Map(100, 20, {0x7f0000100000, 0x2000, 3});  // the same time: the same state
+  spaces.Exec(100, 40);
+  TimeSpan span;
+  const size_t first = spaces.SpaceAt(100, 5, &span);
+  CHECK(span == TimeSpan{0, 20});  // before anything known, the first state holds
+  CHECK(spaces.SpaceAt(100, 19) == first);
+  CHECK(spaces.SpaceAt(100, 20, &span) != first);
+  CHECK(span == TimeSpan{20, 40});
+  CHECK(spaces.SpaceAt(100, 39) == spaces.SpaceAt(100, 20));
+  spaces.SpaceAt(100, 40, &span);
+  CHECK(span == TimeSpan{40, UINT64_MAX});
+  CHECK(spaces.SpaceAt(7, 5, &span) == AddressSpaces::kKernelOnly);
+  CHECK(span == TimeSpan{});  // a pid never seen: the kernel's space at every time
+}
+
 TEST_CASE("AddressSpaces: fork copies, exec replaces, exit keeps the last state, threads share") {
   AddressSpaces spaces;
   spaces.Map(100, 10, {0x400000, 0x1000, 1});

@@ -14,13 +14,21 @@ void TaskSchedule::Run(uint32_t cpu, uint64_t time, const Task& task) {
   slices.push_back(Slice{time, task});
 }
 
-std::optional<Task> TaskSchedule::At(uint32_t cpu, uint64_t time) const {
+std::optional<Task> TaskSchedule::At(uint32_t cpu, uint64_t time, TimeSpan* span) const {
   auto it = of_cpu_.find(cpu);
-  if (it == of_cpu_.end() || it->second.empty()) return std::nullopt;
+  if (it == of_cpu_.end() || it->second.empty()) {
+    if (span) *span = TimeSpan{};
+    return std::nullopt;
+  }
   const auto& slices = it->second;
   auto after = std::upper_bound(slices.begin(), slices.end(), time,
                                 [](uint64_t t, const Slice& s) { return t < s.from; });
-  return after == slices.begin() ? slices.front().task : (after - 1)->task;
+  // Before the first switch the first task runs, from time 0 on.
+  const auto slice = after == slices.begin() ? after : after - 1;
+  if (span)
+    *span = TimeSpan{slice == slices.begin() ? 0 : slice->from,
+                     slice + 1 == slices.end() ? UINT64_MAX : (slice + 1)->from};
+  return slice->task;
 }
 
 std::optional<Task> TaskSchedule::First(uint32_t cpu) const {

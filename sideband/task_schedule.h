@@ -6,6 +6,8 @@
 #include <optional>
 #include <vector>
 
+#include "sideband/time_span.h"
+
 namespace ptprof {
 
 struct Task {
@@ -23,7 +25,8 @@ class TaskSchedule {
 
   // The task on `cpu` at `time`: the last one that started at or before it; before the first
   // switch, the first task known on the CPU; nullopt when nothing is known about the CPU.
-  std::optional<Task> At(uint32_t cpu, uint64_t time) const;
+  // `span`, when given, is set to the times around `time` with the same answer.
+  std::optional<Task> At(uint32_t cpu, uint64_t time, TimeSpan* span = nullptr) const;
   // The first task known on `cpu`.
   std::optional<Task> First(uint32_t cpu) const;
   // The process of thread `tid`; -1 when unknown.

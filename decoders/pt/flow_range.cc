@@ -64,7 +64,8 @@ namespace {
 // Follows the tasks sideband names, for either engine: at each point the decoder asks, which
 // task runs (a ContextSwitch event for the model where it changes) and which image of `cache`
 // holds its address space's code (made when first needed). Returns that image's index when the
-// decoder must switch to it, nullopt to keep the current one.
+// decoder must switch to it, nullopt to keep the current one. `same` (when `tsc` is known): the
+// times around `tsc` at which asking again would switch nothing.
 class TaskFollower {
  public:
   // `tasks` is asked through a timeline of this thread's where it keeps state between calls
@@ -77,12 +78,12 @@ class TaskFollower {
         model_(model), warnings_(warnings), image_of_space_(image_of_space) {}
 
   // Whether At would switch anything at time `tsc` (nothing changes here).
-  bool WouldSwitch(std::optional<uint64_t> tsc) {
-    return !current_ || !(*current_ == tasks_.TaskAt(tsc));
+  bool WouldSwitch(std::optional<uint64_t> tsc, TscSpan* same) {
+    return !current_ || !(*current_ == tasks_.TaskAt(tsc, same));
   }
 
-  std::optional<size_t> At(std::optional<uint64_t> tsc, uint64_t offset) {
-    const RunningTask task = tasks_.TaskAt(tsc);
+  std::optional<size_t> At(std::optional<uint64_t> tsc, uint64_t offset, TscSpan* same) {
+    const RunningTask task = tasks_.TaskAt(tsc, same);
     if (current_ && *current_ == task) return std::nullopt;
     if (!current_ || current_->pid != task.pid || current_->tid != task.tid)
       model_.SwitchTask(task.pid, task.tid, offset, tsc);
@@ -170,15 +171,17 @@ Result<FastRangeResult> DecodeFlowRangeFast(std::span<const uint8_t> trace,
     follower.emplace(*request.tasks, graph->images, model, result.range.summary.warnings,
                      graph->image_of_space);
     decoder.SetCodeSwitchHook(
-        [&](std::optional<uint64_t> tsc, uint64_t offset) -> fast::CodeBlocks* {
-          const std::optional<size_t> image = follower->At(tsc, offset);
+        [&](std::optional<uint64_t> tsc, uint64_t offset, TscSpan& same) -> fast::CodeBlocks* {
+          const std::optional<size_t> image = follower->At(tsc, offset, &same);
           if (!image) return nullptr;
           model.NoteImageBefore(*image);
           std::unique_ptr<fast::CodeBlocks>& code = code_of_image[*image];
           if (!code) code = std::make_unique<fast::CodeBlocks>(graph->images, *image);
           return code.get();
         },
-        [&](std::optional<uint64_t> tsc) { return follower->WouldSwitch(tsc); });
+        [&](std::optional<uint64_t> tsc, TscSpan& same) {
+          return follower->WouldSwitch(tsc, &same);
+        });
   }
   const fast::FastFlowOutcome outcome = decoder.Run(model, trust_end);
   if (!outcome.handled) {
@@ -247,7 +250,7 @@ Result<FlowRangeResult> DecodeFlowRange(std::span<const uint8_t> trace, const Im
   if (request.tasks) {
     follower.emplace(*request.tasks, cache, model, summary.warnings, entry->image_of_space);
     decoder.SetImageSwitchHook([&](std::optional<uint64_t> tsc, uint64_t offset) -> pt_image* {
-      const std::optional<size_t> image = follower->At(tsc, offset);
+      const std::optional<size_t> image = follower->At(tsc, offset, nullptr);
       return image ? cache.image(*image) : nullptr;
     });
   }

@@ -11,6 +11,7 @@
 
 #include "decoders/pt/flow_options.h"
 #include "decoders/pt/pt_params.h"
+#include "decoders/pt/tsc_span.h"
 #include "sideband/image_set.h"
 #include "src/model/event_sink.h"
 #include "src/model/result.h"
@@ -32,7 +33,9 @@ class TaskTimeline {
  public:
   virtual ~TaskTimeline() = default;
   // The task running at trace time `tsc` (nullopt: before the trace's first timing packet).
-  virtual RunningTask TaskAt(std::optional<uint64_t> tsc) = 0;
+  // `same`, when given and `tsc` is known, is set to the times around it with the same answer
+  // (at least `tsc`).
+  virtual RunningTask TaskAt(std::optional<uint64_t> tsc, TscSpan* same) = 0;
   // The code of address space `space`, later sections hiding what they overlap.
   virtual std::vector<const ImageSection*> SpaceSections(size_t space) const = 0;
   // A timeline giving the same answers for a decode on another thread (the PSB segments of a

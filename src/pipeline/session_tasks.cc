@@ -6,26 +6,32 @@ namespace ptprof {
 
 namespace {
 
-// The decoder asks before every block; the answer changes only when the trace time does.
+// The decoder asks before every block; the answer changes only where the schedule or the
+// running process's address space does, and the answer is kept over the trace times between.
 class StreamTasks : public pt::TaskTimeline {
  public:
   StreamTasks(const SessionTasks& tasks, const ImageSet& images, std::optional<uint32_t> cpu,
               std::optional<int32_t> tid)
       : tasks_(tasks), images_(images), cpu_(cpu), tid_(tid) {}
 
-  pt::RunningTask TaskAt(std::optional<uint64_t> tsc) override {
-    if (cached_ && cached_tsc_ == tsc) return *cached_;
-    const uint64_t time = tsc ? tasks_.TimeOf(*tsc) : 0;  // no time yet: the first known task
-    Task task;
-    if (tid_) {
-      task = Task{tasks_.schedule.PidOf(*tid_), *tid_};
-    } else if (cpu_) {
-      task = tasks_.schedule.At(*cpu_, time).value_or(Task{});
+  pt::RunningTask TaskAt(std::optional<uint64_t> tsc, pt::TscSpan* same) override {
+    if (!cached_ || !(tsc ? cached_span_.Holds(*tsc) : cached_none_)) {
+      const uint64_t time = tsc ? tasks_.TimeOf(*tsc) : 0;  // no time yet: the first task known
+      Task task;
+      TimeSpan span;
+      if (tid_) {
+        task = Task{tasks_.schedule.PidOf(*tid_), *tid_};
+      } else if (cpu_) {
+        task = tasks_.schedule.At(*cpu_, time, &span).value_or(Task{});
+      }
+      TimeSpan space_span;
+      cached_ = pt::RunningTask{task.pid, task.tid,
+                                tasks_.spaces.SpaceAt(task.pid, time, &space_span)};
+      cached_none_ = !tsc;
+      cached_span_ = tsc ? tasks_.TscSpanOf(*tsc, span.And(space_span)) : pt::TscSpan{};
     }
-    pt::RunningTask running{task.pid, task.tid, tasks_.spaces.SpaceAt(task.pid, time)};
-    cached_ = running;
-    cached_tsc_ = tsc;
-    return running;
+    if (same && tsc) *same = cached_span_;
+    return *cached_;
   }
 
   std::unique_ptr<pt::TaskTimeline> ForThread() const override {
@@ -48,13 +54,54 @@ class StreamTasks : public pt::TaskTimeline {
   const ImageSet& images_;
   std::optional<uint32_t> cpu_;
   std::optional<int32_t> tid_;
+  // The last answer, and where it holds: the trace times in cached_span_, and no time (before
+  // the first timing packet) when cached_none_.
   std::optional<pt::RunningTask> cached_;
-  std::optional<uint64_t> cached_tsc_;
+  pt::TscSpan cached_span_;
+  bool cached_none_ = false;
 };
 
 int32_t Id(uint32_t id) { return static_cast<int32_t>(id); }
 
+// The farthest trace time from `tsc` (up or down) whose perf time `in` holds, where `in` holds
+// at `tsc`: doubling the step while it holds, then halving between the last time it held and
+// the first it did not. TimeOf is monotone, so `in` holds on one interval around `tsc`.
+template <typename In>
+uint64_t Reach(uint64_t tsc, bool up, const In& in) {
+  uint64_t good = tsc;
+  uint64_t bad = 0;
+  for (uint64_t step = 1;; step *= 2) {
+    const uint64_t room = up ? UINT64_MAX - good : good;
+    const uint64_t probe = room < step ? (up ? UINT64_MAX : 0) : (up ? good + step : good - step);
+    if (!in(probe)) {
+      bad = probe;
+      break;
+    }
+    if (room < step) return probe;  // it holds to the end of the TSC's range
+    good = probe;
+  }
+  while ((up ? bad - good : good - bad) > 1) {
+    const uint64_t mid = up ? good + (bad - good) / 2 : good - (good - bad) / 2;
+    (in(mid) ? good : bad) = mid;
+  }
+  return good;
+}
+
 }  // namespace
+
+pt::TscSpan SessionTasks::TscSpanOf(uint64_t tsc, const TimeSpan& span) const {
+  const uint64_t time = TimeOf(tsc);
+  if (!span.Holds(time)) return pt::TscSpan::At(tsc);
+  // A time on the wrong side of `tsc`'s (a product wrapping) does not hold either.
+  return pt::TscSpan{Reach(tsc, false, [&](uint64_t x) {
+                       const uint64_t t = TimeOf(x);
+                       return t <= time && span.Holds(t);
+                     }),
+                     Reach(tsc, true, [&](uint64_t x) {
+                       const uint64_t t = TimeOf(x);
+                       return t >= time && span.Holds(t);
+                     })};
+}
 
 std::unique_ptr<pt::TaskTimeline> SessionTasks::ForStream(const ImageSet& images,
                                                           std::optional<uint32_t> cpu,

@@ -18,6 +18,7 @@
 #include "sideband/perf/perf_clock.h"
 #include "sideband/perf/perf_data.h"
 #include "sideband/task_schedule.h"
+#include "sideband/time_span.h"
 
 namespace ptprof {
 
@@ -35,6 +36,9 @@ struct SessionTasks {
   uint64_t TimeOf(uint64_t tsc) const {
     return clock && clock->usable() ? clock->TscToPerfTime(tsc) : tsc;
   }
+
+  // The trace times around `tsc` whose perf times are in `span` (which holds TimeOf(tsc)).
+  pt::TscSpan TscSpanOf(uint64_t tsc, const TimeSpan& span) const;
 
   // What the decoder of a stream recorded on `cpu` or following thread `tid` asks (see per_cpu). `images`
   // must outlive the result.

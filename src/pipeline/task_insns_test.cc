@@ -29,7 +29,7 @@ class TakingTurns : public pt::TaskTimeline {
  public:
   TakingTurns(const ImageSet& images, uint64_t start, uint64_t period)
       : images_(images), start_(start), period_(period) {}
-  pt::RunningTask TaskAt(std::optional<uint64_t> tsc) override {
+  pt::RunningTask TaskAt(std::optional<uint64_t> tsc, pt::TscSpan*) override {
     const bool second = tsc && *tsc >= start_ && ((*tsc - start_) / period_) % 2 == 0;
     return second ? pt::RunningTask{200, 201, 1} : pt::RunningTask{100, 101, 0};
   }

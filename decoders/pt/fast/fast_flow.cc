@@ -391,7 +391,8 @@ FastFlowOutcome FastFlowDecoder::Run(FlowObserver& observer, uint64_t trust_end)
   // Whether the next block follows events (or starts the decode): the model then notes the time
   // before it, which the block does not carry.
   bool after_events = true;
-  asked_at_.reset();
+  asked_span_ = TscSpan{};
+  asked_none_ = false;
   walk_one_first_ = false;
   for (;;) {
     if (code_switch_) SwitchCodeAt(TimeNow(), qry_->Offset());

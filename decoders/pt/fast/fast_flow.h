@@ -25,6 +25,7 @@
 #include "decoders/pt/fast/query_decoder.h"
 #include "decoders/pt/fast/tnt_runs.h"
 #include "decoders/pt/flow_observer.h"
+#include "decoders/pt/tsc_span.h"
 
 namespace ptprof::pt::fast {
 
@@ -47,16 +48,19 @@ class FastFlowDecoder {
   FastFlowDecoder& operator=(const FastFlowDecoder&) = delete;
 
   // Asked where FlowDecoder asks its ImageSwitchHook (before each block, and after each event is
-  // read, with the event's time when it has one), but not again at the time it was last asked
-  // at: the code to read from now on (the code graph of another address space), or null to keep
-  // the current one. Its answer must depend on the time alone (the task running then), so that
-  // not asking again changes nothing. Set it before Run().
+  // read, with the event's time when it has one), but not again while the time stays where it
+  // said the answer holds: the code to read from now on (the code graph of another address
+  // space), or null to keep the current one. Its answer must depend on the time alone (the task
+  // running then), so that not asking again changes nothing. `same` (when `tsc` is known;
+  // `tsc` alone unless the hook widens it): the times around `tsc` at which it would switch
+  // nothing more. Set it before Run().
   using CodeSwitchHook =
-      std::function<CodeBlocks*(std::optional<uint64_t> tsc, uint64_t offset)>;
+      std::function<CodeBlocks*(std::optional<uint64_t> tsc, uint64_t offset, TscSpan& same)>;
   // With it, `would_switch`: whether the hook, asked at `tsc`, would switch anything (asked
   // without its effects, where the decoder must not switch yet: a TNT packet's bits that came
-  // with a new time are taken by a run whole when the task stays).
-  using WouldSwitchHook = std::function<bool(std::optional<uint64_t> tsc)>;
+  // with a new time are taken by a run whole when the task stays); `same` as for the hook, where
+  // it would not.
+  using WouldSwitchHook = std::function<bool(std::optional<uint64_t> tsc, TscSpan& same)>;
   void SetCodeSwitchHook(CodeSwitchHook hook, WouldSwitchHook would_switch = {}) {
     code_switch_ = std::move(hook);
     would_switch_ = std::move(would_switch);
@@ -235,26 +239,36 @@ class FastFlowDecoder {
     if (qry_->Time(&tsc) < 0) return std::nullopt;
     return tsc;
   }
-  // Asks the code switch hook at time `tsc` (for the block at `offset`), unless it was last asked
-  // at that time: its answer depends on the time alone (the task running then), so asked again
-  // it would switch nothing. True when it switched the code.
+  // Asks the code switch hook at time `tsc` (for the block at `offset`), unless the time is
+  // where it last said asking again switches nothing. True when it switched the code.
   bool SwitchCodeAt(std::optional<uint64_t> tsc, uint64_t offset) {
-    if (asked_at_ && *asked_at_ == tsc) return false;
-    asked_at_ = tsc;
-    CodeBlocks* code = code_switch_(tsc, offset);
+    if (Asked(tsc)) return false;
+    TscSpan same = tsc ? TscSpan::At(*tsc) : TscSpan{};
+    CodeBlocks* code = code_switch_(tsc, offset, same);
+    NoteAsked(tsc, same);
     if (!code) return false;
     code_ = code;
     return true;
   }
-  // Whether the hook, asked now, might switch the code: the time has moved since it was last
-  // asked, and (when the decoder can ask without switching) another task runs at the new time.
-  // Where it would switch nothing, it counts as asked.
+  // Whether the hook, asked now, might switch the code: the time has left where it said it
+  // would switch nothing, and (when the decoder can ask without switching) another task runs at
+  // the new time. Where it would switch nothing, it counts as asked.
   bool TaskMayChange() {
     const std::optional<uint64_t> tsc = TimeNow();
-    if (asked_at_ && *asked_at_ == tsc) return false;
-    if (!would_switch_ || would_switch_(tsc)) return true;
-    asked_at_ = tsc;
+    if (Asked(tsc)) return false;
+    if (!would_switch_) return true;
+    TscSpan same = tsc ? TscSpan::At(*tsc) : TscSpan{};
+    if (would_switch_(tsc, same)) return true;
+    NoteAsked(tsc, same);
     return false;
+  }
+  // Whether asking the hook at `tsc` would switch nothing (see asked_span_).
+  bool Asked(std::optional<uint64_t> tsc) const {
+    return tsc ? asked_span_.Holds(*tsc) : asked_none_;
+  }
+  void NoteAsked(std::optional<uint64_t> tsc, TscSpan same) {
+    asked_none_ = !tsc;
+    asked_span_ = !tsc ? TscSpan{} : same.Holds(*tsc) ? same : TscSpan::At(*tsc);
   }
 
   // The time at `offset` into time_known_ and time_tsc_ (the query decoder's time changes only
@@ -273,8 +287,11 @@ class FastFlowDecoder {
   CodeBlocks* code_;
   CodeSwitchHook code_switch_;
   WouldSwitchHook would_switch_;
-  // The time the hook was last asked at (SwitchCodeAt); none yet in this Run.
-  std::optional<std::optional<uint64_t>> asked_at_;
+  // Where asking the hook again would switch nothing, from its last answer (SwitchCodeAt,
+  // TaskMayChange): the times in asked_span_, or no time (before the first timing packet) when
+  // asked_none_. Nowhere at the start of Run.
+  TscSpan asked_span_;
+  bool asked_none_ = false;
   // Following tasks: the bits pending came with a time the hook was not asked at, and the block
   // that takes the first of them is walked before it is (RunPlain).
   bool walk_one_first_ = false;

@@ -254,13 +254,16 @@ TEST_CASE("Handing over to libipt in the middle of a one-piece decode keeps the 
 namespace {
 
 // Two tasks, each in an address space of its own: the first at a time `second_at` says no to
-// (and before the first timing packet), the second where it says yes.
+// (and before the first timing packet), the second where it says yes. With `span_of`, the
+// times around a time with the same task are told (TaskAt's `same`); without, only the time.
 class TwoTasks : public TaskTimeline {
  public:
   TwoTasks(const ImageSet& first, const ImageSet& second,
-           std::function<bool(uint64_t)> second_at = [](uint64_t tsc) { return tsc >= 0x1800; })
-      : spaces_{&first, &second}, second_at_(std::move(second_at)) {}
-  RunningTask TaskAt(std::optional<uint64_t> tsc) override {
+           std::function<bool(uint64_t)> second_at = [](uint64_t tsc) { return tsc >= 0x1800; },
+           std::function<TscSpan(uint64_t)> span_of = {})
+      : spaces_{&first, &second}, second_at_(std::move(second_at)), span_of_(std::move(span_of)) {}
+  RunningTask TaskAt(std::optional<uint64_t> tsc, TscSpan* same) override {
+    if (same && tsc) *same = span_of_ ? span_of_(*tsc) : TscSpan::At(*tsc);
     if (!tsc || !second_at_(*tsc)) return RunningTask{10, 11, 0};
     return RunningTask{20, 21, 1};
   }
@@ -273,11 +276,21 @@ class TwoTasks : public TaskTimeline {
  private:
   const ImageSet* spaces_[2];
   std::function<bool(uint64_t)> second_at_;
+  std::function<TscSpan(uint64_t)> span_of_;
 };
 
-// The two tasks in turn: the first while TSC / `stripe` is even, the second while it is odd.
-TwoTasks StripedTasks(const ImageSet& first, const ImageSet& second, uint64_t stripe) {
-  return TwoTasks(first, second, [stripe](uint64_t tsc) { return (tsc / stripe) % 2 != 0; });
+// The two tasks in turn: the first while TSC / `stripe` is even, the second while it is odd;
+// with `spans`, each stripe told as the times with the same task.
+TwoTasks StripedTasks(const ImageSet& first, const ImageSet& second, uint64_t stripe,
+                      bool spans) {
+  std::function<TscSpan(uint64_t)> span_of;
+  if (spans)
+    span_of = [stripe](uint64_t tsc) {
+      const uint64_t from = tsc / stripe * stripe;
+      return TscSpan{from, from + stripe - 1};
+    };
+  return TwoTasks(first, second, [stripe](uint64_t tsc) { return (tsc / stripe) % 2 != 0; },
+                  std::move(span_of));
 }
 
 }  // namespace
@@ -293,8 +306,13 @@ TEST_CASE("The fast engine follows tasks from sideband as libipt's decode does",
     auto part = SampleTrace(tsc);
     trace.insert(trace.end(), part.begin(), part.end());
   }
-  auto decode = [&](FlowEngine engine, bool insns) {
-    TwoTasks tasks(first, second);
+  auto decode = [&](FlowEngine engine, bool insns, bool spans = false) {
+    TwoTasks tasks(first, second, [](uint64_t tsc) { return tsc >= 0x1800; },
+                   [spans](uint64_t tsc) {
+                     return !spans        ? TscSpan::At(tsc)
+                            : tsc < 0x1800 ? TscSpan{0, 0x17ff}
+                                           : TscSpan{0x1800, UINT64_MAX};
+                   });
     FlowRequest request;
     request.engine = engine;
     request.insns = insns;
@@ -311,6 +329,7 @@ TEST_CASE("The fast engine follows tasks from sideband as libipt's decode does",
     const Decoded libipt = decode(FlowEngine::kLibipt, insns);
     const Decoded fast = decode(FlowEngine::kFast, insns);
     RequireSame(libipt, fast);
+    RequireSame(libipt, decode(FlowEngine::kFast, insns, true));
     CHECK(fast.summary.fast_segments == 1);
     CHECK(fast.summary.libipt_segments == 0);
     CHECK(fast.summary.sequential_because == "the trace is smaller than two segments");
@@ -344,8 +363,8 @@ TEST_CASE("Following tasks that change between TNT packets, the fast engine give
         INFO("indirect " << indirect << ", mixed " << shape.mixed << ", timing " << shape.timing
                          << ", stripe " << stripe);
         const auto trace = LoopTrace(shape, 7);
-        auto decode = [&](FlowEngine engine) {
-          TwoTasks tasks = StripedTasks(first, second, stripe);
+        auto decode = [&](FlowEngine engine, bool spans = false) {
+          TwoTasks tasks = StripedTasks(first, second, stripe, spans);
           FlowRequest request;
           request.engine = engine;
           request.tasks = &tasks;
@@ -358,6 +377,7 @@ TEST_CASE("Following tasks that change between TNT packets, the fast engine give
         const Decoded libipt = decode(FlowEngine::kLibipt);
         const Decoded fast = decode(FlowEngine::kFast);
         RequireSame(libipt, fast);
+        RequireSame(libipt, decode(FlowEngine::kFast, true));
         CHECK(fast.summary.fast_segments == 1);
         size_t switches = 0;
         for (const TraceEvent& event : fast.events.events)
@@ -382,8 +402,8 @@ TEST_CASE("Following tasks, PSB segments decoded in parallel give libipt's event
   }
   for (const uint64_t stripe : {0xc0u, 0x1000u}) {
     INFO("stripe " << stripe);
-    auto decode = [&](FlowEngine engine, unsigned jobs) {
-      TwoTasks tasks = StripedTasks(first, second, stripe);
+    auto decode = [&](FlowEngine engine, unsigned jobs, bool spans = false) {
+      TwoTasks tasks = StripedTasks(first, second, stripe, spans);
       FlowRequest request;
       request.engine = engine;
       request.tasks = &tasks;
@@ -398,6 +418,7 @@ TEST_CASE("Following tasks, PSB segments decoded in parallel give libipt's event
     const Decoded libipt = decode(FlowEngine::kLibipt, 1);
     const Decoded fast = decode(FlowEngine::kFast, 2);
     RequireSame(libipt, fast);
+    RequireSame(libipt, decode(FlowEngine::kFast, 2, true));
     const Decoded libipt_parallel = decode(FlowEngine::kLibipt, 2);
     RequireSame(libipt, libipt_parallel);
     CHECK(libipt_parallel.summary.segments > 3);
@@ -414,7 +435,7 @@ TEST_CASE("The fast engine takes instruction decodes, with or without tasks, but
   std::string why;
   CHECK(FastEngineApplies(request, &why));
   struct NoTasks : TaskTimeline {
-    RunningTask TaskAt(std::optional<uint64_t>) override { return {}; }
+    RunningTask TaskAt(std::optional<uint64_t>, TscSpan*) override { return {}; }
     std::vector<const ImageSection*> SpaceSections(size_t) const override { return {}; }
   } tasks;
   request.tasks = &tasks;
