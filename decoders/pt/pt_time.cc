@@ -140,7 +140,7 @@ TimeStatus TimeTracker::OnMtc(uint8_t payload) {
     return status;
   }
   uint64_t ticks = 0;
-  status = CtcToTsc(delta, params_, ticks);
+  status = ticks_.Convert(delta, params_, ticks);
   if (status != TimeStatus::kOk) return status;
   base_ += ticks;
   tsc_ = base_;
@@ -153,7 +153,7 @@ TimeStatus TimeTracker::TrimCycToPeriod(uint64_t& cycles, uint64_t fcr) const {
   TimeStatus status = CtcDelta(ctc_, ctc_at_fc_reset_, params_, delta);
   if (status != TimeStatus::kOk) return status;
   uint64_t ticks = 0;
-  status = CtcToTsc(delta, params_, ticks);
+  status = ticks_.Convert(delta, params_, ticks);
   if (status != TimeStatus::kOk) return status;
   // The cycles that belong to the earlier MTC periods, at the calibrated rate. If the payload is
   // smaller, the earlier periods take all of it: an estimate that lags is the lesser evil.

@@ -50,6 +50,30 @@ TimeStatus CtcDelta(uint32_t ctc, uint32_t last_ctc, const TimingParams& params,
 // `ctc` CTC ticks in TSC ticks (the "fast counter" unit).
 TimeStatus CtcToTsc(uint64_t ctc, const TimingParams& params, uint64_t& tsc);
 
+// CtcToTsc with the last conversion kept: MTC after MTC converts the same CTC delta (one MTC
+// period), and the conversion divides. `params` must be the same at every call.
+class CtcTicks {
+ public:
+  TimeStatus Convert(uint64_t ctc, const TimingParams& params, uint64_t& tsc) {
+    if (known_ && ctc == ctc_) {
+      tsc = tsc_;
+      return TimeStatus::kOk;
+    }
+    const TimeStatus status = CtcToTsc(ctc, params, tsc);
+    if (status == TimeStatus::kOk) {
+      known_ = true;
+      ctc_ = ctc;
+      tsc_ = tsc;
+    }
+    return status;
+  }
+
+ private:
+  bool known_ = false;
+  uint64_t ctc_ = 0;
+  uint64_t tsc_ = 0;
+};
+
 class TimeTracker {
  public:
   explicit TimeTracker(const TimingParams& params) : params_(params) {}
@@ -80,6 +104,7 @@ class TimeTracker {
   TimeStatus TrimCycToPeriod(uint64_t& cycles, uint64_t fcr) const;
 
   TimingParams params_;
+  mutable CtcTicks ticks_;
   uint64_t tsc_ = 0;   // the estimate
   uint64_t base_ = 0;  // TSC at the last TSC/MTC
   uint64_t fc_ = 0;    // TSC ticks added by CYC (and TMA) since base_

@@ -84,7 +84,7 @@ TimeStatus TimeCalibration::OnMtc(uint8_t payload) {
   TimeStatus status = CtcDelta(ctc, last_ctc, params_, delta);
   if (status != TimeStatus::kOk) return status;
   uint64_t ticks = 0;
-  status = CtcToTsc(delta, params_, ticks);
+  status = ticks_.Convert(delta, params_, ticks);
   if (status != TimeStatus::kOk) return status;
   if (ticks & kShiftableMask) return TimeStatus::kInternal;
   const uint64_t fcr = (ticks << kFcrShift) / cycles;

@@ -31,6 +31,7 @@ class TimeCalibration {
   bool HaveFcr() const { return min_fcr_ <= max_fcr_; }
 
   TimingParams params_;
+  CtcTicks ticks_;
   uint64_t fcr_ = 0;
   uint64_t min_fcr_ = UINT64_MAX;
   uint64_t max_fcr_ = 0;

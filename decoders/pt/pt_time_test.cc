@@ -201,3 +201,18 @@ TEST_CASE("CTC deltas and conversion") {
   CHECK(CtcToTsc(0x20, params, tsc) == TimeStatus::kOk);
   CHECK(tsc == 0x60);
 }
+
+TEST_CASE("CtcTicks converts as CtcToTsc, keeping the last conversion") {
+  const TimingParams params = Timing(0, 3, 9);
+  CtcTicks ticks;
+  for (const uint64_t ctc : {0x20u, 0x20u, 0x21u, 0x20u, 0u, 0u, 0x12345u}) {
+    uint64_t kept = 0, fresh = 0;
+    CHECK(ticks.Convert(ctc, params, kept) == CtcToTsc(ctc, params, fresh));
+    CHECK(kept == fresh);
+  }
+  const TimingParams unusable = Timing(0, 0, 0);
+  CtcTicks never;
+  uint64_t tsc = 7;
+  CHECK(never.Convert(0x20, unusable, tsc) == TimeStatus::kBadConfig);
+  CHECK(never.Convert(0x20, unusable, tsc) == TimeStatus::kBadConfig);  // nothing was kept
+}
