@@ -48,39 +48,6 @@ int ReadTnt(uint64_t payload, TntPayload& tnt) {
 
 }  // namespace
 
-uint8_t RoleOf(PacketKind kind) {
-  switch (kind) {
-    case PacketKind::kUnknown: return kRoleUnknown;
-    case PacketKind::kPad: return kRolePad;
-    case PacketKind::kPsb: return 0;
-    case PacketKind::kTip: return kRoleTip;
-    case PacketKind::kTnt8:
-    case PacketKind::kTnt64: return kRoleTnt;
-    case PacketKind::kFup: return kRoleFup;
-    case PacketKind::kOvf: return kRolePsbEnd | kRoleEvent;
-    case PacketKind::kPsbEnd: return kRolePsbEnd;
-    case PacketKind::kTsc:
-    case PacketKind::kTma:
-    case PacketKind::kMtc:
-    case PacketKind::kCyc: return kRoleTiming;
-    case PacketKind::kCbr: return kRoleTiming | kRoleEvent;
-    case PacketKind::kTipPge:
-    case PacketKind::kTipPgd:
-    case PacketKind::kPip:
-    case PacketKind::kMode:
-    case PacketKind::kStop:
-    case PacketKind::kVmcs:
-    case PacketKind::kMnt:
-    case PacketKind::kExstop:
-    case PacketKind::kMwait:
-    case PacketKind::kPwre:
-    case PacketKind::kPwrx:
-    case PacketKind::kPtw: return kRoleEvent;
-    case PacketKind::kInvalid: return 0;
-  }
-  return 0;
-}
-
 bool ReadInPsbHeader(PacketKind kind) {
   switch (kind) {
     case PacketKind::kUnknown:

@@ -6,6 +6,7 @@
 // hand on the raw bytes: no libipt call per packet.
 #include <intel-pt.h>
 
+#include <array>
 #include <cstdint>
 
 #include "decoders/pt/packet.h"
@@ -25,13 +26,84 @@ enum PacketRole : uint8_t {
 };
 
 // The roles of `kind`.
-uint8_t RoleOf(PacketKind kind);
+constexpr uint8_t RoleOfKind(PacketKind kind) {
+  switch (kind) {
+    case PacketKind::kUnknown: return kRoleUnknown;
+    case PacketKind::kPad: return kRolePad;
+    case PacketKind::kPsb: return 0;
+    case PacketKind::kTip: return kRoleTip;
+    case PacketKind::kTnt8:
+    case PacketKind::kTnt64: return kRoleTnt;
+    case PacketKind::kFup: return kRoleFup;
+    case PacketKind::kOvf: return kRolePsbEnd | kRoleEvent;
+    case PacketKind::kPsbEnd: return kRolePsbEnd;
+    case PacketKind::kTsc:
+    case PacketKind::kTma:
+    case PacketKind::kMtc:
+    case PacketKind::kCyc: return kRoleTiming;
+    case PacketKind::kCbr: return kRoleTiming | kRoleEvent;
+    case PacketKind::kTipPge:
+    case PacketKind::kTipPgd:
+    case PacketKind::kPip:
+    case PacketKind::kMode:
+    case PacketKind::kStop:
+    case PacketKind::kVmcs:
+    case PacketKind::kMnt:
+    case PacketKind::kExstop:
+    case PacketKind::kMwait:
+    case PacketKind::kPwre:
+    case PacketKind::kPwrx:
+    case PacketKind::kPtw: return kRoleEvent;
+    case PacketKind::kInvalid: return 0;
+  }
+  return 0;
+}
+// RoleOfKind by table (asked for every packet the query decoder reads).
+inline constexpr std::array<uint8_t, 256> kPacketRoles = [] {
+  std::array<uint8_t, 256> roles{};
+  for (unsigned kind = 0; kind < 256; ++kind) roles[kind] = RoleOfKind(static_cast<PacketKind>(kind));
+  return roles;
+}();
+inline uint8_t RoleOf(PacketKind kind) { return kPacketRoles[static_cast<uint8_t>(kind)]; }
 // Whether libipt reads `kind` inside a PSB+ header (it has a header function).
 bool ReadInPsbHeader(PacketKind kind);
 
 // The kind of the packet at `pos` in [begin, end): 0 and `kind`, or -pte_nosync when `pos` lies
 // outside the buffer, -pte_eos at the end or when the opcode itself is cut.
 int FetchKind(const uint8_t* pos, const uint8_t* begin, const uint8_t* end, PacketKind& kind);
+// The kind of a packet from its first byte, where that byte alone says it (all but the
+// extended opcode 0x02, which is kInvalid here).
+inline constexpr std::array<PacketKind, 256> kOneByteKinds = [] {
+  std::array<PacketKind, 256> kinds{};
+  for (unsigned opc = 0; opc < 256; ++opc) {
+    PacketKind kind = PacketKind::kUnknown;
+    if (opc == 0x02) kind = PacketKind::kInvalid;
+    else if (opc == 0x00) kind = PacketKind::kPad;
+    else if (opc == 0x99) kind = PacketKind::kMode;
+    else if (opc == 0x19) kind = PacketKind::kTsc;
+    else if (opc == 0x59) kind = PacketKind::kMtc;
+    else if ((opc & 0x01) == 0x00) kind = PacketKind::kTnt8;
+    else if ((opc & 0x03) == 0x03) kind = PacketKind::kCyc;
+    else if ((opc & 0x1f) == 0x0d) kind = PacketKind::kTip;
+    else if ((opc & 0x1f) == 0x1d) kind = PacketKind::kFup;
+    else if ((opc & 0x1f) == 0x11) kind = PacketKind::kTipPge;
+    else if ((opc & 0x1f) == 0x01) kind = PacketKind::kTipPgd;
+    kinds[opc] = kind;
+  }
+  return kinds;
+}();
+// FetchKind, with the one-byte opcodes (nearly every packet) told here.
+inline int FetchKindInline(const uint8_t* pos, const uint8_t* begin, const uint8_t* end,
+                           PacketKind& kind) {
+  if (pos && begin <= pos && pos < end) {
+    const PacketKind known = kOneByteKinds[*pos];
+    if (known != PacketKind::kInvalid) {
+      kind = known;
+      return 0;
+    }
+  }
+  return FetchKind(pos, begin, end, kind);
+}
 
 // Reads the packet of `kind` at `pos` into `packet`: its size, or a negative pte error code.
 // `kind` must be what FetchKind said. Unknown packets fail with -pte_bad_opc (no decode

@@ -59,6 +59,10 @@ TEST_CASE("Packets read as libipt's packet decoder reads them, at every offset",
       const uint8_t* pos = bytes.data() + offset;
       PacketKind kind;
       int size = fast::FetchKind(pos, bytes.data(), bytes.data() + bytes.size(), kind);
+      PacketKind inline_kind;
+      REQUIRE(fast::FetchKindInline(pos, bytes.data(), bytes.data() + bytes.size(),
+                                    inline_kind) == size);
+      if (size == 0) REQUIRE(inline_kind == kind);
       Packet got;
       if (size == 0) size = fast::ReadPacket(kind, pos, bytes.data() + bytes.size(), got);
       INFO("buffer " << buffer << " offset " << offset);
@@ -119,4 +123,26 @@ TEST_CASE("The PSB search finds what libipt's finds, at every alignment", "[pack
     }
   }
   CHECK(found_some > 100);
+}
+
+TEST_CASE("The inline packet kind agrees with FetchKind at every first byte and edge",
+          "[packet_scan]") {
+  for (unsigned first = 0; first < 256; ++first) {
+    for (unsigned second : {0x00u, 0x03u, 0x23u, 0x82u, 0xa3u, 0xc3u, 0xc8u, 0x12u}) {
+      const uint8_t bytes[3] = {static_cast<uint8_t>(first), static_cast<uint8_t>(second), 0x88};
+      for (size_t length = 0; length <= 3; ++length) {
+        INFO("first " << first << " second " << second << " length " << length);
+        PacketKind want = PacketKind::kInvalid, got = PacketKind::kInvalid;
+        const int status = fast::FetchKind(bytes, bytes, bytes + length, want);
+        REQUIRE(fast::FetchKindInline(bytes, bytes, bytes + length, got) == status);
+        REQUIRE(got == want);
+      }
+    }
+  }
+  PacketKind kind;
+  const uint8_t byte = 0x59;
+  CHECK(fast::FetchKindInline(&byte + 1, &byte, &byte + 1, kind) == -pte_eos);
+  CHECK(fast::FetchKindInline(nullptr, &byte, &byte + 1, kind) == -pte_nosync);
+  CHECK(fast::RoleOf(PacketKind::kMtc) == fast::kRoleTiming);
+  CHECK(fast::RoleOf(PacketKind::kOvf) == (fast::kRolePsbEnd | fast::kRoleEvent));
 }

@@ -140,7 +140,7 @@ class QueryDecoder {
   int Unsupported(const char* why);
   void Reset();
   int Start(const uint8_t* pos, uint64_t* ip);
-  int Fetch() { return FetchKind(pos_, begin_, end_, next_); }
+  int Fetch() { return FetchKindInline(pos_, begin_, end_, next_); }
   // Reads the packet at pos_ (of kind next_) into packet_: its size or an error code.
   int ReadNext() { return ReadPacket(next_, pos_, end_, packet_); }
   bool HaveNext() const { return next_ != PacketKind::kInvalid; }

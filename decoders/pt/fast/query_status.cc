@@ -8,7 +8,8 @@ namespace {
 
 // The query decoder ignores configuration errors in timing: they only make time imprecise.
 int TimingResult(TimeStatus status) {
-  return status == TimeStatus::kBadConfig ? 0 : LibiptErrorOf(status);
+  if (status == TimeStatus::kOk || status == TimeStatus::kBadConfig) return 0;
+  return LibiptErrorOf(status);
 }
 
 }  // namespace
