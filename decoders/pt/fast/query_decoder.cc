@@ -79,16 +79,6 @@ void QueryDecoder::StampEvent(pt_event& event) const {
 
 // --- what the next packet means for the questions asked ---
 
-int QueryDecoder::WillEvent() const {
-  if (!HaveNext()) return 0;
-  const uint8_t role = RoleOf(next_);
-  if (role & kRoleEvent) return 1;
-  if (role & kRolePsbEnd) return evq_.Pending(EventQueue::kAtPsbEnd);
-  if (role & kRoleTip) return evq_.Pending(EventQueue::kAtTip);
-  if (role & kRoleFup) return evq_.Pending(EventQueue::kAtFup);
-  return 0;
-}
-
 bool QueryDecoder::WillEos() const {
   if (HaveNext()) return false;
   PacketKind kind;

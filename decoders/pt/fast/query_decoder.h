@@ -144,7 +144,16 @@ class QueryDecoder {
   // Reads the packet at pos_ (of kind next_) into packet_: its size or an error code.
   int ReadNext() { return ReadPacket(next_, pos_, end_, packet_); }
   bool HaveNext() const { return next_ != PacketKind::kInvalid; }
-  int WillEvent() const;
+  // Whether the next packet makes or completes an event (asked for every packet read ahead).
+  int WillEvent() const {
+    if (!HaveNext()) return 0;
+    const uint8_t role = RoleOf(next_);
+    if (role & kRoleEvent) return 1;
+    if (role & kRolePsbEnd) return evq_.Pending(EventQueue::kAtPsbEnd);
+    if (role & kRoleTip) return evq_.Pending(EventQueue::kAtTip);
+    if (role & kRoleFup) return evq_.Pending(EventQueue::kAtFup);
+    return 0;
+  }
   bool WillEos() const;
   int StatusFlags() const { return StatusAfterTaking(0); }
   // The status flags once no TNT bits are pending: an event or the end of the trace next.
