@@ -11,8 +11,8 @@ std::atomic<uint32_t> last_memo_id{0};
 RunMemo::RunMemo() : id_(++last_memo_id) {}
 
 void RunMemo::Grow() {
-  std::vector<Entry> old(table_.size() * 2);
-  old.swap(table_);
+  ZeroedArray<Entry> old = std::move(table_);
+  table_ = ZeroedArray<Entry>(old.size() * 2);
   --shift_;
   const size_t mask = table_.size() - 1;
   for (const Entry& entry : old) {

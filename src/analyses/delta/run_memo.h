@@ -14,6 +14,7 @@
 
 #include "src/model/block_batch.h"
 #include "src/model/trace_event.h"
+#include "src/model/zeroed_array.h"
 
 namespace ptprof::delta {
 
@@ -136,7 +137,9 @@ class RunMemo {
   // Names this memo on the runs' notes: never 0, never another memo's (32 bits: four billion
   // memos in one process).
   const uint32_t id_;
-  std::vector<Entry> table_ = std::vector<Entry>(size_t{1} << 10);
+  // Zero bytes are an empty entry (State::kEmpty): the table grows in memory the kernel zeroes
+  // (src/model/zeroed_array.h), where a std::vector would write every byte of it first.
+  ZeroedArray<Entry> table_ = ZeroedArray<Entry>(size_t{1} << 10);
   unsigned shift_ = 64 - 10;
   size_t used_ = 0;
   std::vector<RunMatch> matches_;
