@@ -176,7 +176,7 @@ int LoadStacks(const StacksCommandOptions& options, const std::string& input, St
                           " holds no executed instructions (" +
                           std::to_string(selection.events_seen()) + " events decoded)");
   }
-  out.tree = builder.Merged();
+  out.tree = builder.TakeMerged();
   out.repairs = builder.repairs();
   out.blocks = builder.blocks();
   out.selection = DescribeSelection(options);

@@ -168,7 +168,7 @@ int main(int argc, char** argv) {
            builder.OnEnd();
            blocks = builder.blocks();
            entries = 0;
-           builder.Merged().ForEach(
+           builder.TakeMerged().ForEach(
                [&](const CallTreeNode& node, int) { entries += node.entries; });
          },
          [&](double best, double plain) {

@@ -458,4 +458,12 @@ CallTree CallStackBuilder::Merged() const {
   return merged;
 }
 
+CallTree CallStackBuilder::TakeMerged() {
+  if (lanes_.size() != 1) return Merged();
+  CallTree tree = std::move(lanes_.begin()->second.tree);
+  lanes_.begin()->second.tree = CallTree();
+  tree.Finalize();
+  return tree;
+}
+
 }  // namespace ptprof

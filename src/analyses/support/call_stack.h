@@ -199,6 +199,9 @@ class CallStackBuilder : public PartedSink {
   const CallTree& TreeOf(int32_t lane) const;
   // Every lane's tree merged into one, finalised.
   CallTree Merged() const;
+  // Merged, for the last use of the trees: with one lane its tree is handed over whole instead
+  // of copied node by node (the lane is left an empty tree).
+  CallTree TakeMerged();
   const RepairCounts& repairs() const { return repairs_; }
   uint64_t blocks() const { return blocks_; }
 

@@ -288,6 +288,31 @@ TEST_CASE("threads have their own stacks; Merged adds them path by path") {
   CallTree merged = builder.Merged();
   CHECK(merged.Find({"main", "f"})->entries == 2);
   CHECK(merged.Find({"main"})->total_insns == 14);
+  CallTree taken = builder.TakeMerged();  // two lanes: merged as Merged does
+  CHECK(taken.Find({"main", "f"})->entries == 2);
+  CHECK(taken.Find({"main"})->total_insns == 14);
+}
+
+TEST_CASE("TakeMerged hands one lane's tree over as Merged would copy it") {
+  SymbolTable symbols = TestSymbols();
+  CallStackBuilder builder({&symbols, {}});
+  Feeder feed(builder);
+  feed.Block(0x1000, 0x1010, 4, BlockEnd::kCall, 1);
+  feed.Block(0x2000, 0x2004, 2, BlockEnd::kReturn, 1);
+  feed.Block(0x1012, 0x1014, 1, BlockEnd::kTraceStop, 1);
+  builder.OnEnd();
+  auto dump = [](const CallTree& tree) {
+    std::string text;
+    tree.ForEach([&](const CallTreeNode& node, int depth) {
+      text += std::to_string(depth) + " " + node.name + " " + std::to_string(node.entries) + " " +
+              std::to_string(node.self_insns) + " " + std::to_string(node.total_insns) + "\n";
+    });
+    return text;
+  };
+  const std::string merged = dump(builder.Merged());
+  CHECK(merged.find("main") != std::string::npos);
+  CHECK(dump(builder.TakeMerged()) == merged);
+  CHECK(dump(builder.TreeOf(1)).empty());  // the lane's tree went with it
 }
 
 TEST_CASE("without symbols frames are named after the call target") {

@@ -105,7 +105,7 @@ Result<SyscallRun> RunSyscalls(const Session& session, const std::vector<size_t>
   run.counts = tracker.counts();
   run.repairs = builder.repairs();
   run.blocks = builder.blocks();
-  run.tree = builder.Merged();
+  run.tree = builder.TakeMerged();
   run.timed = time_seen.has_time_ns || (time_seen.has_tsc && session.params().nom_freq != 0);
   return run;
 }
