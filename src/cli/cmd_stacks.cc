@@ -255,7 +255,7 @@ int RunSingle(const StacksCommandOptions& options) {
     text.weight = weight;
     text.min_share = options.min_share;
     text.max_depth = options.depth;
-    std::fputs(CallTreeText(source.tree, text).c_str(), stdout);
+    WriteCallTreeText(source.tree, text, stdout);
     std::printf("stack repairs: %s\n", RepairCountsText(source.repairs).c_str());
   }
 

@@ -1,6 +1,8 @@
 #include "src/report/call_tree_text.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <iterator>
 #include <vector>
 
 #include <fmt/format.h>
@@ -43,7 +45,10 @@ double Percent(uint64_t part, uint64_t whole) {
 
 class TextWriter {
  public:
-  TextWriter(const CallTreeTextOptions& options, uint64_t whole) : options_(options), whole_(whole) {}
+  // With `file`, the text goes there a megabyte at a time (a large program's table is tens of
+  // MB); without, it is all kept in out().
+  TextWriter(const CallTreeTextOptions& options, uint64_t whole, std::FILE* file = nullptr)
+      : options_(options), whole_(whole), file_(file) {}
 
   void Children(const CallTreeNode& node, int depth) {
     size_t pruned = 0;
@@ -62,35 +67,46 @@ class TextWriter {
     const bool depth_cut = options_.max_depth > 0 && depth >= options_.max_depth;
     // Paths pruned by share are summarised only when they add up to a visible share themselves.
     if (pruned && (depth_cut || Percent(pruned_weight, whole_) >= options_.min_share)) {
-      out_ += fmt::format("{:>7.2f}% {:>12} {:>12} {:>12} {:>12} {:>9}  {:{}}({} more {})\n",
-                          Percent(pruned_weight, whole_), "", "", "", "", "", "", 2 * depth, pruned,
-                          depth_cut ? "below --depth"
-                              : "below --min-share");
+      fmt::format_to(std::back_inserter(out_),
+                     "{:>7.2f}% {:>12} {:>12} {:>12} {:>12} {:>9}  {:{}}({} more {})\n",
+                     Percent(pruned_weight, whole_), "", "", "", "", "", "", 2 * depth, pruned,
+                     depth_cut ? "below --depth" : "below --min-share");
+      Spill();
     }
   }
 
   void Line(const CallTreeNode& node, int depth) {
-    out_ += fmt::format("{:>7.2f}% {:>12} {:>12} {:>12} {:>12} {:>9}  {:{}}{}\n",
-                        Percent(TotalWeight(node, options_.weight), whole_), node.total_insns,
-                        node.self_insns, node.total_ns, node.self_ns, node.entries, "", 2 * depth,
-                        node.name);
+    fmt::format_to(std::back_inserter(out_), "{:>7.2f}% {:>12} {:>12} {:>12} {:>12} {:>9}  {:{}}{}\n",
+                   Percent(TotalWeight(node, options_.weight), whole_), node.total_insns,
+                   node.self_insns, node.total_ns, node.self_ns, node.entries, "", 2 * depth,
+                   node.name);
+    Spill();
   }
 
   std::string& out() { return out_; }
+  // Writes what out() holds to the file, if there is one.
+  void Flush() {
+    if (!file_ || out_.empty()) return;
+    std::fwrite(out_.data(), 1, out_.size(), file_);
+    out_.clear();  // the capacity stays: the next megabyte goes into the same memory
+  }
 
  private:
+  void Spill() {
+    if (file_ && out_.size() >= (size_t{1} << 20)) Flush();
+  }
+
   const CallTreeTextOptions& options_;
   uint64_t whole_;
+  std::FILE* file_;
   std::string out_;
 };
 
-}  // namespace
-
-std::string CallTreeText(const CallTree& tree, const CallTreeTextOptions& options) {
+// The header and the table into `writer`.
+void WriteTable(const CallTree& tree, const CallTreeTextOptions& options, TextWriter& writer) {
   const CallTreeNode& root = tree.root();
   uint64_t entries = 0;
   for (const auto& child : root.children) entries += child->entries;
-  TextWriter writer(options, TotalWeight(root, options.weight));
   std::string& out = writer.out();
   if (!options.title.empty()) out += options.title + "\n";
   out += fmt::format("total: {} instructions, {} ns, {} entries at the top, {} paths\n",
@@ -103,7 +119,21 @@ std::string CallTreeText(const CallTree& tree, const CallTreeTextOptions& option
                      std::string("share ") + TreeWeightName(options.weight), "incl insns",
                      "excl insns", "incl ns", "excl ns", "entries", "function");
   writer.Children(root, 0);
-  return std::move(out);
+}
+
+}  // namespace
+
+std::string CallTreeText(const CallTree& tree, const CallTreeTextOptions& options) {
+  TextWriter writer(options, TotalWeight(tree.root(), options.weight));
+  WriteTable(tree, options, writer);
+  return std::move(writer.out());
+}
+
+void WriteCallTreeText(const CallTree& tree, const CallTreeTextOptions& options,
+                       std::FILE* file) {
+  TextWriter writer(options, TotalWeight(tree.root(), options.weight), file);
+  WriteTable(tree, options, writer);
+  writer.Flush();
 }
 
 nlohmann::json CallTreeJson(const CallTreeNode& node) {

@@ -3,6 +3,7 @@
 // indented text: one line per call path with its entries, inclusive and exclusive instructions and
 // nanoseconds and its share of the whole tree, pruned by share and depth. CallTreeJson is the same
 // tree as JSON: `ptprof stacks --format json` and the data the sunburst HTML embeds.
+#include <cstdio>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -31,6 +32,8 @@ struct CallTreeTextOptions {
 // The table: a header, then one line per shown node, children indented under their parent in
 // order of decreasing weight; pruned children become one "(N more ...)" line under their parent.
 std::string CallTreeText(const CallTree& tree, const CallTreeTextOptions& options);
+// The same table written to `file` as it is made, a megabyte at a time.
+void WriteCallTreeText(const CallTree& tree, const CallTreeTextOptions& options, std::FILE* file);
 
 // {"name","entries","self_insns","total_insns","self_ns","total_ns","children":[...]} from the
 // (nameless) root down; children in order of decreasing instructions.
