@@ -6,13 +6,8 @@ namespace ptprof::pt::fast {
 
 namespace {
 
-// Opcode bytes (Intel SDM Vol. 3C, "Intel Processor Trace", packet definitions).
-constexpr uint8_t kOpPad = 0x00;
-constexpr uint8_t kOpExt = 0x02;
-constexpr uint8_t kOpMode = 0x99;
-constexpr uint8_t kOpTsc = 0x19;
-constexpr uint8_t kOpMtc = 0x59;
-
+// Second bytes after the extended opcode (Intel SDM Vol. 3C, "Intel Processor Trace", packet
+// definitions; the first bytes are in packet_scan.h).
 constexpr uint8_t kExtPsb = 0x82;
 constexpr uint8_t kExtTnt64 = 0xa3;
 constexpr uint8_t kExtPip = 0x43;
@@ -70,23 +65,9 @@ int FetchKind(const uint8_t* pos, const uint8_t* begin, const uint8_t* end, Pack
   kind = PacketKind::kInvalid;
   if (!pos || pos < begin || end < pos) return -pte_nosync;
   if (pos == end) return -pte_eos;
-  const uint8_t opc = *pos++;
-  switch (opc) {
-    case kOpPad: kind = PacketKind::kPad; return 0;
-    case kOpMode: kind = PacketKind::kMode; return 0;
-    case kOpTsc: kind = PacketKind::kTsc; return 0;
-    case kOpMtc: kind = PacketKind::kMtc; return 0;
-    case kOpExt: break;
-    default:
-      if ((opc & 0x01) == 0x00) kind = PacketKind::kTnt8;
-      else if ((opc & 0x03) == 0x03) kind = PacketKind::kCyc;
-      else if ((opc & 0x1f) == 0x0d) kind = PacketKind::kTip;
-      else if ((opc & 0x1f) == 0x1d) kind = PacketKind::kFup;
-      else if ((opc & 0x1f) == 0x11) kind = PacketKind::kTipPge;
-      else if ((opc & 0x1f) == 0x01) kind = PacketKind::kTipPgd;
-      else kind = PacketKind::kUnknown;
-      return 0;
-  }
+  kind = kOneByteKinds[*pos++];
+  if (kind != PacketKind::kInvalid) return 0;
+  // The extended opcode: the second byte says.
   if (pos == end) return -pte_eos;
   const uint8_t ext = *pos++;
   switch (ext) {

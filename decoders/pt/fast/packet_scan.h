@@ -71,17 +71,23 @@ bool ReadInPsbHeader(PacketKind kind);
 // The kind of the packet at `pos` in [begin, end): 0 and `kind`, or -pte_nosync when `pos` lies
 // outside the buffer, -pte_eos at the end or when the opcode itself is cut.
 int FetchKind(const uint8_t* pos, const uint8_t* begin, const uint8_t* end, PacketKind& kind);
+// Opcode bytes (Intel SDM Vol. 3C, "Intel Processor Trace", packet definitions).
+inline constexpr uint8_t kOpPad = 0x00;
+inline constexpr uint8_t kOpExt = 0x02;
+inline constexpr uint8_t kOpMode = 0x99;
+inline constexpr uint8_t kOpTsc = 0x19;
+inline constexpr uint8_t kOpMtc = 0x59;
 // The kind of a packet from its first byte, where that byte alone says it (all but the
-// extended opcode 0x02, which is kInvalid here).
+// extended opcode, which is kInvalid here): the rules FetchKind reads.
 inline constexpr std::array<PacketKind, 256> kOneByteKinds = [] {
   std::array<PacketKind, 256> kinds{};
   for (unsigned opc = 0; opc < 256; ++opc) {
     PacketKind kind = PacketKind::kUnknown;
-    if (opc == 0x02) kind = PacketKind::kInvalid;
-    else if (opc == 0x00) kind = PacketKind::kPad;
-    else if (opc == 0x99) kind = PacketKind::kMode;
-    else if (opc == 0x19) kind = PacketKind::kTsc;
-    else if (opc == 0x59) kind = PacketKind::kMtc;
+    if (opc == kOpExt) kind = PacketKind::kInvalid;
+    else if (opc == kOpPad) kind = PacketKind::kPad;
+    else if (opc == kOpMode) kind = PacketKind::kMode;
+    else if (opc == kOpTsc) kind = PacketKind::kTsc;
+    else if (opc == kOpMtc) kind = PacketKind::kMtc;
     else if ((opc & 0x01) == 0x00) kind = PacketKind::kTnt8;
     else if ((opc & 0x03) == 0x03) kind = PacketKind::kCyc;
     else if ((opc & 0x1f) == 0x0d) kind = PacketKind::kTip;
@@ -92,7 +98,7 @@ inline constexpr std::array<PacketKind, 256> kOneByteKinds = [] {
   }
   return kinds;
 }();
-// FetchKind, with the one-byte opcodes (nearly every packet) told here.
+// FetchKind, with the one-byte opcodes (nearly every packet) told here, inline.
 inline int FetchKindInline(const uint8_t* pos, const uint8_t* begin, const uint8_t* end,
                            PacketKind& kind) {
   if (pos && begin <= pos && pos < end) {
