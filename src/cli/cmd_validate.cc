@@ -56,6 +56,7 @@ int RunValidate(const ValidateOptions& options) {
   const ImageSet& a_images = session->images;
   CrossValidator validator({options.examples, options.top}, a_normaliser,
                            [&a_images](uint64_t ip) { return a_images.Symbolize(ip); });
+  validator.Expect((*b)->samples, (*b)->normaliser);
   const auto outcomes = DecodeStreams(*session, *selected, {}, validator.flow());
   validator.flow().OnEnd();
   for (const StreamOutcome& outcome : outcomes) {

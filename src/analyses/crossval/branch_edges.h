@@ -1,9 +1,7 @@
 #pragma once
-// BranchEdges answers "is this run of branches one the flow took, contiguously?": EdgeTable numbers
-// the normalised edges {(image, offset) -> (image, offset)} of both inputs alike; FlowEdgeIndex
-// takes the decoded flow's taken branches as one sequence of edge numbers (runs separated where
-// the flow broke: syscalls, interrupts, gaps; FlowEdges collects them), keeps every edge's
-// positions, and looks a burst up through the positions of its rarest edge.
+// EdgeTable answers "which number does this normalised edge {(image, offset) -> (image, offset)}
+// have?", for both inputs of `ptprof validate` alike: B's bursts are numbered first, then the
+// decoded flow's branches (FlowEdges), so that BurstMatcher finds the bursts in the flow by number.
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -12,16 +10,10 @@
 #include <vector>
 
 #include "src/analyses/crossval/address_normaliser.h"
-#include "src/model/huge_allocator.h"
 
 namespace ptprof {
 
 inline constexpr uint32_t kNoEdge = UINT32_MAX;
-
-// Edge numbers of the flow's taken branches, 4 bytes a branch (python's 77.5 M branches: 310 MB):
-// past 2 MiB in huge pages (src/model/huge_allocator.h), faulted in 2 MiB at a time rather than
-// 4 KiB.
-using EdgeSequence = std::vector<uint32_t, HugeAllocator<uint32_t>>;
 
 // A normalised location, numbered: image number and offset.
 struct Location {
@@ -53,18 +45,6 @@ class EdgeTable {
   std::unordered_map<std::string, uint32_t> image_ids_;
   std::vector<std::pair<Location, Location>> edges_;
   std::unordered_map<std::pair<Location, Location>, uint32_t, Hash> edge_ids_;
-};
-
-class FlowEdgeIndex {
- public:
-  // The flow's runs: edge numbers below `edge_count`, each run followed by kNoEdge (FlowEdges).
-  FlowEdgeIndex(const EdgeSequence& sequence, size_t edge_count);
-  // Whether `run` occurs contiguously inside one run of the flow.
-  bool Contains(const std::vector<uint32_t>& run) const;
-
- private:
-  const EdgeSequence& sequence_;
-  std::vector<std::vector<uint32_t>> positions_;  // per edge: indices in sequence_
 };
 
 }  // namespace ptprof

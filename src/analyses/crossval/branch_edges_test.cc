@@ -4,18 +4,17 @@
 
 using namespace ptprof;
 
-TEST_CASE("a run is found only contiguously inside one run of the flow") {
+TEST_CASE("an edge keeps the number it was first given; an unknown one is made only on request") {
   EdgeTable t;
   const uint32_t img = t.ImageId("prog");
-  auto e = [&](uint64_t from, uint64_t to) { return t.EdgeId({img, from}, {img, to}, true); };
-  const uint32_t a = e(1, 2), b = e(3, 4), c = e(5, 6);
-  // Thread 1: a b a b, a break, c; thread 2: a.
-  const EdgeSequence sequence = {a, b, a, b, kNoEdge, c, kNoEdge, a, kNoEdge};
-  const FlowEdgeIndex flow(sequence, t.size());
-  CHECK(flow.Contains({a, b, a}));
-  CHECK(flow.Contains({b, a, b}));
-  CHECK_FALSE(flow.Contains({b, c}));  // across a break
-  CHECK_FALSE(flow.Contains({a, a}));
-  CHECK_FALSE(flow.Contains({a, kNoEdge}));
+  const uint32_t lib = t.ImageId("lib.so");
+  CHECK(t.ImageId("prog") == img);
+  CHECK(t.ImageName(lib) == "lib.so");
+  const uint32_t a = t.EdgeId({img, 1}, {img, 2}, true);
+  const uint32_t b = t.EdgeId({img, 1}, {lib, 2}, true);
+  CHECK(a != b);
+  CHECK(t.EdgeId({img, 1}, {img, 2}, false) == a);
   CHECK(t.EdgeId({img, 9}, {img, 9}, false) == kNoEdge);
+  CHECK(t.size() == 2);
+  CHECK(t.Edge(b).second == Location{lib, 2});
 }

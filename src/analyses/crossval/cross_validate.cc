@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <set>
+#include <stdexcept>
 
 #include "src/analyses/crossval/fallthrough_path.h"
 
@@ -28,6 +29,28 @@ CrossValidator::CrossValidator(CrossValidateOptions options, const AddressNormal
                                std::function<std::string(uint64_t)> symbolize_a)
     : options_(options), a_(a), symbolize_a_(std::move(symbolize_a)), flow_(a) {}
 
+void CrossValidator::Expect(const std::vector<BranchSample>& samples, const AddressNormaliser& b) {
+  EdgeTable& table = flow_.table();
+  const std::vector<std::string> images = a_.Images();
+  const std::set<std::string> a_images(images.begin(), images.end());
+  burst_of_.assign(samples.size(), BurstMatcher::kNone);
+  std::vector<uint32_t> edges;
+  for (size_t i = 0; i < samples.size(); ++i) {
+    const BranchSample& s = samples[i];
+    edges.clear();
+    bool mapped = !s.branches.empty();
+    for (size_t k = 0; k < s.branches.size() && mapped; ++k) {
+      auto from = b.Normalise(s.pid, s.branches[k].from);
+      auto to = b.Normalise(s.pid, s.branches[k].to);
+      mapped = from && to && a_images.count(from->image) && a_images.count(to->image);
+      if (mapped) edges.push_back(table.EdgeId(table.Locate(*from), table.Locate(*to), true));
+    }
+    if (mapped) burst_of_[i] = matcher_.Add(edges);
+  }
+  matcher_.Build();
+  flow_.LookFor(matcher_);
+}
+
 std::string FunctionOf(const std::string& symbol) {
   if (symbol.empty()) return "?";
   // Describe's "+0x13" after the name, if any (a C++ name may hold a '+' of its own:
@@ -44,17 +67,19 @@ CrossValidation CrossValidator::Validate(const std::vector<BranchSample>& sample
   CrossValidation out;
   flow_.OnEnd();
   EdgeTable& table = flow_.table();
-  const EdgeSequence sequence = flow_.TakeSequence();
-  const FlowEdgeIndex index(sequence, table.size());
+  if (burst_of_.size() != samples.size())
+    throw std::logic_error("CrossValidator::Validate: not the samples Expect was given");
   out.flow_branches = flow_.branches();
   out.flow_runs = flow_.runs();
   // A's profile, each edge and range named by the function of the lowest address of the branch
   // that took or ended it; B's edges and ranges that A lacks are named from B's code as they come.
   Counts a_counts;
   std::vector<std::string> function_of_edge;
+  std::vector<uint8_t> named;  // by A's flow, or by the first of B's records that took it
   for (uint32_t id = 0; id < table.size(); ++id) {
     const uint64_t count = flow_.EdgeCount(id);
     function_of_edge.push_back(count ? FunctionOf(symbolize_a_(flow_.SourceOf(id))) : "?");
+    named.push_back(count != 0);
     if (count) a_counts.edges[id] = count;
   }
   std::map<RangeKey, std::string> function_of_range;
@@ -82,14 +107,14 @@ CrossValidation CrossValidator::Validate(const std::vector<BranchSample>& sample
     e.reason = std::move(reason);
     return e;
   };
-  for (const BranchSample& s : samples) {
+  for (size_t i = 0; i < samples.size(); ++i) {
+    const BranchSample& s = samples[i];
     ++out.bursts;
     out.records += s.branches.size();
     if (s.branches.empty()) {
       ++out.empty;
       continue;
     }
-    std::vector<uint32_t> run;
     std::vector<Location> to_locations;
     bool mapped = true;
     size_t unmapped_at = 0;
@@ -102,12 +127,17 @@ CrossValidation CrossValidator::Validate(const std::vector<BranchSample>& sample
         break;
       }
       const Location lf = table.Locate(*from), lt = table.Locate(*to);
-      run.push_back(table.EdgeId(lf, lt, false));
-      // Profile counts of B, on the same numbering (new edges get numbers too).
+      // Profile counts of B, on the same numbering (Expect numbered its edges).
       const uint32_t id = table.EdgeId(lf, lt, true);
       ++b_counts.edges[id];
-      if (id == function_of_edge.size())
-        function_of_edge.push_back(FunctionOf(b_code.Symbolize(s.branches[k].from)));
+      if (id >= function_of_edge.size()) {  // (not numbered by Expect: only when samples differ)
+        function_of_edge.resize(id + 1, "?");
+        named.resize(id + 1, 0);
+      }
+      if (!named[id]) {
+        function_of_edge[id] = FunctionOf(b_code.Symbolize(s.branches[k].from));
+        named[id] = 1;
+      }
       if (k > 0 && to_locations.back().image == lf.image && lf.offset >= to_locations.back().offset) {
         RangeKey range{lf.image, to_locations.back().offset, lf.offset};
         ++b_counts.ranges[range];
@@ -122,7 +152,7 @@ CrossValidation CrossValidator::Validate(const std::vector<BranchSample>& sample
       continue;
     }
     ++out.bursts_mapped;
-    if (index.Contains(run)) {
+    if (burst_of_[i] != BurstMatcher::kNone && matcher_.Found(burst_of_[i])) {
       ++out.in_flow;
       continue;
     }

@@ -23,6 +23,7 @@
 #include "sideband/x86_insn.h"
 #include "src/analyses/crossval/address_normaliser.h"
 #include "src/analyses/crossval/branch_edges.h"
+#include "src/analyses/crossval/burst_matcher.h"
 #include "src/analyses/crossval/flow_edges.h"
 
 namespace ptprof {
@@ -66,10 +67,15 @@ class CrossValidator {
   CrossValidator(CrossValidateOptions options, const AddressNormaliser& a,
                  std::function<std::string(uint64_t)> symbolize_a);
 
+  // B's samples (normalised with `b`), before A's flow goes into flow(): each burst that maps
+  // into A's files is numbered as edges and looked for in the flow as it goes by (BurstMatcher).
+  void Expect(const std::vector<BranchSample>& samples, const AddressNormaliser& b);
+
   // The sink A's decoded flow goes into (ended with OnEnd before Validate).
   FlowEdges& flow() { return flow_; }
 
-  // Compares B's samples (normalised with `b`, code and symbols from `b_code`) with the flow.
+  // Compares B's samples, the same Expect was given (code and symbols from `b_code`), with the
+  // flow.
   CrossValidation Validate(const std::vector<BranchSample>& samples, const AddressNormaliser& b,
                            const ImageSet& b_code);
 
@@ -83,6 +89,8 @@ class CrossValidator {
   const AddressNormaliser& a_;
   std::function<std::string(uint64_t)> symbolize_a_;
   FlowEdges flow_;
+  BurstMatcher matcher_;
+  std::vector<uint32_t> burst_of_;  // per sample given to Expect: its burst, kNone: not looked for
 };
 
 // The function of a symbolised address, "name+0x13" or "name" as SymbolTable::Describe gives

@@ -35,13 +35,6 @@ TEST_CASE("bursts of another run at another base: in the flow, feasible only, in
   ImageSet b_code;
   REQUIRE(b_code.AddRaw({file, 0, kCode.size(), 0x5000}));
   CrossValidator v({}, a, [](uint64_t) { return std::string("loop+0x0"); });
-  // A's flow: the loop body twice through the je (taken), then once through the fall-through.
-  for (int i = 0; i < 2; ++i) {
-    v.flow().AddBranch(1, 1, 0x1002, 0x1006);
-    v.flow().AddBranch(1, 1, 0x1006, 0x1000);
-  }
-  v.flow().AddBranch(1, 1, 0x1006, 0x1000);
-  v.flow().AddBreak(1);
   std::vector<BranchSample> bursts = {
       Burst(0, {{0x5002, 0x5006}, {0x5006, 0x5000}, {0x5002, 0x5006}}),  // in the flow
       Burst(1, {{0x5006, 0x5000}, {0x5006, 0x5000}, {0x5006, 0x5000}}),  // never twice in A: feasible
@@ -49,6 +42,14 @@ TEST_CASE("bursts of another run at another base: in the flow, feasible only, in
       Burst(3, {{0x9000, 0x5000}}),                    // outside every file
       Burst(4, {}),
   };
+  v.Expect(bursts, b);  // before A's flow
+  // A's flow: the loop body twice through the je (taken), then once through the fall-through.
+  for (int i = 0; i < 2; ++i) {
+    v.flow().AddBranch(1, 1, 0x1002, 0x1006);
+    v.flow().AddBranch(1, 1, 0x1006, 0x1000);
+  }
+  v.flow().AddBranch(1, 1, 0x1006, 0x1000);
+  v.flow().AddBreak(1);
   CrossValidation r = v.Validate(bursts, b, b_code);
   unlink(file.c_str());
   CHECK(r.flow_branches == 5);

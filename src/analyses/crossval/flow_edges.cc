@@ -7,13 +7,6 @@
 
 namespace ptprof {
 
-namespace {
-
-// The edge numbers a piece of a run holds before the next piece begins: 2 MiB.
-constexpr size_t kPieceIds = size_t{1} << 19;
-
-}  // namespace
-
 FlowEdges::FlowEdges(const AddressNormaliser& normaliser)
     : FlowEdges(normaliser, std::make_shared<Shared>(), false, std::make_unique<Cache>()) {}
 
@@ -140,13 +133,11 @@ inline void FlowEdges::Branch(Thread& t, int32_t pid, uint64_t from, uint64_t to
       follow[0] = {from, to, pid, id, range};
     }
   }
-  if (t.run.size() == t.run.capacity() && t.run.size() >= kPieceIds) {
-    // A piece full: the next one, rather than a copy of this one into a larger one.
-    t.earlier.push_back(std::move(t.run));
-    t.run = {};
-    t.run.reserve(kPieceIds);
+  ++t.open;
+  if (matcher_) {
+    if (t.run_inherited && t.head.size() < matcher_->longest()) t.head.push_back(id);
+    t.state = matcher_->Step(t.state, id);
   }
-  t.run.push_back(id);
   ++branches_;
   edge_counts_.Add(id, from, 1);
   if (range != kNoRange) range_counts_.Add(range, from, 1);
@@ -158,53 +149,23 @@ inline void FlowEdges::Branch(Thread& t, int32_t pid, uint64_t from, uint64_t to
   t.last = id;
 }
 
-void FlowEdges::Continue(Thread& t, std::vector<EdgeSequence>&& earlier, EdgeSequence&& run) {
-  if (!t.run.empty()) t.earlier.push_back(std::move(t.run));
-  for (EdgeSequence& piece : earlier)
-    if (!piece.empty()) t.earlier.push_back(std::move(piece));
-  t.run = std::move(run);
-}
-
-std::vector<EdgeSequence> FlowEdges::TakeRun(Thread& t) {
-  std::vector<EdgeSequence> pieces = std::move(t.earlier);
-  if (!t.run.empty()) pieces.push_back(std::move(t.run));
-  t.earlier.clear();
-  t.run.clear();
-  return pieces;
-}
-
 void FlowEdges::CloseRun(Thread& t) {
-  if (t.run.empty() && t.earlier.empty()) return;
-  for (EdgeSequence& piece : t.earlier) pieces_.push_back({std::move(piece), false});
-  t.earlier.clear();
-  pieces_.push_back({std::move(t.run), true});
-  t.run.clear();
+  if (t.open == 0) return;
+  t.open = 0;
   ++runs_;
 }
 
 void FlowEdges::Break(Thread& t) {
   if (t.run_inherited) {
-    t.lead_run = TakeRun(t);
+    t.lead_edges = t.open;
+    t.open = 0;
     t.run_inherited = false;
   } else {
     CloseRun(t);
   }
   t.last_inherited = false;
   t.last = kNoEdge;
-}
-
-EdgeSequence FlowEdges::TakeSequence() {
-  size_t size = 0;
-  for (const Piece& piece : pieces_) size += piece.ids.size() + piece.ends_run;
-  EdgeSequence sequence;
-  sequence.reserve(size);
-  for (Piece& piece : pieces_) {
-    sequence.insert(sequence.end(), piece.ids.begin(), piece.ids.end());
-    if (piece.ends_run) sequence.push_back(kNoEdge);
-    EdgeSequence().swap(piece.ids);
-  }
-  pieces_.clear();
-  return sequence;
+  t.state = BurstMatcher::kRoot;
 }
 
 std::unique_ptr<EventSink> FlowEdges::NewPart() const {
@@ -217,14 +178,15 @@ std::unique_ptr<EventSink> FlowEdges::NewPart() const {
     }
   }
   if (!cache) cache = std::make_unique<Cache>();
-  return std::unique_ptr<FlowEdges>(new FlowEdges(normaliser_, shared_, true, std::move(cache)));
+  auto part = std::unique_ptr<FlowEdges>(new FlowEdges(normaliser_, shared_, true, std::move(cache)));
+  part->matcher_ = matcher_;
+  return part;
 }
 
 void FlowEdges::Fold(std::unique_ptr<EventSink> part_sink) {
   auto& part = static_cast<FlowEdges&>(*part_sink);
   edge_counts_.Add(part.edge_counts_);
   range_counts_.Add(part.range_counts_);
-  for (Piece& piece : part.pieces_) pieces_.push_back(std::move(piece));
   branches_ += part.branches_;
   runs_ += part.runs_;
   unmapped_ += part.unmapped_;
@@ -242,14 +204,23 @@ void FlowEdges::Fold(std::unique_ptr<EventSink> part_sink) {
     if (p.first_edge != kNoEdge && t.last != kNoEdge)
       if (const uint32_t range = RangeOf(t.last, p.first_edge); range != kNoRange)
         range_counts_.Add(range, p.first_source, 1);
+    // Bursts across the seam: the part's first edges, read again from the stream's state. The
+    // state after the part is the part's own, unless the part's edges since its start, with no
+    // break, are fewer than a burst may hold (then the stream's state went on through them all).
+    BurstMatcher::State state = p.state;
+    if (matcher_ && !p.lead_break) {
+      BurstMatcher::State seam = t.state;
+      for (const uint32_t id : p.head) seam = matcher_->Step(seam, id);
+      if (p.run_inherited && p.head.size() < matcher_->longest()) state = seam;
+    }
+    t.state = state;
     // The stream's run goes on with the part's first run; the part's last run stays open.
     if (p.run_inherited) {
-      Continue(t, std::move(p.earlier), std::move(p.run));
+      t.open += p.open;
     } else {
-      Continue(t, std::move(p.lead_run), {});
+      t.open += p.lead_edges;
       CloseRun(t);
-      t.earlier = std::move(p.earlier);
-      t.run = std::move(p.run);
+      t.open = p.open;
     }
     if (!p.last_inherited) t.last = p.last;
     t.pending = p.pending;

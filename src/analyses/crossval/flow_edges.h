@@ -1,22 +1,25 @@
 #pragma once
 // FlowEdges answers "which normalised branches did the decoded flow (side A of `ptprof validate`)
-// take, how often, in which unbroken runs, and over which AutoFDO ranges?". It takes the decoded
-// blocks (the taken branches of src/model/taken_branches.h: {a block's last ip -> the next block of
-// the same thread}, runs broken at syscalls, interrupts, gaps, trace stops), normalises every
-// branch to (file, offset) through A's sideband, and keeps:
+// take, how often, over which AutoFDO ranges, and which of B's bursts did it take contiguously?".
+// It takes the decoded blocks (the taken branches of src/model/taken_branches.h: {a block's last
+// ip -> the next block of the same thread}, runs broken at syscalls, interrupts, gaps, trace
+// stops), normalises every branch to (file, offset) through A's sideband, and keeps:
 //   - the edges, numbered in an EdgeTable, with their counts;
-//   - the runs of edge numbers, each unbroken stretch of a thread (for FlowEdgeIndex);
-//   - the range counts [previous branch's target, this branch's source] within a run.
+//   - the range counts [previous branch's target, this branch's source] within a run;
+//   - how many unbroken runs there were;
+//   - which bursts of a BurstMatcher (LookFor) occur inside one run, found as the flow goes by:
+//     the flow itself is not kept, so its memory does not grow with the trace.
 //
 // It takes its stream in parts (src/model/parted_sink.h): a part knows nothing of what came before
 // it, so per thread it keeps what the stream decides at the fold: the first block's address (the
 // target of a branch still pending before the part), whether the thread's run goes on into the
-// part, and the source of its first branch (whose range starts at the stream's last target). The
-// parts number edges and ranges in one table, shared under a lock (taken only for what no part on
-// that thread met before: the caches of raw branches to numbers pass from one part to the next on
-// a thread), and hand their runs over as they are, so a fold costs what the part's edges and
-// ranges do, not its branches. Nothing of the results depends on how the stream was cut or on the
-// order edges were numbered.
+// part, the source of its first branch (whose range starts at the stream's last target), and the
+// part's first BurstMatcher::longest() edges, read again from the stream's matcher state (a burst
+// across the seam). The parts number edges and ranges in one table, shared under a lock (taken
+// only for what no part on that thread met before: the caches of raw branches to numbers pass from
+// one part to the next on a thread), so a fold costs what the part's edges and ranges do, not its
+// branches. Nothing of the results depends on how the stream was cut or on the order edges were
+// numbered.
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -29,6 +32,7 @@
 
 #include "src/analyses/crossval/address_normaliser.h"
 #include "src/analyses/crossval/branch_edges.h"
+#include "src/analyses/crossval/burst_matcher.h"
 #include "src/analyses/crossval/flat_id_map.h"
 #include "src/model/parted_sink.h"
 #include "src/model/taken_branches.h"
@@ -59,6 +63,10 @@ class FlowEdges : public PartedSink {
 
   explicit FlowEdges(const AddressNormaliser& normaliser);
 
+  // Looks for `matcher`'s bursts (numbered in table()) in the flow from here on; given before the
+  // first event and the first NewPart. `matcher` is built, and outlives this sink and its parts.
+  void LookFor(const BurstMatcher& matcher) { matcher_ = &matcher; }
+
   void OnEvent(const TraceEvent& event) override;
   void OnBlocks(const BlockBatch& batch) override;
   // Ends every thread's run (for a part: nothing, its end is not the stream's).
@@ -72,11 +80,9 @@ class FlowEdges : public PartedSink {
   void AddBranch(int64_t thread, int32_t pid, uint64_t from, uint64_t to);
   void AddBreak(int64_t thread);
 
-  // After OnEnd. The table also numbers side B's edges (after A's) when Validate adds them.
+  // The numbers of the edges: B's bursts' are given before the flow (CrossValidator::Expect),
+  // the flow's own as it goes. Read after OnEnd, or before the first event.
   EdgeTable& table() { return shared_->table; }
-  // The closed runs, each followed by kNoEdge, moved out (each piece is freed once copied, so
-  // the runs are not held twice).
-  EdgeSequence TakeSequence();
   // How often each of A's edges was taken, by number (edges numbered later: none).
   uint64_t EdgeCount(uint32_t id) const { return edge_counts_.CountOf(id); }
   size_t edges() const { return edge_counts_.counts.size(); }
@@ -95,21 +101,21 @@ class FlowEdges : public PartedSink {
     PendingBranch pending;
     int32_t pid = -1;
     // The run layer: the previous branch's edge (its target is where the next range begins;
-    // kNoEdge after a break), and the run not yet closed: `earlier` pieces (full ones, and those
-    // of folded parts), then `run`, the piece being written.
+    // kNoEdge after a break), the branches of the run not yet closed, and the matcher's state.
     uint32_t last = kNoEdge;
-    EdgeSequence run;
-    std::vector<EdgeSequence> earlier;
-    // In a part, what the stream before it decides: whether `run` and `last` still continue the
+    uint64_t open = 0;
+    BurstMatcher::State state = BurstMatcher::kRoot;
+    // In a part, what the stream before it decides: whether `open` and `last` still continue the
     // stream's (no break, no branch yet), the first event (a block at `lead_ip` or a break), and
     // the part's first branch while `last` was the stream's.
     bool run_inherited = false, last_inherited = false;
     bool seen = false, lead_break = false;
     uint64_t lead_ip = 0;
-    // The run that continued the stream's, once a break closed it.
-    std::vector<EdgeSequence> lead_run;
+    uint64_t lead_edges = 0;  // the branches of the run that continued the stream's, once broken
     uint32_t first_edge = kNoEdge;  // the part's first branch while `last` was the stream's
     uint64_t first_source = 0;      // and its address
+    // The first edges of the run that continues the stream's, up to the matcher's longest burst.
+    std::vector<uint32_t> head;
   };
   struct BranchKey {
     int32_t pid;
@@ -132,10 +138,6 @@ class FlowEdges : public PartedSink {
   void Branch(Thread& t, int32_t pid, uint64_t from, uint64_t to);
   void Break(Thread& t);
   void CloseRun(Thread& t);
-  // Moves the pieces of a run (`earlier`, then `run`) to the end of the thread's open run.
-  static void Continue(Thread& t, std::vector<EdgeSequence>&& earlier, EdgeSequence&& run);
-  // Moves the thread's open run out, as pieces.
-  static std::vector<EdgeSequence> TakeRun(Thread& t);
   // The edge number of a branch, kNoEdge when either end lies outside A's files.
   // (Not inlined, as RangeOf: the path of a branch that is not one of the last two to follow the
   // previous edge, kept out of Branch.)
@@ -174,16 +176,10 @@ class FlowEdges : public PartedSink {
   const bool part_;
   std::shared_ptr<Shared> shared_;
   std::unique_ptr<Cache> cache_;  // this sink's own, or a part's, borrowed until its OnEnd
+  const BurstMatcher* matcher_ = nullptr;
   std::unordered_map<int64_t, Thread> threads_;
   int64_t cached_thread_ = INT64_MIN;
   Thread* cached_ = nullptr;
-  // The closed runs, in pieces of at most 2 MiB (one huge page each, when full); the last piece
-  // of a run ends it.
-  struct Piece {
-    EdgeSequence ids;
-    bool ends_run = false;
-  };
-  std::vector<Piece> pieces_;
   // Counts by number, each with the lowest source address of the branches counted.
   struct SourcedCounts {
     std::vector<uint64_t> counts, sources;
