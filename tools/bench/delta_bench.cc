@@ -4,7 +4,8 @@
 // in user code, the cost of the per-block lookups alone) and a frequent one (call -> ret), then
 // through the call-stack builder alone (the trees of `ptprof stacks`, no observer), then through
 // the syscall analysis (call stacks and syscall instances, as `ptprof syscalls`), then into the
-// flow side of `ptprof validate` (its taken branches normalised to edges, runs and ranges), and
+// flow side of `ptprof validate` (its taken branches normalised to edges, runs and ranges, and
+// about 2,000 bursts of 32 branches taken from the flow beforehand looked for in it), and
 // prints M insn/s for each and its ratio to plain decoding (1.00 = no slower), each the best of
 // --repeat rounds that run every row once in turn. --jobs N decodes every run on N threads (as the
 // commands' --jobs), the default one. --only delta|stacks|syscalls|validate measures the plain
@@ -16,9 +17,11 @@
 #include <cstdio>
 #include <functional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "src/analyses/crossval/address_normaliser.h"
+#include "src/analyses/crossval/burst_matcher.h"
 #include "src/analyses/crossval/flow_edges.h"
 #include "src/analyses/delta/delta_profiler.h"
 #include "src/analyses/patterns/pattern_library.h"
@@ -26,6 +29,7 @@
 #include "src/analyses/syscalls/syscall_run.h"
 #include "src/model/decode_defaults.h"
 #include "src/model/parted_sink.h"
+#include "src/model/taken_branches.h"
 #include "src/pipeline/decode_streams.h"
 #include "src/pipeline/session.h"
 
@@ -48,6 +52,48 @@ class CountingSink : public PartedSink {
     insns += static_cast<const CountingSink&>(*part).insns;
   }
   uint64_t insns = 0;
+};
+
+// Bursts of `kDepth` consecutive taken branches of one thread, as a branch-record sampler would
+// take them (one at every kPeriod-th branch of the flow, when its thread's unbroken run holds
+// that many): what `validate`'s side B looks like to the flow side, taken from the flow itself.
+class BurstSampler : public EventSink {
+ public:
+  static constexpr size_t kDepth = 32;
+  static constexpr uint64_t kPeriod = 10007;
+  void OnEvent(const TraceEvent& event) override {
+    Thread& t = threads_[FlowThread(event.header.cpu, event.header.tid)];
+    if (const auto* b = std::get_if<ExecBlock>(&event.body)) {
+      Block(t, event.header.pid, b->first_ip, b->last_ip, b->end);
+    } else if (BreaksBranchRun(event)) {
+      t.pending.taken = false;
+      t.run.clear();
+    }
+  }
+  void OnBlocks(const BlockBatch& batch) override {
+    Thread& t = threads_[FlowThread(batch.cpu, batch.tid)];
+    for (const PackedEvent& b : batch.blocks)
+      Block(t, batch.pid, b.first_ip_or_index, b.first_ip_or_index + b.span, static_cast<BlockEnd>(b.end));
+  }
+  std::vector<std::pair<int32_t, std::vector<std::pair<uint64_t, uint64_t>>>> bursts;
+
+ private:
+  struct Thread {
+    PendingBranch pending;
+    int32_t pid = -1;
+    std::vector<std::pair<uint64_t, uint64_t>> run;  // its last kDepth branches at most
+  };
+  void Block(Thread& t, int32_t pid, uint64_t first_ip, uint64_t last_ip, BlockEnd end) {
+    const BlockEndRole role = t.pending.Follow(first_ip, last_ip, end, [&](uint64_t from, uint64_t to) {
+      if (t.run.size() == kDepth) t.run.erase(t.run.begin());
+      t.run.emplace_back(from, to);
+      if (++branches_ % kPeriod == 0 && t.run.size() == kDepth) bursts.emplace_back(t.pid, t.run);
+    });
+    if (role == BlockEndRole::kTaken) t.pid = pid;
+    if (role == BlockEndRole::kBreaks) t.run.clear();
+  }
+  std::unordered_map<int64_t, Thread> threads_;
+  uint64_t branches_ = 0;
 };
 
 // One row of the table: `run` once per round, then `print(best, plain)` with its best time and
@@ -197,9 +243,33 @@ int main(int argc, char** argv) {
   AddressNormaliser normaliser;
   normaliser.AddSessionImages(*session);
   uint64_t branches = 0, edges = 0, flow_parts = 0;
+  size_t bursts = 0, found = 0;
+  BurstSampler sampler;
   if (measures("validate")) {
+    // B's bursts, from a decode before the rounds (one thread, in one piece).
+    const unsigned jobs = DefaultDecodeJobs();
+    SetDefaultDecodeJobs(1);
+    DecodeStreams(*session, *selected, DecodeStreamsOptions{}, sampler);
+    SetDefaultDecodeJobs(jobs);
+    bursts = sampler.bursts.size();
     rows.push_back({[&] {
+                      // As CrossValidator::Expect and then the decode into its flow.
                       FlowEdges flow(normaliser);
+                      BurstMatcher matcher;
+                      std::vector<uint32_t> ids, burst_edges;
+                      EdgeTable& table = flow.table();
+                      for (const auto& [pid, records] : sampler.bursts) {
+                        burst_edges.clear();
+                        for (const auto& [from, to] : records) {
+                          auto f = normaliser.Normalise(pid, from);
+                          auto t = normaliser.Normalise(pid, to);
+                          if (!f || !t) break;
+                          burst_edges.push_back(table.EdgeId(table.Locate(*f), table.Locate(*t), true));
+                        }
+                        if (burst_edges.size() == records.size()) ids.push_back(matcher.Add(burst_edges));
+                      }
+                      matcher.Build();
+                      flow.LookFor(matcher);
                       flow_parts = 0;
                       for (const StreamOutcome& outcome :
                            DecodeStreams(*session, *selected, DecodeStreamsOptions{}, flow))
@@ -207,13 +277,15 @@ int main(int argc, char** argv) {
                       flow.OnEnd();
                       branches = flow.branches();
                       edges = flow.edges();
+                      found = static_cast<size_t>(
+                          std::count_if(ids.begin(), ids.end(), [&](uint32_t id) { return matcher.Found(id); }));
                     },
                     [&](double best, double plain) {
                       const std::string name =
                           "validate's flow (" + std::to_string(branches) + " branches)";
-                      std::printf("  %-34s %8.1f M insn/s  ratio %.2f  (%llu edges; %llu parts)\n",
+                      std::printf("  %-34s %8.1f M insn/s  ratio %.2f  (%llu edges; %zu of %zu bursts found; %llu parts)\n",
                                   name.c_str(), insns / best / 1e6, plain / best,
-                                  static_cast<unsigned long long>(edges),
+                                  static_cast<unsigned long long>(edges), found, bursts,
                                   static_cast<unsigned long long>(flow_parts));
                     }});
   }
