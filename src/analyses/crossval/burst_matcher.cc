@@ -90,11 +90,10 @@ void BurstMatcher::Build() {
     out_[v] = burst_at_[fail] != kNone ? fail : out_[fail];
   }
   reported_ = std::make_unique<std::atomic<uint8_t>[]>(nodes);
-  last_step_ = std::make_unique<std::atomic<uint64_t>[]>(nodes);
-  for (size_t n = 0; n < nodes; ++n) {
-    reported_[n].store(0, std::memory_order_relaxed);
-    last_step_[n].store(uint64_t{kNone} << 32, std::memory_order_relaxed);
-  }
+  last_steps_ = std::make_unique<std::atomic<uint64_t>[]>(2 * nodes);
+  for (size_t n = 0; n < nodes; ++n) reported_[n].store(0, std::memory_order_relaxed);
+  for (size_t n = 0; n < 2 * nodes; ++n)
+    last_steps_[n].store(uint64_t{kNone} << 32, std::memory_order_relaxed);
   // Only what Step reads is kept.
   std::vector<State>().swap(parent_);
   std::vector<uint32_t>().swap(edge_);

@@ -48,20 +48,21 @@ class BurstMatcher {
   uint32_t longest() const { return longest_; }
 
   // The state after `edge` is taken in `state`; every burst that ends there is marked found.
-  // A flow's loops take the same steps again and again: each node remembers its last step (the
-  // edge and where the failure links led), so a step repeated costs one read.
+  // A flow's loops take the same steps again and again: each node remembers its last two steps
+  // (the edge and where the failure links led: a conditional branch goes one of two ways),
+  // written once the bursts that end there are marked, so a step repeated costs one read and
+  // marks nothing.
   State Step(State state, uint32_t edge) const {
     if (edge >= in_burst_.size() || !in_burst_[edge]) return kRoot;
-    std::atomic<uint64_t>& memo = last_step_[state];
-    const uint64_t last = memo.load(std::memory_order_relaxed);
-    State next;
-    if (static_cast<uint32_t>(last >> 32) == edge) {
-      next = static_cast<State>(last);
-    } else {
-      next = Walk(state, edge);
-      memo.store(uint64_t{edge} << 32 | next, std::memory_order_relaxed);
-    }
+    std::atomic<uint64_t>* memo = &last_steps_[2 * size_t{state}];
+    const uint64_t latest = memo[0].load(std::memory_order_relaxed);
+    if (static_cast<uint32_t>(latest >> 32) == edge) return static_cast<State>(latest);
+    const uint64_t earlier = memo[1].load(std::memory_order_relaxed);
+    if (static_cast<uint32_t>(earlier >> 32) == edge) return static_cast<State>(earlier);
+    const State next = Walk(state, edge);
     Report(next);
+    memo[1].store(latest, std::memory_order_relaxed);
+    memo[0].store(uint64_t{edge} << 32 | next, std::memory_order_relaxed);
     return next;
   }
   // Whether burst `id` was found by a Step (on any thread; read after those threads are joined).
@@ -115,9 +116,9 @@ class BurstMatcher {
   std::vector<State> fail_, out_;
   std::vector<uint32_t> burst_at_;
   std::unique_ptr<std::atomic<uint8_t>[]> reported_;
-  // Per node: its last step, edge << 32 | state (kNone << 32: none yet; edges are below kNone).
-  // One word, so that a thread reads a pair another wrote whole.
-  std::unique_ptr<std::atomic<uint64_t>[]> last_step_;
+  // Per node: its last two steps, the latest first, each edge << 32 | state (kNone << 32: none;
+  // edges are below kNone). One word each, so that a thread reads a pair another wrote whole.
+  std::unique_ptr<std::atomic<uint64_t>[]> last_steps_;
   std::vector<State> end_of_;      // per burst: its end node
   std::vector<uint8_t> in_burst_;  // per edge number: whether some burst holds it
   uint32_t longest_ = 0;
