@@ -6,19 +6,25 @@ namespace ptprof {
 
 BurstMatcher::BurstMatcher() {
   // The root alone.
+  next_edge_.push_back(kNone);
   parent_.push_back(kRoot);
   edge_.push_back(kNone);
   burst_at_.push_back(kNone);
 }
 
 BurstMatcher::State BurstMatcher::AddChild(State node, uint32_t edge) {
-  if ((used_ + 1) * 2 > slots_.size()) GrowSlots();
-  const uint64_t key = uint64_t{node} << 32 | edge;
-  size_t i = Home(key);
-  while (slots_[i].child != kNone) i = (i + 1) & mask_;
   const auto child = static_cast<State>(parent_.size());
-  slots_[i] = {key, child};
-  ++used_;
+  if (child == node + 1) {
+    next_edge_[node] = edge;  // (the next node did not exist: the node had no such child)
+  } else {
+    if ((used_ + 1) * 2 > slots_.size()) GrowSlots();
+    const uint64_t key = uint64_t{node} << 32 | edge;
+    size_t i = Home(key);
+    while (slots_[i].child != kNone) i = (i + 1) & mask_;
+    slots_[i] = {key, child};
+    ++used_;
+  }
+  next_edge_.push_back(kNone);
   parent_.push_back(node);
   edge_.push_back(edge);
   burst_at_.push_back(kNone);
@@ -46,7 +52,7 @@ uint32_t BurstMatcher::Add(std::span<const uint32_t> burst) {
     if (edge >= kNone - 1) throw std::invalid_argument("BurstMatcher::Add: no edge number");
     if (edge >= in_burst_.size()) in_burst_.resize(size_t{edge} + 1, 0);
     in_burst_[edge] = 1;
-    const State child = slots_.empty() ? kNone : Child(node, edge);
+    const State child = Child(node, edge);
     node = child != kNone ? child : AddChild(node, edge);
   }
   if (burst.size() > longest_) longest_ = static_cast<uint32_t>(burst.size());
@@ -60,7 +66,6 @@ uint32_t BurstMatcher::Add(std::span<const uint32_t> burst) {
 void BurstMatcher::Build() {
   if (built_) return;
   built_ = true;
-  if (slots_.empty()) GrowSlots();  // (Child reads the slots even with no burst)
   const size_t nodes = parent_.size();
   // The nodes by depth (a node comes after its parent, so one pass gives each its depth).
   std::vector<uint32_t> depth(nodes, 0);

@@ -77,8 +77,12 @@ class BurstMatcher {
       state = fail_[state];
     }
   }
-  // The child of `node` by `edge`, kNone when the trie has none.
+  // The child of `node` by `edge`, kNone when the trie has none. A burst's nodes past where it
+  // leaves the bursts added before are made one after the other, so most nodes have one child,
+  // the next node: its edge is kept with the node, and only the other children go to the table.
   State Child(State node, uint32_t edge) const {
+    if (next_edge_[node] == edge) return node + 1;
+    if (used_ == 0) return kNone;
     const uint64_t key = uint64_t{node} << 32 | edge;
     for (size_t i = Home(key);; i = (i + 1) & mask_) {
       const Slot& slot = slots_[i];
@@ -105,12 +109,15 @@ class BurstMatcher {
     uint64_t key = 0;  // node << 32 | edge
     State child = kNone;
   };
-  std::vector<Slot, HugeAllocator<Slot>> slots_;  // the trie's edges: open addressing, half full
+  // The trie's edges to children other than the next node: open addressing, at most half full.
+  std::vector<Slot, HugeAllocator<Slot>> slots_;
   size_t mask_ = 0;
   unsigned shift_ = 64;
   size_t used_ = 0;
-  // Per node: its parent and the edge from it, its failure and output links, and the burst that
-  // ends there (kNone: none).
+  // Per node: the edge to the next node when that is its child (kNone: it is not), its parent
+  // and the edge from it, its failure and output links, and the burst that ends there (kNone:
+  // none).
+  std::vector<uint32_t> next_edge_;
   std::vector<State> parent_;
   std::vector<uint32_t> edge_;
   std::vector<State> fail_, out_;
