@@ -67,7 +67,7 @@ class BurstSampler : public EventSink {
       Block(t, event.header.pid, b->first_ip, b->last_ip, b->end);
     } else if (BreaksBranchRun(event)) {
       t.pending.taken = false;
-      t.run.clear();
+      t.taken = 0;
     }
   }
   void OnBlocks(const BlockBatch& batch) override {
@@ -81,16 +81,20 @@ class BurstSampler : public EventSink {
   struct Thread {
     PendingBranch pending;
     int32_t pid = -1;
-    std::vector<std::pair<uint64_t, uint64_t>> run;  // its last kDepth branches at most
+    // Its last kDepth branches at most: a ring, the next one written at slot `taken % kDepth`.
+    std::pair<uint64_t, uint64_t> ring[kDepth];
+    size_t taken = 0;  // since the run began
   };
   void Block(Thread& t, int32_t pid, uint64_t first_ip, uint64_t last_ip, BlockEnd end) {
     const BlockEndRole role = t.pending.Follow(first_ip, last_ip, end, [&](uint64_t from, uint64_t to) {
-      if (t.run.size() == kDepth) t.run.erase(t.run.begin());
-      t.run.emplace_back(from, to);
-      if (++branches_ % kPeriod == 0 && t.run.size() == kDepth) bursts.emplace_back(t.pid, t.run);
+      t.ring[t.taken++ % kDepth] = {from, to};
+      if (++branches_ % kPeriod != 0 || t.taken < kDepth) return;
+      std::vector<std::pair<uint64_t, uint64_t>> records(kDepth);
+      for (size_t k = 0; k < kDepth; ++k) records[k] = t.ring[(t.taken + k) % kDepth];  // oldest first
+      bursts.emplace_back(t.pid, std::move(records));
     });
     if (role == BlockEndRole::kTaken) t.pid = pid;
-    if (role == BlockEndRole::kBreaks) t.run.clear();
+    if (role == BlockEndRole::kBreaks) t.taken = 0;
   }
   std::unordered_map<int64_t, Thread> threads_;
   uint64_t branches_ = 0;
