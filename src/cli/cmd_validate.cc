@@ -69,7 +69,7 @@ int RunValidate(const ValidateOptions& options) {
                                         session->manifest.streams[outcome.stream].name, outcome.error));
   }
 
-  CrossValidation result = validator.Validate((*b)->samples, (*b)->normaliser, (*b)->images);
+  CrossValidation result = validator.Validate((*b)->images);
   if (result.flow_branches == 0) return ReportBadInput(options.a + ": the flow holds no taken branches");
   if (result.bursts_mapped == 0 && result.bursts > result.empty)
     return ReportBadInput(fmt::format(

@@ -29,7 +29,18 @@ CrossValidator::CrossValidator(CrossValidateOptions options, const AddressNormal
                                std::function<std::string(uint64_t)> symbolize_a)
     : options_(options), a_(a), symbolize_a_(std::move(symbolize_a)), flow_(a) {}
 
+std::optional<std::pair<Location, Location>> CrossValidator::LocateRecord(
+    const BranchSample& s, size_t k, const std::set<std::string>& a_images) {
+  auto from = b_->Normalise(s.pid, s.branches[k].from);
+  auto to = b_->Normalise(s.pid, s.branches[k].to);
+  if (!from || !to || !a_images.count(from->image) || !a_images.count(to->image)) return std::nullopt;
+  EdgeTable& table = flow_.table();
+  return std::make_pair(table.Locate(*from), table.Locate(*to));
+}
+
 void CrossValidator::Expect(const std::vector<BranchSample>& samples, const AddressNormaliser& b) {
+  samples_ = &samples;
+  b_ = &b;
   EdgeTable& table = flow_.table();
   const std::vector<std::string> images = a_.Images();
   const std::set<std::string> a_images(images.begin(), images.end());
@@ -40,15 +51,20 @@ void CrossValidator::Expect(const std::vector<BranchSample>& samples, const Addr
     edges.clear();
     bool mapped = !s.branches.empty();
     for (size_t k = 0; k < s.branches.size() && mapped; ++k) {
-      auto from = b.Normalise(s.pid, s.branches[k].from);
-      auto to = b.Normalise(s.pid, s.branches[k].to);
-      mapped = from && to && a_images.count(from->image) && a_images.count(to->image);
-      if (mapped) edges.push_back(table.EdgeId(table.Locate(*from), table.Locate(*to), true));
+      const auto record = LocateRecord(s, k, a_images);
+      mapped = record.has_value();
+      if (mapped) edges.push_back(table.EdgeId(record->first, record->second, true));
     }
     if (mapped) burst_of_[i] = matcher_.Add(edges);
   }
   matcher_.Build();
   flow_.LookFor(matcher_);
+}
+
+size_t CrossValidator::BurstsFound() const {
+  size_t found = 0;
+  for (const uint32_t burst : burst_of_) found += burst != BurstMatcher::kNone && matcher_.Found(burst);
+  return found;
 }
 
 std::string FunctionOf(const std::string& symbol) {
@@ -62,13 +78,12 @@ std::string FunctionOf(const std::string& symbol) {
   return symbol.substr(0, plus);
 }
 
-CrossValidation CrossValidator::Validate(const std::vector<BranchSample>& samples,
-                                         const AddressNormaliser& b, const ImageSet& b_code) {
+CrossValidation CrossValidator::Validate(const ImageSet& b_code) {
+  if (!samples_) throw std::logic_error("CrossValidator::Validate before Expect");
+  const std::vector<BranchSample>& samples = *samples_;
   CrossValidation out;
   flow_.OnEnd();
   EdgeTable& table = flow_.table();
-  if (burst_of_.size() != samples.size())
-    throw std::logic_error("CrossValidator::Validate: not the samples Expect was given");
   out.flow_branches = flow_.branches();
   out.flow_runs = flow_.runs();
   // A's profile, each edge and range named by the function of the lowest address of the branch
@@ -88,7 +103,7 @@ CrossValidation CrossValidator::Validate(const std::vector<BranchSample>& sample
     function_of_range[r.range] = FunctionOf(symbolize_a_(r.source));
   }
   out.images_a = a_.Images();
-  out.images_b = b.Images();
+  out.images_b = b_->Images();
   const std::set<std::string> a_images(out.images_a.begin(), out.images_a.end());
   X86Decoder x86;
   Counts b_counts;
@@ -119,21 +134,17 @@ CrossValidation CrossValidator::Validate(const std::vector<BranchSample>& sample
     bool mapped = true;
     size_t unmapped_at = 0;
     for (size_t k = 0; k < s.branches.size() && mapped; ++k) {
-      auto from = b.Normalise(s.pid, s.branches[k].from);
-      auto to = b.Normalise(s.pid, s.branches[k].to);
-      if (!from || !to || !a_images.count(from->image) || !a_images.count(to->image)) {
+      const auto record = LocateRecord(s, k, a_images);
+      if (!record) {
         mapped = false;
         unmapped_at = k;
         break;
       }
-      const Location lf = table.Locate(*from), lt = table.Locate(*to);
-      // Profile counts of B, on the same numbering (Expect numbered its edges).
-      const uint32_t id = table.EdgeId(lf, lt, true);
+      const auto [lf, lt] = *record;
+      // Profile counts of B, on the same numbering (Expect numbered every edge of its records up
+      // to the first outside A's files).
+      const uint32_t id = table.EdgeId(lf, lt, false);
       ++b_counts.edges[id];
-      if (id >= function_of_edge.size()) {  // (not numbered by Expect: only when samples differ)
-        function_of_edge.resize(id + 1, "?");
-        named.resize(id + 1, 0);
-      }
       if (!named[id]) {
         function_of_edge[id] = FunctionOf(b_code.Symbolize(s.branches[k].from));
         named[id] = 1;

@@ -13,6 +13,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <unordered_map>
 #include <string>
 #include <tuple>
@@ -67,17 +68,18 @@ class CrossValidator {
   CrossValidator(CrossValidateOptions options, const AddressNormaliser& a,
                  std::function<std::string(uint64_t)> symbolize_a);
 
-  // B's samples (normalised with `b`), before A's flow goes into flow(): each burst that maps
-  // into A's files is numbered as edges and looked for in the flow as it goes by (BurstMatcher).
+  // B's samples (normalised with `b`; both outlive Validate), before A's flow goes into flow():
+  // each burst that maps into A's files is numbered as edges and looked for in the flow as it
+  // goes by (BurstMatcher).
   void Expect(const std::vector<BranchSample>& samples, const AddressNormaliser& b);
 
   // The sink A's decoded flow goes into (ended with OnEnd before Validate).
   FlowEdges& flow() { return flow_; }
+  // How many of Expect's samples the flow took, contiguously, so far.
+  size_t BurstsFound() const;
 
-  // Compares B's samples, the same Expect was given (code and symbols from `b_code`), with the
-  // flow.
-  CrossValidation Validate(const std::vector<BranchSample>& samples, const AddressNormaliser& b,
-                           const ImageSet& b_code);
+  // Compares Expect's samples (code and symbols from `b_code`) with the flow.
+  CrossValidation Validate(const ImageSet& b_code);
 
  private:
   struct Counts {
@@ -85,12 +87,19 @@ class CrossValidator {
     std::map<RangeKey, uint64_t> ranges;
   };
 
+  // Record `k` of `s` as A's table locates it, none when an end lies outside `a_images` (A's
+  // files).
+  std::optional<std::pair<Location, Location>> LocateRecord(const BranchSample& s, size_t k,
+                                                            const std::set<std::string>& a_images);
+
   CrossValidateOptions options_;
   const AddressNormaliser& a_;
   std::function<std::string(uint64_t)> symbolize_a_;
   FlowEdges flow_;
   BurstMatcher matcher_;
-  std::vector<uint32_t> burst_of_;  // per sample given to Expect: its burst, kNone: not looked for
+  const std::vector<BranchSample>* samples_ = nullptr;  // Expect's
+  const AddressNormaliser* b_ = nullptr;
+  std::vector<uint32_t> burst_of_;  // per sample: its burst, kNone: not looked for
 };
 
 // The function of a symbolised address, "name+0x13" or "name" as SymbolTable::Describe gives

@@ -50,7 +50,7 @@ TEST_CASE("bursts of another run at another base: in the flow, feasible only, in
   }
   v.flow().AddBranch(1, 1, 0x1006, 0x1000);
   v.flow().AddBreak(1);
-  CrossValidation r = v.Validate(bursts, b, b_code);
+  CrossValidation r = v.Validate(b_code);
   unlink(file.c_str());
   CHECK(r.flow_branches == 5);
   CHECK(r.bursts == 5);
