@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "src/analyses/crossval/address_normaliser.h"
-#include "src/analyses/crossval/burst_matcher.h"
+#include "src/analyses/crossval/cross_validate.h"
 #include "src/analyses/crossval/flow_edges.h"
 #include "src/analyses/delta/delta_profiler.h"
 #include "src/analyses/patterns/pattern_library.h"
@@ -75,23 +75,24 @@ class BurstSampler : public EventSink {
     for (const PackedEvent& b : batch.blocks)
       Block(t, batch.pid, b.first_ip_or_index, b.first_ip_or_index + b.span, static_cast<BlockEnd>(b.end));
   }
-  std::vector<std::pair<int32_t, std::vector<std::pair<uint64_t, uint64_t>>>> bursts;
+  std::vector<BranchSample> bursts;
 
  private:
   struct Thread {
     PendingBranch pending;
     int32_t pid = -1;
     // Its last kDepth branches at most: a ring, the next one written at slot `taken % kDepth`.
-    std::pair<uint64_t, uint64_t> ring[kDepth];
+    BranchRecord ring[kDepth];
     size_t taken = 0;  // since the run began
   };
   void Block(Thread& t, int32_t pid, uint64_t first_ip, uint64_t last_ip, BlockEnd end) {
     const BlockEndRole role = t.pending.Follow(first_ip, last_ip, end, [&](uint64_t from, uint64_t to) {
-      t.ring[t.taken++ % kDepth] = {from, to};
+      t.ring[t.taken++ % kDepth] = BranchRecord{from, to};
       if (++branches_ % kPeriod != 0 || t.taken < kDepth) return;
-      std::vector<std::pair<uint64_t, uint64_t>> records(kDepth);
-      for (size_t k = 0; k < kDepth; ++k) records[k] = t.ring[(t.taken + k) % kDepth];  // oldest first
-      bursts.emplace_back(t.pid, std::move(records));
+      BranchSample& sample = bursts.emplace_back();
+      sample.sample = bursts.size() - 1;
+      sample.pid = static_cast<uint32_t>(t.pid);
+      for (size_t k = 0; k < kDepth; ++k) sample.branches.push_back(t.ring[(t.taken + k) % kDepth]);  // oldest first
     });
     if (role == BlockEndRole::kTaken) t.pid = pid;
     if (role == BlockEndRole::kBreaks) t.taken = 0;
@@ -257,23 +258,10 @@ int main(int argc, char** argv) {
     SetDefaultDecodeJobs(jobs);
     bursts = sampler.bursts.size();
     rows.push_back({[&] {
-                      // As CrossValidator::Expect and then the decode into its flow.
-                      FlowEdges flow(normaliser);
-                      BurstMatcher matcher;
-                      std::vector<uint32_t> ids, burst_edges;
-                      EdgeTable& table = flow.table();
-                      for (const auto& [pid, records] : sampler.bursts) {
-                        burst_edges.clear();
-                        for (const auto& [from, to] : records) {
-                          auto f = normaliser.Normalise(pid, from);
-                          auto t = normaliser.Normalise(pid, to);
-                          if (!f || !t) break;
-                          burst_edges.push_back(table.EdgeId(table.Locate(*f), table.Locate(*t), true));
-                        }
-                        if (burst_edges.size() == records.size()) ids.push_back(matcher.Add(burst_edges));
-                      }
-                      matcher.Build();
-                      flow.LookFor(matcher);
+                      // As the command: B's bursts expected, then the decode into the flow.
+                      CrossValidator validator({}, normaliser, [](uint64_t) { return std::string(); });
+                      validator.Expect(sampler.bursts, normaliser);
+                      FlowEdges& flow = validator.flow();
                       flow_parts = 0;
                       for (const StreamOutcome& outcome :
                            DecodeStreams(*session, *selected, DecodeStreamsOptions{}, flow))
@@ -281,8 +269,7 @@ int main(int argc, char** argv) {
                       flow.OnEnd();
                       branches = flow.branches();
                       edges = flow.edges();
-                      found = static_cast<size_t>(
-                          std::count_if(ids.begin(), ids.end(), [&](uint32_t id) { return matcher.Found(id); }));
+                      found = validator.BurstsFound();
                     },
                     [&](double best, double plain) {
                       const std::string name =
