@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <initializer_list>
 #include <map>
 
 namespace ptprof {
@@ -53,6 +54,13 @@ class Feeder {
     builder_.OnEvent(event);
   }
   void Wait(uint64_t ns) { now_ += ns; }
+  // main calls f, f returns, and the trace stops in main: in each of `tids`, a block of each in
+  // turn.
+  void CallAndReturn(std::initializer_list<int32_t> tids) {
+    for (const int32_t tid : tids) Block(0x1000, 0x1010, 4, BlockEnd::kCall, tid);
+    for (const int32_t tid : tids) Block(0x2000, 0x2004, 2, BlockEnd::kReturn, tid);
+    for (const int32_t tid : tids) Block(0x1012, 0x1014, 1, BlockEnd::kTraceStop, tid);
+  }
 
  private:
   CallStackBuilder& builder_;
@@ -277,12 +285,7 @@ TEST_CASE("threads have their own stacks; Merged adds them path by path") {
   SymbolTable symbols = TestSymbols();
   CallStackBuilder builder({&symbols, {}});
   Feeder feed(builder);
-  feed.Block(0x1000, 0x1010, 4, BlockEnd::kCall, 1);
-  feed.Block(0x1000, 0x1010, 4, BlockEnd::kCall, 2);
-  feed.Block(0x2000, 0x2004, 2, BlockEnd::kReturn, 1);
-  feed.Block(0x2000, 0x2004, 2, BlockEnd::kReturn, 2);
-  feed.Block(0x1012, 0x1014, 1, BlockEnd::kTraceStop, 1);
-  feed.Block(0x1012, 0x1014, 1, BlockEnd::kTraceStop, 2);
+  feed.CallAndReturn({1, 2});
   builder.OnEnd();
   CHECK(builder.repairs().Total() == 0);
   CallTree merged = builder.Merged();
@@ -297,9 +300,7 @@ TEST_CASE("TakeMerged hands one lane's tree over as Merged would copy it") {
   SymbolTable symbols = TestSymbols();
   CallStackBuilder builder({&symbols, {}});
   Feeder feed(builder);
-  feed.Block(0x1000, 0x1010, 4, BlockEnd::kCall, 1);
-  feed.Block(0x2000, 0x2004, 2, BlockEnd::kReturn, 1);
-  feed.Block(0x1012, 0x1014, 1, BlockEnd::kTraceStop, 1);
+  feed.CallAndReturn({1});
   builder.OnEnd();
   auto dump = [](const CallTree& tree) {
     std::string text;
