@@ -314,13 +314,14 @@ int RunRecord(const RecordOptions& options) {
                           " without the binaries (no symbols)");
   }
   if (!options.quiet) {
-    uint64_t insns = 0, bytes = 0, reps = 0, signals = 0, crossings = 0;
+    uint64_t insns = 0, bytes = 0, reps = 0, signals = 0, crossings = 0, reruns = 0;
     for (const auto& t : recording->threads) {
       insns += t.insns;
       bytes += t.pt.size();
       reps += t.rep_repeats;
       signals += t.signals;
       crossings += t.page_crossings;
+      reruns += t.page_reruns;
     }
     std::fprintf(stderr,
                  "ptprof: record: %zu thread(s), %llu instructions, %llu bytes of PT (%.3f bytes/"
@@ -332,13 +333,14 @@ int RunRecord(const RecordOptions& options) {
     std::fprintf(stderr,
                  "ptprof: record: emulation %.3f s, stream %llu bytes, encoding %.3f s CPU (%.1f M "
                  "insn/s); %llu rep-string iterations folded, %llu asynchronous transfers, "
-                 "%llu page-crossing block ends\n",
+                 "%llu page-crossing block ends, %llu of them run again in a block of their own\n",
                  recording->run_seconds, static_cast<unsigned long long>(recording->stream_bytes),
                  recording->encode_seconds,
                  recording->encode_seconds > 0
                      ? static_cast<double>(insns) / recording->encode_seconds / 1e6 : 0.0,
                  static_cast<unsigned long long>(reps), static_cast<unsigned long long>(signals),
-                 static_cast<unsigned long long>(crossings));
+                 static_cast<unsigned long long>(crossings),
+                 static_cast<unsigned long long>(reruns));
     if (engine) {
       std::fprintf(stderr, "ptprof: record: %llu snapshot(s) triggered",
                    static_cast<unsigned long long>(engine->fired()));

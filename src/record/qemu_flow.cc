@@ -34,6 +34,9 @@ size_t FirstPsb(const std::vector<uint8_t>& bytes, size_t from) {
   return static_cast<size_t>(it - bytes.begin());
 }
 
+// Whether an instruction's bytes span two pages.
+bool CrossesPage(const Insn& insn) { return (insn.ip & 0xfff) + insn.size > 0x1000; }
+
 size_t EventWords(uint32_t tag) {
   if (tag == sf::kTagSyscall) return sf::kSyscallWords;
   if (tag == sf::kTagSysret) return sf::kSysretWords;
@@ -348,7 +351,12 @@ Status QemuThreadEncoder::State::Process() {
       ++pos;
       continue;
     }
-    if (pending && pending->kind == BranchKind::kCondJump) {
+    // The block begins with the instruction that ended the last one, which ran once: a
+    // rep-string instruction runs as its own block once per iteration, and one that crosses a
+    // page ends its block as QEMU announced it but then runs in a block of its own (QEMU 7.2).
+    const bool again = pending && pending->ip == insns[0].ip &&
+                       (pending->kind == BranchKind::kNone || CrossesPage(*pending));
+    if (!again && pending && pending->kind == BranchKind::kCondJump) {
       // A branch that went neither way was interrupted by a signal: its outcome is where the
       // thread resumes after the handler, which may still be to come.
       const uint64_t next = insns[0].ip;
@@ -371,9 +379,11 @@ Status QemuThreadEncoder::State::Process() {
       lost = false;
     }
     if (pending) {
-      if (pending->kind == BranchKind::kNone && pending->ip == insns[0].ip) {
-        // A rep-string instruction runs as its own block once per iteration: one instruction.
-        ++out.rep_repeats;
+      if (again) {
+        if (CrossesPage(*pending))
+          ++out.page_reruns;
+        else
+          ++out.rep_repeats;
         first = 1;
         if (insns.size() == 1) continue;
       }

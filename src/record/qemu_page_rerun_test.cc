@@ -1,0 +1,138 @@
+// QEMU 7.2 announces an instruction that crosses a page at the end of its block, reported short,
+// and then runs it in a block of its own: the recorder takes that as one execution, not as a
+// signal that interrupted it (a synthetic stream: no QEMU needed).
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include <catch2/catch.hpp>
+
+#include "decoders/pt/flow_session.h"
+#include "src/record/qemu_recorder.h"
+
+using namespace ptprof;
+using namespace ptprof::record;
+
+namespace {
+
+class InsnSink : public EventSink {
+ public:
+  void OnEvent(const TraceEvent& event) override {
+    if (auto* insn = std::get_if<Instruction>(&event.body)) {
+      ips.push_back(insn->ip);
+      if (insn->iclass == BlockEnd::kInterrupt) ++async;  // an asynchronous branch after it
+    }
+    if (std::holds_alternative<TraceGap>(event.body)) ++gaps;
+  }
+  std::vector<uint64_t> ips;
+  int gaps = 0;
+  int async = 0;  // instructions an asynchronous branch ended
+};
+
+// The code from 0x1ff0 on, and its blocks as QEMU announces them.
+constexpr uint64_t kBase = 0x1ff0;
+struct Code {
+  std::vector<uint8_t> bytes;
+  QemuStream stream;
+  // A block of `sizes` (as QEMU reports them) at `ip`, whose bytes (with the lookahead QEMU
+  // gives) run `bytes` on.
+  uint32_t Block(uint64_t ip, std::vector<uint8_t> sizes, uint16_t count) {
+    QemuBlock block;
+    block.vaddr = ip;
+    block.first_size = static_cast<uint32_t>(stream.sizes.size());
+    block.first_byte = static_cast<uint32_t>(stream.code.size());
+    block.insns = static_cast<uint16_t>(sizes.size());
+    block.bytes = count;
+    block.defined = true;
+    stream.sizes.insert(stream.sizes.end(), sizes.begin(), sizes.end());
+    const size_t from = ip - kBase;
+    stream.code.insert(stream.code.end(), bytes.begin() + static_cast<long>(from),
+                       bytes.begin() + static_cast<long>(from + count));
+    stream.blocks.push_back(block);
+    return static_cast<uint32_t>(stream.blocks.size() - 1);
+  }
+};
+
+// Decodes `trace` over `code` (mapped at kBase).
+InsnSink Decode(const std::vector<uint8_t>& trace, const std::vector<uint8_t>& code) {
+  char file[] = "/tmp/ptprof-rerun-code-XXXXXX";
+  const int fd = mkstemp(file);
+  REQUIRE(fd >= 0);
+  close(fd);
+  {
+    std::ofstream out(file, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(code.data()), static_cast<std::streamsize>(code.size()));
+  }
+  ImageSet images;
+  REQUIRE(images.AddRaw(RawImageSpec{file, 0, code.size(), kBase}));
+  InsnSink sink;
+  pt::FlowRequest request;
+  request.insns = true;
+  const auto decoded = pt::DecodeFlow(trace, images, request, sink);
+  std::remove(file);
+  REQUIRE(decoded);
+  return sink;
+}
+
+}  // namespace
+
+TEST_CASE("a branch that crosses a page, run again in a block of its own, is one execution") {
+  // 0x1ff9 inc rax; 0x1ffc nop; 0x1ffd jne 0x1ff9 (6 bytes: up to 0x2003, across the page);
+  // 0x2003 nop; 0x2004 jmp 0x1ff9.
+  Code code;
+  code.bytes.assign(0x20, 0xcc);
+  const uint8_t loop[] = {0x48, 0xff, 0xc0, 0x90, 0x0f, 0x85, 0xf6, 0xff, 0xff, 0xff, 0x90, 0xeb, 0xf3};
+  std::copy(std::begin(loop), std::end(loop), code.bytes.begin() + (0x1ff9 - kBase));
+  // The jne as QEMU 7.2 announces it at the end of the first block: 3 bytes, those on the first
+  // page; then on its own, whole.
+  const uint32_t head = code.Block(0x1ff9, {3, 1, 3}, 10);
+  const uint32_t jne = code.Block(0x1ffd, {6}, 6);
+  const uint32_t tail = code.Block(0x2003, {1, 2}, 3);
+  code.stream.complete = true;
+  // Around the loop once (taken), then out (not taken) to the tail.
+  code.stream.threads.push_back({7, {head, jne, head, jne, tail}});
+  QemuFlowOptions options;
+  options.keep_ips = true;
+  auto recording = EncodeQemuStream(code.stream, options);
+  REQUIRE(recording);
+  const QemuThreadTrace& thread = recording->threads.at(0);
+  CHECK(thread.signals == 0);
+  CHECK(thread.page_crossings == 2);
+  CHECK(thread.page_reruns == 2);
+  CHECK(thread.rep_repeats == 0);
+  // The tail's jmp went nowhere yet: not encoded.
+  const std::vector<uint64_t> ran = {0x1ff9, 0x1ffc, 0x1ffd, 0x1ff9, 0x1ffc, 0x1ffd, 0x2003};
+  CHECK(thread.ips == ran);
+  CHECK(thread.insns == ran.size());
+  const InsnSink sink = Decode(thread.pt, code.bytes);
+  CHECK(sink.ips == ran);
+  CHECK(sink.gaps == 0);
+  CHECK(sink.async == 0);
+}
+
+TEST_CASE("an instruction that is not a branch, crossing a page and run again, is one execution") {
+  // 0x1ffb nop; 0x1ffc mov rax, imm64 (10 bytes: up to 0x2006, across the page); 0x2006 nop;
+  // 0x2007 jne 0x1ffb (a loop with a branch the trace decides, so that it ends).
+  Code code;
+  code.bytes.assign(0x20, 0xcc);
+  const uint8_t body[] = {0x90, 0x48, 0xb8, 1, 2, 3, 4, 5, 6, 7, 8, 0x90, 0x75, 0xf2};
+  std::copy(std::begin(body), std::end(body), code.bytes.begin() + (0x1ffb - kBase));
+  const uint32_t head = code.Block(0x1ffb, {1, 4}, 11);
+  const uint32_t mov = code.Block(0x1ffc, {10, 1, 2}, 13);
+  code.stream.complete = true;
+  code.stream.threads.push_back({7, {head, mov, head, mov}});
+  QemuFlowOptions options;
+  options.keep_ips = true;
+  auto recording = EncodeQemuStream(code.stream, options);
+  REQUIRE(recording);
+  const QemuThreadTrace& thread = recording->threads.at(0);
+  CHECK(thread.signals == 0);
+  CHECK(thread.page_reruns == 2);
+  CHECK(thread.rep_repeats == 0);
+  const std::vector<uint64_t> ran = {0x1ffb, 0x1ffc, 0x2006, 0x2007, 0x1ffb, 0x1ffc, 0x2006};
+  CHECK(thread.ips == ran);
+  const InsnSink sink = Decode(thread.pt, code.bytes);
+  CHECK(sink.ips == ran);
+  CHECK(sink.async == 0);
+}
