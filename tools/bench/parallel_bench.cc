@@ -17,6 +17,13 @@
 // runs back to back: on a machine whose speed moves within minutes, ptprof's rows then see the
 // same spells. (On the development VM libipt's warm runs are slower interleaved, 1.1 s against
 // 0.78 s on sort, with no more page faults: its ratios are taken back to back.)
+// For each thread count N above one, a last row decodes the whole stream N times at once, on N
+// threads that share nothing (each its own code graph, fast engine, one thread each): what this
+// machine's N cores give N decodes that never wait for one another. The line after the table
+// sets it beside ptprof's own N threads: N times the one-thread row's warm time over that row's
+// (the most N threads can gain here), and the same for ptprof on N threads. (Only warm: a cold
+// run's memory is fresh from the kernel for the first rows and partly reused by later ones, so
+// the last row's cold run is not a ceiling for the others'.)
 // --verify adds, untimed, one decode per ptprof row into a sink that digests every event field
 // for field (blocks: addresses, counts, ends, mode, flags, tsc, offset, cpu/pid/tid; other
 // events: their kind, tsc and offset), and warns where a row's digest differs from ptprof's
@@ -31,6 +38,7 @@
 #include <functional>
 #include <variant>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "decoders/pt/fast/code_blocks.h"
@@ -373,6 +381,55 @@ int main(int argc, char** argv) {
       }
     }
   }
+  // N whole decodes at once, sharing nothing (the machine's ceiling for N threads).
+  struct AtOnceRow {
+    std::vector<std::unique_ptr<pt::fast::CodeGraphPool>> graphs;
+    uint64_t blocks = 0;
+    std::string note;
+  };
+  std::deque<AtOnceRow> at_once_rows;
+  std::vector<std::pair<size_t, unsigned>> at_once;  // (row, N)
+  if (only_engine.empty() || only_engine == "fast") {
+    for (unsigned n : jobs) {
+      if (n < 2) continue;
+      AtOnceRow& state = at_once_rows.emplace_back();
+      Row row;
+      row.name = "fast, 1 thread, " + std::to_string(n) + " at once";
+      row.fresh = [&state] { state.graphs.clear(); };
+      row.run = [&, n]() -> uint64_t {
+        if (state.graphs.empty())
+          for (unsigned k = 0; k < n; ++k)
+            state.graphs.push_back(std::make_unique<pt::fast::CodeGraphPool>());
+        std::vector<uint64_t> insns(n, 0), blocks(n, 0);
+        std::vector<std::thread> threads;
+        for (unsigned k = 0; k < n; ++k) {
+          threads.emplace_back([&, k] {
+            pt::FlowRequest request;
+            request.params = params;
+            request.jobs = 1;
+            request.engine = pt::FlowEngine::kFast;
+            request.graphs = state.graphs[k].get();
+            CountingSink sink;
+            if (pt::DecodeFlow(trace, session->images, request, sink)) {
+              insns[k] = sink.insns;
+              blocks[k] = sink.blocks;
+            }
+          });
+        }
+        for (std::thread& t : threads) t.join();
+        for (unsigned k = 1; k < n; ++k)
+          if (insns[k] != insns[0] || blocks[k] != blocks[0]) return 0;  // (a warning follows)
+        state.blocks = blocks[0];
+        state.note = "each decode the whole stream, nothing shared";
+        return insns[0];
+      };
+      row.blocks = &state.blocks;
+      row.note = &state.note;
+      at_once.emplace_back(rows.size(), n);
+      rows.push_back(std::move(row));
+      digests.push_back({});
+    }
+  }
   std::vector<Measurement> results = MeasureRows(rows, repeat, interleave);
   const uint64_t reference_blocks = results[1].blocks;
   if (verify && reference) {
@@ -412,6 +469,22 @@ int main(int argc, char** argv) {
       std::printf("  warning: %s gave %llu blocks, ptprof libipt on 1 thread %llu\n", m.name.c_str(),
                   static_cast<unsigned long long>(m.blocks),
                   static_cast<unsigned long long>(reference_blocks));
+  }
+  // The ceiling of N threads beside what ptprof's N threads gained, over the fast one-thread row.
+  auto find_row = [&](const std::string& name) -> const Measurement* {
+    for (const Measurement& m : results)
+      if (m.name == name && m.cold < 1e30) return &m;
+    return nullptr;
+  };
+  const Measurement* one = find_row("ptprof fast, 1 thread");
+  for (const auto& [r, n] : at_once) {
+    const Measurement& m = results[r];
+    const Measurement* parallel = find_row("ptprof fast, " + std::to_string(n) + " threads");
+    if (!one || !parallel || !m.insns) continue;
+    std::printf("%u threads: this machine's ceiling (%u whole decodes at once, over one alone) "
+                "warm %.2fx; ptprof fast on %u threads over 1: warm %.2fx, cold %.2fx\n",
+                n, n, n * one->warm / m.warm, n, one->warm / parallel->warm,
+                one->cold / parallel->cold);
   }
   if (verify && reference) {
     for (const Measurement& m : results) {

@@ -4,7 +4,8 @@
 # loop, a C compile), then runs parallel_bench on each recording and on the real traces in
 # ../shared/testdata: ptprof's block flow on 1 and 2 threads (and the CPU count) beside libipt's
 # block decoder driven directly, cold and warm, with ratios, every row checked event for event
-# against the one-piece decode on libipt (--verify). Also `perf script` on the
+# against the one-piece decode on libipt (--verify), and the machine's ceiling for 2 threads (two
+# whole decodes at once on threads that share nothing, over one alone). Also `perf script` on the
 # recordings exported as perf.data, and `trc_pkt_lister` on a CoreSight snapshot, for scale.
 # Prints the load average before and after (the machine is shared: say what it was).
 # Usage: tools/bench/run_parallel_bench.sh [BUILD_DIR] [WORKLOAD...]
