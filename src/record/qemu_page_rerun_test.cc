@@ -75,6 +75,29 @@ InsnSink Decode(const std::vector<uint8_t>& trace, const std::vector<uint8_t>& c
   return sink;
 }
 
+// Records thread 7 running the blocks `words` of `code`, where two blocks end in an instruction
+// that crosses a page, reported short, each run again in a block of its own: the recording and
+// its decode hold the instructions that `ran`, each once, and no signal.
+void CheckRecorded(Code& code, std::vector<uint32_t> words, const std::vector<uint64_t>& ran) {
+  code.stream.complete = true;
+  code.stream.threads.push_back({7, std::move(words)});
+  QemuFlowOptions options;
+  options.keep_ips = true;
+  auto recording = EncodeQemuStream(code.stream, options);
+  REQUIRE(recording);
+  const QemuThreadTrace& thread = recording->threads.at(0);
+  CHECK(thread.signals == 0);
+  CHECK(thread.page_crossings == 2);
+  CHECK(thread.page_reruns == 2);
+  CHECK(thread.rep_repeats == 0);
+  CHECK(thread.ips == ran);
+  CHECK(thread.insns == ran.size());
+  const InsnSink sink = Decode(thread.pt, code.bytes);
+  CHECK(sink.ips == ran);
+  CHECK(sink.gaps == 0);
+  CHECK(sink.async == 0);
+}
+
 }  // namespace
 
 TEST_CASE("a branch that crosses a page, run again in a block of its own, is one execution") {
@@ -89,26 +112,10 @@ TEST_CASE("a branch that crosses a page, run again in a block of its own, is one
   const uint32_t head = code.Block(0x1ff9, {3, 1, 3}, 10);
   const uint32_t jne = code.Block(0x1ffd, {6}, 6);
   const uint32_t tail = code.Block(0x2003, {1, 2}, 3);
-  code.stream.complete = true;
-  // Around the loop once (taken), then out (not taken) to the tail.
-  code.stream.threads.push_back({7, {head, jne, head, jne, tail}});
-  QemuFlowOptions options;
-  options.keep_ips = true;
-  auto recording = EncodeQemuStream(code.stream, options);
-  REQUIRE(recording);
-  const QemuThreadTrace& thread = recording->threads.at(0);
-  CHECK(thread.signals == 0);
-  CHECK(thread.page_crossings == 2);
-  CHECK(thread.page_reruns == 2);
-  CHECK(thread.rep_repeats == 0);
-  // The tail's jmp went nowhere yet: not encoded.
-  const std::vector<uint64_t> ran = {0x1ff9, 0x1ffc, 0x1ffd, 0x1ff9, 0x1ffc, 0x1ffd, 0x2003};
-  CHECK(thread.ips == ran);
-  CHECK(thread.insns == ran.size());
-  const InsnSink sink = Decode(thread.pt, code.bytes);
-  CHECK(sink.ips == ran);
-  CHECK(sink.gaps == 0);
-  CHECK(sink.async == 0);
+  // Around the loop once (taken), then out (not taken) to the tail, whose jmp went nowhere yet
+  // (not encoded).
+  CheckRecorded(code, {head, jne, head, jne, tail},
+                {0x1ff9, 0x1ffc, 0x1ffd, 0x1ff9, 0x1ffc, 0x1ffd, 0x2003});
 }
 
 TEST_CASE("an instruction that is not a branch, crossing a page and run again, is one execution") {
@@ -120,19 +127,6 @@ TEST_CASE("an instruction that is not a branch, crossing a page and run again, i
   std::copy(std::begin(body), std::end(body), code.bytes.begin() + (0x1ffb - kBase));
   const uint32_t head = code.Block(0x1ffb, {1, 4}, 11);
   const uint32_t mov = code.Block(0x1ffc, {10, 1, 2}, 13);
-  code.stream.complete = true;
-  code.stream.threads.push_back({7, {head, mov, head, mov}});
-  QemuFlowOptions options;
-  options.keep_ips = true;
-  auto recording = EncodeQemuStream(code.stream, options);
-  REQUIRE(recording);
-  const QemuThreadTrace& thread = recording->threads.at(0);
-  CHECK(thread.signals == 0);
-  CHECK(thread.page_reruns == 2);
-  CHECK(thread.rep_repeats == 0);
-  const std::vector<uint64_t> ran = {0x1ffb, 0x1ffc, 0x2006, 0x2007, 0x1ffb, 0x1ffc, 0x2006};
-  CHECK(thread.ips == ran);
-  const InsnSink sink = Decode(thread.pt, code.bytes);
-  CHECK(sink.ips == ran);
-  CHECK(sink.async == 0);
+  CheckRecorded(code, {head, mov, head, mov},
+                {0x1ffb, 0x1ffc, 0x2006, 0x2007, 0x1ffb, 0x1ffc, 0x2006});
 }
