@@ -109,6 +109,7 @@ struct QemuThreadEncoder::State {
   bool started = false;
   bool lost = false;       // words were lost since the last block: OVF before the next one
   std::optional<Insn> pending;  // executed; where it went is not known yet
+  bool pending_short = false;   // it crosses a page and ended its block reported short
   std::vector<uint32_t> queue;  // words not yet encoded start at queue[pos]
   size_t pos = 0;
   bool final = false;
@@ -380,12 +381,15 @@ Status QemuThreadEncoder::State::Process() {
     }
     if (pending) {
       if (again) {
-        if (CrossesPage(*pending))
+        if (pending_short)
           ++out.page_reruns;
         else
-          ++out.rep_repeats;
+          ++out.rep_repeats;  // (a rep-string instruction's iterations after the first)
         first = 1;
-        if (insns.size() == 1) continue;
+        if (insns.size() == 1) {
+          pending_short = (*cached)->last_crosses_page;
+          continue;
+        }
       }
       if (auto s = Deliver(*pending, insns[first].ip, pos); !s) return s;
       pending.reset();
@@ -403,6 +407,7 @@ Status QemuThreadEncoder::State::Process() {
     for (; k + 1 < insns.size(); ++k)
       if (auto s = Deliver(insns[k], insns[k + 1].ip, pos); !s) return s;
     pending = insns.back();
+    pending_short = (*cached)->last_crosses_page;
   }
   if (pos >= kCompactAt && pos * 2 >= queue.size()) {
     queue.erase(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(pos));

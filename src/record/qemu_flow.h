@@ -54,7 +54,8 @@ struct QemuThreadTrace {
   uint64_t rep_repeats = 0;     // rep-string iterations folded into one instruction
   uint64_t signals = 0;         // asynchronous transfers
   uint64_t page_crossings = 0;  // executions of blocks whose last instruction spans two pages
-  // Such an instruction run again in a block of its own right after: one execution.
+  // Such an instruction run again in a block of its own right after: one execution (a rep-string
+  // instruction's further iterations there count in rep_repeats).
   uint64_t page_reruns = 0;
   uint64_t lost_words = 0;      // execution words the plugin could not write (OVF in the trace)
   uint64_t overflows = 0;       // OVF packets

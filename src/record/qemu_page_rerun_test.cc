@@ -75,10 +75,18 @@ InsnSink Decode(const std::vector<uint8_t>& trace, const std::vector<uint8_t>& c
   return sink;
 }
 
-// Records thread 7 running the blocks `words` of `code`, where two blocks end in an instruction
-// that crosses a page, reported short, each run again in a block of its own: the recording and
-// its decode hold the instructions that `ran`, each once, and no signal.
-void CheckRecorded(Code& code, std::vector<uint32_t> words, const std::vector<uint64_t>& ran) {
+// What the recorder counts of the blocks QEMU announced.
+struct Counted {
+  uint64_t crossings = 2;  // block ends reported short
+  uint64_t reruns = 2;     // of them, run again in a block of their own
+  uint64_t reps = 0;       // rep-string iterations folded
+};
+
+// Records thread 7 running the blocks `words` of `code`, where blocks end in an instruction that
+// crosses a page, reported short, and run again in a block of their own: the recording and its
+// decode hold the instructions that `ran`, each once, and no signal.
+void CheckRecorded(Code& code, std::vector<uint32_t> words, const std::vector<uint64_t>& ran,
+                   Counted counted = {}) {
   code.stream.complete = true;
   code.stream.threads.push_back({7, std::move(words)});
   QemuFlowOptions options;
@@ -87,9 +95,9 @@ void CheckRecorded(Code& code, std::vector<uint32_t> words, const std::vector<ui
   REQUIRE(recording);
   const QemuThreadTrace& thread = recording->threads.at(0);
   CHECK(thread.signals == 0);
-  CHECK(thread.page_crossings == 2);
-  CHECK(thread.page_reruns == 2);
-  CHECK(thread.rep_repeats == 0);
+  CHECK(thread.page_crossings == counted.crossings);
+  CHECK(thread.page_reruns == counted.reruns);
+  CHECK(thread.rep_repeats == counted.reps);
   CHECK(thread.ips == ran);
   CHECK(thread.insns == ran.size());
   const InsnSink sink = Decode(thread.pt, code.bytes);
@@ -129,4 +137,19 @@ TEST_CASE("an instruction that is not a branch, crossing a page and run again, i
   const uint32_t mov = code.Block(0x1ffc, {10, 1, 2}, 13);
   CheckRecorded(code, {head, mov, head, mov},
                 {0x1ffb, 0x1ffc, 0x2006, 0x2007, 0x1ffb, 0x1ffc, 0x2006});
+}
+
+TEST_CASE("a rep-string instruction that crosses a page runs again, then iterates on its own") {
+  // 0x1ffe nop; 0x1fff rep movsb (2 bytes: up to 0x2001, across the page); 0x2001 jne 0x1ffe.
+  Code code;
+  code.bytes.assign(0x20, 0xcc);
+  const uint8_t body[] = {0x90, 0xf3, 0xa4, 0x75, 0xfb};
+  std::copy(std::begin(body), std::end(body), code.bytes.begin() + (0x1ffe - kBase));
+  const uint32_t head = code.Block(0x1ffe, {1, 1}, 3);
+  const uint32_t rep = code.Block(0x1fff, {2}, 2);
+  const uint32_t tail = code.Block(0x2001, {2}, 2);
+  // The rep movsb run again on its own, then two more iterations; around the loop once more, up
+  // to the rep movsb, the last instruction (not a branch: encoded at the end).
+  CheckRecorded(code, {head, rep, rep, rep, tail, head},
+                {0x1ffe, 0x1fff, 0x2001, 0x1ffe, 0x1fff}, Counted{2, 1, 2});
 }
