@@ -157,6 +157,7 @@ std::vector<StreamOutcome> DecodeStreams(const Session& session, const std::vect
       request.insns = options.insns;
       request.ticks = options.ticks;
       request.mark_runs = options.mark_runs;
+      if (options.graphs) request.graphs = options.graphs(outcome.stream);
       // A raw trace is CPU 0 by convention; a per-thread stream has no CPU.
       request.cpu = named ? stream.cpu : (stream.cpu != kUnknownId ? stream.cpu : 0);
       request.pid = stream.pid;

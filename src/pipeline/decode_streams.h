@@ -6,6 +6,7 @@
 // (see MergeStreams for the order). Per-stream outcomes are returned for the caller to report.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +23,11 @@ struct DecodeStreamsOptions {
   // Batches say which of their blocks are TNT runs (pt::FlowRequest::mark_runs), for a consumer
   // that works a run out once.
   bool mark_runs = false;
+  // The fast engine's code graphs to decode each stream with, by the stream's index in
+  // session.manifest.streams (none, or a null answer: made for that decode). A caller that
+  // decodes the same streams again and lends the same ones finds them warm (as a long trace
+  // finds its graph after its first stretch).
+  std::function<pt::fast::CodeGraphPool*(size_t stream)> graphs;
 };
 
 struct StreamOutcome {

@@ -10,16 +10,24 @@
 // --repeat rounds that run every row once in turn. --jobs N decodes every run on N threads (as the
 // commands' --jobs), the default one. --only delta|stacks|syscalls|validate measures the plain
 // decode and that one only.
+// Each round of a row decodes with a code graph made for it (cold, as a command's one decode of a
+// short trace), unless --warm: then each row keeps its code graphs from round to round, after a
+// first round that builds them and is not timed (as a long trace's decode runs after its first
+// stretch); what an analysis keeps of its own is made anew in every round either way.
 //
-//   delta_bench [--repeat N] [--jobs N] [--only WHAT] INPUT
+//   delta_bench [--repeat N] [--jobs N] [--only WHAT] [--warm] INPUT
 #include <algorithm>
 #include <chrono>
+#include <deque>
+#include <map>
+#include <memory>
 #include <cstdio>
 #include <functional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "decoders/pt/fast/code_blocks.h"
 #include "src/analyses/crossval/address_normaliser.h"
 #include "src/analyses/crossval/cross_validate.h"
 #include "src/analyses/crossval/flow_edges.h"
@@ -103,6 +111,27 @@ class BurstSampler : public EventSink {
 
 // One row of the table: `run` once per round, then `print(best, plain)` with its best time and
 // the plain decode's, in seconds.
+// One row's code graphs, by stream, lent to its decodes with --warm (else none: each decode makes
+// its own).
+class GraphLender {
+ public:
+  explicit GraphLender(bool warm) : warm_(warm) {}
+  DecodeStreamsOptions Options() {
+    DecodeStreamsOptions options;
+    if (warm_)
+      options.graphs = [this](size_t stream) {
+        auto& pool = pools_[stream];
+        if (!pool) pool = std::make_unique<pt::fast::CodeGraphPool>();
+        return pool.get();
+      };
+    return options;
+  }
+
+ private:
+  bool warm_;
+  std::map<size_t, std::unique_ptr<pt::fast::CodeGraphPool>> pools_;
+};
+
 struct Row {
   std::function<void()> run;
   std::function<void(double best, double plain)> print;
@@ -113,7 +142,10 @@ struct Row {
 // keeps each row's best time: a slow spell of the machine (this VM drifts by 10 % and more from
 // one second to the next) falls on all the rows of a round alike, not on one row's repeats, so
 // the ratios hold better than the times.
-void RunRounds(int repeat, std::vector<Row>& rows) {
+// With `warm_up`, a first round runs untimed.
+void RunRounds(int repeat, bool warm_up, std::vector<Row>& rows) {
+  if (warm_up)
+    for (Row& row : rows) row.run();
   for (int round = 0; round < repeat; ++round)
     for (Row& row : rows) {
       const auto start = std::chrono::steady_clock::now();
@@ -129,9 +161,11 @@ int main(int argc, char** argv) {
   int repeat = 3;
   std::string only;
   std::string input;
+  bool warm = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--repeat" && i + 1 < argc) repeat = std::atoi(argv[++i]);
+    else if (arg == "--warm") warm = true;
     else if (arg == "--only" && i + 1 < argc) only = argv[++i];
     else if (arg == "--jobs" && i + 1 < argc) SetDefaultDecodeJobs(std::max(1, std::atoi(argv[++i])));
     else input = arg;
@@ -139,7 +173,7 @@ int main(int argc, char** argv) {
   if (input.empty() || !(only.empty() || only == "delta" || only == "stacks" ||
                          only == "syscalls" || only == "validate")) {
     std::fprintf(stderr, "usage: delta_bench [--repeat N] [--jobs N] "
-                         "[--only delta|stacks|syscalls|validate] INPUT\n");
+                         "[--only delta|stacks|syscalls|validate] [--warm] INPUT\n");
     return 2;
   }
   auto session = OpenSession(input, RawInputOptions{}, false);
@@ -151,16 +185,20 @@ int main(int argc, char** argv) {
   if (!selected) return 1;
 
   std::vector<Row> rows;
+  std::deque<GraphLender> lenders;  // per row
+  auto lender = [&]() -> GraphLender& { return lenders.emplace_back(warm); };
   uint64_t insns = 0;
-  rows.push_back({[&] {
+  rows.push_back({[&, &graphs = lender()] {
                     CountingSink sink;
-                    DecodeStreams(*session, *selected, DecodeStreamsOptions{}, sink);
+                    DecodeStreams(*session, *selected, graphs.Options(), sink);
                     insns = sink.insns;
                   },
                   [&](double best, double) {
-                    std::printf("input %s: %llu instructions, best of %d rounds, %u thread%s\n",
+                    std::printf("input %s: %llu instructions, best of %d rounds, %u thread%s, %s\n",
                                 input.c_str(), static_cast<unsigned long long>(insns), repeat,
-                                DefaultDecodeJobs(), DefaultDecodeJobs() == 1 ? "" : "s");
+                                DefaultDecodeJobs(), DefaultDecodeJobs() == 1 ? "" : "s",
+                                warm ? "code graphs warm (kept from an untimed first round)"
+                                     : "code graphs cold (made in every round)");
                     std::printf("  %-34s %8.1f M insn/s  ratio 1.00\n", "decode (counting sink)",
                                 insns / best / 1e6);
                   }});
@@ -178,7 +216,7 @@ int main(int argc, char** argv) {
     const auto [open, close] = pairs[p];
     DeltaCount& counts = delta_counts[p];
     rows.push_back(
-        {[&, open, close] {
+        {[&, open, close, &graphs = lender()] {
            delta::DeltaOptions options;
            options.keeping = {false, 10};  // as `ptprof delta` keeps them for a text or JSON report
            // Timed as `ptprof delta` times them (ClockFor in src/cli/delta_run.cc): every
@@ -186,7 +224,7 @@ int main(int argc, char** argv) {
            options.clock = EventClock::OfNominalFrequency(session->params().nom_freq);
            auto profiler = delta::DeltaProfiler::Create(session->images, *library.Find(open),
                                                         *library.Find(close), options);
-           DecodeStreamsOptions decode;
+           DecodeStreamsOptions decode = graphs.Options();
            decode.mark_runs = true;  // as `ptprof delta` decodes
            DecodeStreams(*session, *selected, decode, **profiler);
            (*profiler)->OnEnd();
@@ -207,11 +245,11 @@ int main(int argc, char** argv) {
   uint64_t blocks = 0, entries = 0, stack_parts = 0, redone = 0;
   if (measures("stacks")) {
     rows.push_back(
-        {[&] {
+        {[&, &graphs = lender()] {
            CallStackBuilder builder({&session->images.symbols(), {}});
            stack_parts = redone = 0;
            for (const StreamOutcome& outcome :
-                DecodeStreams(*session, *selected, DecodeStreamsOptions{}, builder))
+                DecodeStreams(*session, *selected, graphs.Options(), builder))
              if (outcome.summary) {
                stack_parts += outcome.summary->parts;
                redone += outcome.summary->parts_redone;
@@ -234,8 +272,8 @@ int main(int argc, char** argv) {
   }
   uint64_t syscall_count = 0;
   if (measures("syscalls")) {
-    rows.push_back({[&] {
-                      auto run = syscalls::RunSyscalls(*session, *selected, input);
+    rows.push_back({[&, &graphs = lender()] {
+                      auto run = syscalls::RunSyscalls(*session, *selected, input, graphs.Options());
                       syscall_count = run ? run->instances.size() : 0;
                     },
                     [&](double best, double plain) {
@@ -257,14 +295,14 @@ int main(int argc, char** argv) {
     DecodeStreams(*session, *selected, DecodeStreamsOptions{}, sampler);
     SetDefaultDecodeJobs(jobs);
     bursts = sampler.bursts.size();
-    rows.push_back({[&] {
+    rows.push_back({[&, &graphs = lender()] {
                       // As the command: B's bursts expected, then the decode into the flow.
                       CrossValidator validator({}, normaliser, [](uint64_t) { return std::string(); });
                       validator.Expect(sampler.bursts, normaliser);
                       FlowEdges& flow = validator.flow();
                       flow_parts = 0;
                       for (const StreamOutcome& outcome :
-                           DecodeStreams(*session, *selected, DecodeStreamsOptions{}, flow))
+                           DecodeStreams(*session, *selected, graphs.Options(), flow))
                         if (outcome.summary) flow_parts += outcome.summary->parts;
                       flow.OnEnd();
                       branches = flow.branches();
@@ -280,7 +318,7 @@ int main(int argc, char** argv) {
                                   static_cast<unsigned long long>(flow_parts));
                     }});
   }
-  RunRounds(repeat, rows);
+  RunRounds(repeat, warm, rows);
   for (const Row& row : rows) row.print(row.best, rows.front().best);
   return 0;
 }

@@ -71,7 +71,7 @@ class TimeSeenSink : public PartedSink {
 }  // namespace
 
 Result<SyscallRun> RunSyscalls(const Session& session, const std::vector<size_t>& selected,
-                               const std::string& where) {
+                               const std::string& where, const DecodeStreamsOptions& decode) {
   const X86Decoder decoder;
   const ImageSet& images = session.images;
   SyscallTracker tracker(SyscallArch::kX86_64, [&images, &decoder](uint64_t first, uint64_t ip) {
@@ -82,7 +82,7 @@ Result<SyscallRun> RunSyscalls(const Session& session, const std::vector<size_t>
   TimeSeenSink time_seen(builder);
 
   SyscallRun run;
-  const auto outcomes = DecodeStreams(session, selected, DecodeStreamsOptions{}, time_seen);
+  const auto outcomes = DecodeStreams(session, selected, decode, time_seen);
   for (const StreamOutcome& outcome : outcomes) {
     const archive::StreamEntry& stream = session.manifest.streams[outcome.stream];
     const bool named = stream.name != "raw";

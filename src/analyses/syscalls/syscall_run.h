@@ -11,6 +11,7 @@
 #include "src/analyses/support/call_stack.h"
 #include "src/analyses/syscalls/syscall_tracker.h"
 #include "src/model/result.h"
+#include "src/pipeline/decode_streams.h"
 #include "src/pipeline/session.h"
 
 namespace ptprof::syscalls {
@@ -29,8 +30,9 @@ struct SyscallRun {
 
 // Decodes `selected` streams of `session` (`where` names the input in messages). A raw trace
 // that cannot be decoded is an error; a stream of a multi-stream input is a warning.
+// `decode`: how to decode them (the defaults; a caller may lend code graphs).
 Result<SyscallRun> RunSyscalls(const Session& session, const std::vector<size_t>& selected,
-                               const std::string& where);
+                               const std::string& where, const DecodeStreamsOptions& decode = {});
 
 // Opens `input` (OpenSession with `options`; `options_given` as the user gave them), selects the
 // `streams` named (all when empty) and runs RunSyscalls. Session warnings go to run.warnings.
