@@ -123,7 +123,14 @@ struct QemuThreadEncoder::State {
   Status FeedExternal(bool all);
 
   enum class Resume { kFound, kNone, kWait };
-  Resume ResumeAfterSignal(size_t from, uint64_t* ip) const;
+  Resume ResumeAfterSignal(size_t from, uint64_t* ip);
+  // Where ResumeAfterSignal's last scan that waited for more words stopped: the scan it began at
+  // `scan_from` goes on from `scan_at` (whether it passed an rt_sigreturn: `scan_after`), so that
+  // a long handler's words are read once, not again with every piece that arrives. Forgotten when
+  // the queue is compacted.
+  size_t scan_from = SIZE_MAX;
+  size_t scan_at = 0;
+  bool scan_after = false;
   Status Cut(std::string label);
   Status CutDue();
   Status Decide(const triggers::TriggerEvent& event, bool after_insn);
@@ -135,15 +142,20 @@ struct QemuThreadEncoder::State {
 
 // Where an interrupted thread resumes: the first block after the next rt_sigreturn, if found.
 QemuThreadEncoder::State::Resume QemuThreadEncoder::State::ResumeAfterSignal(size_t from,
-                                                                              uint64_t* ip) const {
+                                                                              uint64_t* ip) {
   bool after_sigreturn = false;
   size_t i = from;
+  if (from == scan_from) {
+    i = scan_at;
+    after_sigreturn = scan_after;
+  }
   for (; i < queue.size() && i < from + kSigreturnLookahead;) {
     const uint32_t word = queue[i];
     if (word >= sf::kFirstTag) {
-      if (word == sf::kTagSyscall && i + 2 < queue.size() && Word64(queue, i + 1) == kSysRtSigreturn)
-        after_sigreturn = true;
-      i += EventWords(word);
+      const size_t n = EventWords(word);
+      if (i + n > queue.size()) break;  // its payload is still to come
+      if (word == sf::kTagSyscall && Word64(queue, i + 1) == kSysRtSigreturn) after_sigreturn = true;
+      i += n;
       continue;
     }
     if (after_sigreturn) {
@@ -155,7 +167,11 @@ QemuThreadEncoder::State::Resume QemuThreadEncoder::State::ResumeAfterSignal(siz
     }
     ++i;
   }
-  return !final && i >= queue.size() ? Resume::kWait : Resume::kNone;
+  if (final || i >= from + kSigreturnLookahead) return Resume::kNone;
+  scan_from = from;
+  scan_at = i;
+  scan_after = after_sigreturn;
+  return Resume::kWait;
 }
 
 Status QemuThreadEncoder::State::Cut(std::string label) {
@@ -412,6 +428,7 @@ Status QemuThreadEncoder::State::Process() {
   if (pos >= kCompactAt && pos * 2 >= queue.size()) {
     queue.erase(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(pos));
     pos = 0;
+    scan_from = SIZE_MAX;
   }
   return {};
 }

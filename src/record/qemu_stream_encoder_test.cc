@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "src/record/qemu/stream_format.h"
+#include "src/record/qemu_recorder.h"
 
 using namespace ptprof::record;
 namespace sf = ptprof::record::qemu_stream;
@@ -118,4 +119,61 @@ TEST_CASE("a signal seen before its thread's first words still cuts that thread'
   REQUIRE(traces->size() == 2);
   CHECK(SignalSnapshots(*traces, 7) == 2);
   CHECK(SignalSnapshots(*traces, 5) == 1);  // the stranger's signal goes to the first thread
+}
+
+namespace {
+
+// Block 0 at 0x1000: nop; jne 0x1000. Block 1 at 0x2000 (a signal handler): nop; jne 0x2000.
+// Block 2 at 0x2003: syscall (its rt_sigreturn). Block 3 at 0x1003: nop; jne 0x1003.
+QemuStream InterruptedLoop() {
+  QemuStream stream;
+  stream.code = {0x90, 0x75, 0xfd, 0x90, 0x75, 0xfd, 0x0f, 0x05, 0x90, 0x75, 0xfd};
+  stream.sizes = {1, 2, 1, 2, 2, 1, 2};
+  stream.blocks = {{0x1000, 0, 0, 2, 3, true},
+                   {0x2000, 2, 3, 2, 3, true},
+                   {0x2003, 4, 6, 1, 2, true},
+                   {0x1003, 5, 8, 2, 3, true}};
+  return stream;
+}
+
+}  // namespace
+
+TEST_CASE("a signal's handler read in pieces gives what it gives read at once") {
+  // Block 0's jne is interrupted (block 1 comes next, neither of its ways); the handler loops,
+  // returns with rt_sigreturn, and the thread resumes at the jne's target (block 0 again), which
+  // says the jne was taken: only a reader that finds the rt_sigreturn knows (else it takes the
+  // fall-through).
+  QemuStream stream = InterruptedLoop();
+  std::vector<uint32_t> words = {0, 0};
+  for (int k = 0; k < 300; ++k) words.push_back(1);
+  words.push_back(2);
+  const size_t sigreturn = words.size();
+  words.insert(words.end(), {sf::kTagSyscall, 15, 0});
+  words.resize(sigreturn + sf::kSyscallWords, 0);
+  words.insert(words.end(), {0, 3, 3});
+  QemuFlowOptions options;
+  options.keep_ips = true;
+  stream.complete = true;
+  stream.threads.push_back({7, words});
+  auto whole = EncodeQemuStream(stream, options);
+  REQUIRE(whole);
+  const QemuThreadTrace& once = whole->threads.at(0);
+  CHECK(once.signals == 1);
+  // The jne, then the handler; after it the jne's target, then the fall-through.
+  REQUIRE(once.ips.size() > 4);
+  CHECK(once.ips[3] == 0x1001);
+  CHECK(once.ips[4] == 0x2000);
+  const std::vector<uint64_t> after = {0x2003, 0x1000, 0x1001, 0x1003, 0x1004, 0x1003};
+  CHECK(std::equal(after.begin(), after.end(), once.ips.end() - 6));
+  for (const size_t piece : {1, 2, 3, 7, 64}) {
+    QemuStreamEncoder encoder(stream, options);
+    for (size_t at = 0; at < words.size(); at += piece)
+      REQUIRE(encoder.OnExec(7, words.data() + at, std::min(piece, words.size() - at)));
+    auto traces = encoder.Finish();
+    REQUIRE(traces);
+    const QemuThreadTrace& pieces = traces->at(0);
+    CHECK(pieces.signals == 1);
+    CHECK(pieces.ips == once.ips);
+    CHECK(pieces.pt == once.pt);
+  }
 }
