@@ -83,8 +83,7 @@ Result<const QemuBlockCache::Block*> QemuBlockCache::Decode(uint32_t id) {
   if (!out.insns.empty()) {
     const Insn& last = out.insns.back();
     // QEMU 7.2 reports such an instruction with the size of its part on the first page.
-    out.last_crosses_page = (last.ip >> 12) != ((last.ip + last.size - 1) >> 12) &&
-                            sizes[block.insns - 1] < last.size;
+    out.last_crosses_page = CrossesPage(last) && sizes[block.insns - 1] < last.size;
   }
   out.done = true;
   return &out;

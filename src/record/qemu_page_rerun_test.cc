@@ -1,14 +1,10 @@
 // QEMU 7.2 announces an instruction that crosses a page at the end of its block, reported short,
 // and then runs it in a block of its own: the recorder takes that as one execution, not as a
 // signal that interrupted it (a synthetic stream: no QEMU needed).
-#include <unistd.h>
-
-#include <cstdio>
-#include <fstream>
-
 #include <catch2/catch.hpp>
 
 #include "decoders/pt/flow_session.h"
+#include "sideband/image_testing.h"
 #include "src/record/qemu_recorder.h"
 
 using namespace ptprof;
@@ -56,22 +52,11 @@ struct Code {
 
 // Decodes `trace` over `code` (mapped at kBase).
 InsnSink Decode(const std::vector<uint8_t>& trace, const std::vector<uint8_t>& code) {
-  char file[] = "/tmp/ptprof-rerun-code-XXXXXX";
-  const int fd = mkstemp(file);
-  REQUIRE(fd >= 0);
-  close(fd);
-  {
-    std::ofstream out(file, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(code.data()), static_cast<std::streamsize>(code.size()));
-  }
-  ImageSet images;
-  REQUIRE(images.AddRaw(RawImageSpec{file, 0, code.size(), kBase}));
+  const ImageSet images = testing::ImageWith(code, kBase);
   InsnSink sink;
   pt::FlowRequest request;
   request.insns = true;
-  const auto decoded = pt::DecodeFlow(trace, images, request, sink);
-  std::remove(file);
-  REQUIRE(decoded);
+  REQUIRE(pt::DecodeFlow(trace, images, request, sink));
   return sink;
 }
 
