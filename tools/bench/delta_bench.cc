@@ -109,8 +109,6 @@ class BurstSampler : public EventSink {
   uint64_t branches_ = 0;
 };
 
-// One row of the table: `run` once per round, then `print(best, plain)` with its best time and
-// the plain decode's, in seconds.
 // One row's code graphs, by stream, lent to its decodes with --warm (else none: each decode makes
 // its own).
 class GraphLender {
@@ -132,6 +130,8 @@ class GraphLender {
   std::map<size_t, std::unique_ptr<pt::fast::CodeGraphPool>> pools_;
 };
 
+// One row of the table: `run` once per round, then `print(best, plain)` with its best time and
+// the plain decode's, in seconds.
 struct Row {
   std::function<void()> run;
   std::function<void(double best, double plain)> print;

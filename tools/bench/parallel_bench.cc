@@ -302,17 +302,24 @@ int main(int argc, char** argv) {
     auto count = pt::RunLibiptDirectly(trace, *libipt_images, params, false);
     return count ? count->insns : 0;
   }});
-  // --verify: the digest of a decode as the row decodes (its caches fresh, as for a cold run).
-  auto digest_of = [&](unsigned n, uint64_t segment, pt::FlowEngine engine,
-                       bool in_parts = true) -> uint64_t {
-    if (!verify) return 0;
-    pt::fast::CodeGraphPool own_graphs;
+  // A decode of the stream as a row makes it: on `n` threads in segments of `segment` bytes (0: the
+  // default), with `engine` and the code graphs of `graphs`.
+  auto request_for = [&](unsigned n, uint64_t segment, pt::FlowEngine engine,
+                         pt::fast::CodeGraphPool* graphs) {
     pt::FlowRequest request;
     request.params = params;
     request.jobs = n;
     request.segment_bytes = segment;
     request.engine = engine;
-    request.graphs = &own_graphs;
+    request.graphs = graphs;
+    return request;
+  };
+  // --verify: the digest of a decode as the row decodes (its caches fresh, as for a cold run).
+  auto digest_of = [&](unsigned n, uint64_t segment, pt::FlowEngine engine,
+                       bool in_parts = true) -> uint64_t {
+    if (!verify) return 0;
+    pt::fast::CodeGraphPool own_graphs;
+    const pt::FlowRequest request = request_for(n, segment, engine, &own_graphs);
     DigestSink sink;
     OneStream one{sink};
     return pt::DecodeFlow(trace, session->images, request, in_parts ? static_cast<EventSink&>(sink) : one)
@@ -336,12 +343,7 @@ int main(int argc, char** argv) {
     row.fresh = [&state] { state.graphs.reset(); };
     row.run = [&, n, segment, engine, in_parts]() -> uint64_t {
       if (!state.graphs) state.graphs = std::make_unique<pt::fast::CodeGraphPool>();
-      pt::FlowRequest request;
-      request.params = params;
-      request.jobs = n;
-      request.segment_bytes = segment;
-      request.engine = engine;
-      request.graphs = state.graphs.get();
+      const pt::FlowRequest request = request_for(n, segment, engine, state.graphs.get());
       CountingSink sink;
       OneStream one{sink};
       auto summary = pt::DecodeFlow(trace, session->images, request,
@@ -404,11 +406,8 @@ int main(int argc, char** argv) {
         std::vector<std::thread> threads;
         for (unsigned k = 0; k < n; ++k) {
           threads.emplace_back([&, k] {
-            pt::FlowRequest request;
-            request.params = params;
-            request.jobs = 1;
-            request.engine = pt::FlowEngine::kFast;
-            request.graphs = state.graphs[k].get();
+            const pt::FlowRequest request =
+                request_for(1, 0, pt::FlowEngine::kFast, state.graphs[k].get());
             CountingSink sink;
             if (pt::DecodeFlow(trace, session->images, request, sink)) {
               insns[k] = sink.insns;
