@@ -7,17 +7,22 @@
 // flow side of `ptprof validate` (its taken branches normalised to edges, runs and ranges, and
 // about 2,000 bursts of 32 branches taken from the flow beforehand looked for in it), and
 // prints M insn/s for each and its ratio to plain decoding (1.00 = no slower), each the best of
-// --repeat rounds that run every row once in turn. --jobs N decodes every run on N threads (as the
-// commands' --jobs), the default one. --only delta|stacks|syscalls|validate measures the plain
-// decode and that one only.
+// --repeat rounds that run every row once in turn, with the CPU time of all threads in that best
+// run. --jobs N decodes every run on N threads (as the commands' --jobs), the default one; given
+// more than once, every round runs the rows at each thread count in turn, and a last table sets
+// each count's time and CPU time over the first's, row by row (the gain of N threads, and how
+// much more work the same decode and analysis took on them). --psb-segment BYTES sets the
+// segments' size (the commands' --psb-segment). --only delta|stacks|syscalls|validate measures
+// the plain decode and that one only.
 // Each round of a row decodes with a code graph made for it (cold, as a command's one decode of a
 // short trace), unless --warm: then each row keeps its code graphs from round to round, after a
 // first round that builds them and is not timed (as a long trace's decode runs after its first
 // stretch); what an analysis keeps of its own is made anew in every round either way.
 //
-//   delta_bench [--repeat N] [--jobs N] [--only WHAT] [--warm] INPUT
+//   delta_bench [--repeat N] [--jobs N]... [--psb-segment BYTES] [--only WHAT] [--warm] INPUT
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <deque>
 #include <map>
 #include <memory>
@@ -130,28 +135,60 @@ class GraphLender {
   std::map<size_t, std::unique_ptr<pt::fast::CodeGraphPool>> pools_;
 };
 
-// One row of the table: `run` once per round, then `print(best, plain)` with its best time and
-// the plain decode's, in seconds.
-struct Row {
-  std::function<void()> run;
-  std::function<void(double best, double plain)> print;
-  double best = 1e30;
+// What a row's run says of itself: its label in the tables (with counts of what it found) and
+// details after its speed.
+struct RowText {
+  std::string label;
+  std::string details;
 };
 
-// Runs every row `repeat` times, round by round (each round runs each row once, in order), and
-// keeps each row's best time: a slow spell of the machine (this VM drifts by 10 % and more from
-// one second to the next) falls on all the rows of a round alike, not on one row's repeats, so
-// the ratios hold better than the times.
+// One row of the tables: `run` once per round and thread count.
+struct Row {
+  std::string name;  // in the last table
+  std::function<RowText()> run;
+  // Per thread count (the order of --jobs): the best time and the CPU time of all the process's
+  // threads in that run, in seconds.
+  std::vector<double> best = {};
+  std::vector<double> cpu = {};
+  std::vector<RowText> text = {};  // of its last run
+};
+
+double ProcessCpuSeconds() {
+  timespec now{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
+
+// Runs every row `repeat` times at each thread count of `jobs`, round by round (each round runs
+// each row once at each count, in order), and keeps each row's best time per count: a slow spell
+// of the machine (this VM drifts by 10 % and more from one second to the next) falls on all the
+// rows of a round alike, not on one row's repeats, so the ratios hold better than the times.
 // With `warm_up`, a first round runs untimed.
-void RunRounds(int repeat, bool warm_up, std::vector<Row>& rows) {
+void RunRounds(int repeat, bool warm_up, const std::vector<unsigned>& jobs, std::vector<Row>& rows) {
+  for (Row& row : rows) {
+    row.best.assign(jobs.size(), 1e30);
+    row.cpu.assign(jobs.size(), 0);
+    row.text.assign(jobs.size(), RowText{});
+  }
   if (warm_up)
-    for (Row& row : rows) row.run();
+    for (unsigned j : jobs) {
+      SetDefaultDecodeJobs(j);
+      for (Row& row : rows) (void)row.run();
+    }
   for (int round = 0; round < repeat; ++round)
-    for (Row& row : rows) {
-      const auto start = std::chrono::steady_clock::now();
-      row.run();
-      const auto elapsed = std::chrono::steady_clock::now() - start;
-      row.best = std::min(row.best, std::chrono::duration<double>(elapsed).count());
+    for (size_t j = 0; j < jobs.size(); ++j) {
+      SetDefaultDecodeJobs(jobs[j]);
+      for (Row& row : rows) {
+        const double cpu_start = ProcessCpuSeconds();
+        const auto start = std::chrono::steady_clock::now();
+        row.text[j] = row.run();
+        const auto elapsed = std::chrono::steady_clock::now() - start;
+        const double seconds = std::chrono::duration<double>(elapsed).count();
+        if (seconds < row.best[j]) {
+          row.best[j] = seconds;
+          row.cpu[j] = ProcessCpuSeconds() - cpu_start;
+        }
+      }
     }
 }
 
@@ -162,20 +199,25 @@ int main(int argc, char** argv) {
   std::string only;
   std::string input;
   bool warm = false;
+  std::vector<unsigned> jobs;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--repeat" && i + 1 < argc) repeat = std::atoi(argv[++i]);
     else if (arg == "--warm") warm = true;
     else if (arg == "--only" && i + 1 < argc) only = argv[++i];
-    else if (arg == "--jobs" && i + 1 < argc) SetDefaultDecodeJobs(std::max(1, std::atoi(argv[++i])));
+    else if (arg == "--jobs" && i + 1 < argc)
+      jobs.push_back(static_cast<unsigned>(std::max(1, std::atoi(argv[++i]))));
+    else if (arg == "--psb-segment" && i + 1 < argc)
+      SetDefaultSegmentBytes(std::max(1ll, std::atoll(argv[++i])));
     else input = arg;
   }
   if (input.empty() || !(only.empty() || only == "delta" || only == "stacks" ||
                          only == "syscalls" || only == "validate")) {
-    std::fprintf(stderr, "usage: delta_bench [--repeat N] [--jobs N] "
+    std::fprintf(stderr, "usage: delta_bench [--repeat N] [--jobs N]... [--psb-segment BYTES] "
                          "[--only delta|stacks|syscalls|validate] [--warm] INPUT\n");
     return 2;
   }
+  if (jobs.empty()) jobs.push_back(1);
   auto session = OpenSession(input, RawInputOptions{}, false);
   if (!session) {
     std::fprintf(stderr, "delta_bench: %s\n", session.error().message.c_str());
@@ -188,137 +230,123 @@ int main(int argc, char** argv) {
   std::deque<GraphLender> lenders;  // per row
   auto lender = [&]() -> GraphLender& { return lenders.emplace_back(warm); };
   uint64_t insns = 0;
-  rows.push_back({[&, &graphs = lender()] {
+  rows.push_back({"decode", [&, &graphs = lender()] {
                     CountingSink sink;
                     DecodeStreams(*session, *selected, graphs.Options(), sink);
                     insns = sink.insns;
-                  },
-                  [&](double best, double) {
-                    std::printf("input %s: %llu instructions, best of %d rounds, %u thread%s, %s\n",
-                                input.c_str(), static_cast<unsigned long long>(insns), repeat,
-                                DefaultDecodeJobs(), DefaultDecodeJobs() == 1 ? "" : "s",
-                                warm ? "code graphs warm (kept from an untimed first round)"
-                                     : "code graphs cold (made in every round)");
-                    std::printf("  %-34s %8.1f M insn/s  ratio 1.00\n", "decode (counting sink)",
-                                insns / best / 1e6);
+                    return RowText{"decode (counting sink)", ""};
                   }});
 
   patterns::PatternLibrary library;
   (void)library.Define("call=call");
   (void)library.Define("ret=ret");
   auto measures = [&only](const char* what) { return only.empty() || only == what; };
-  struct DeltaCount {
-    uint64_t intervals = 0, classified = 0, disassembled = 0;
-  };
-  DeltaCount delta_counts[2];
   const std::pair<const char*, const char*> pairs[2] = {{"superCLI", "superSTI"}, {"call", "ret"}};
   for (int p = 0; p < 2 && measures("delta"); ++p) {
     const auto [open, close] = pairs[p];
-    DeltaCount& counts = delta_counts[p];
-    rows.push_back(
-        {[&, open, close, &graphs = lender()] {
-           delta::DeltaOptions options;
-           options.keeping = {false, 10};  // as `ptprof delta` keeps them for a text or JSON report
-           // Timed as `ptprof delta` times them (ClockFor in src/cli/delta_run.cc): every
-           // interval's two ends read the clock, and its time is tallied and ranked.
-           options.clock = EventClock::OfNominalFrequency(session->params().nom_freq);
-           auto profiler = delta::DeltaProfiler::Create(session->images, *library.Find(open),
-                                                        *library.Find(close), options);
-           DecodeStreamsOptions decode = graphs.Options();
-           decode.mark_runs = true;  // as `ptprof delta` decodes
-           DecodeStreams(*session, *selected, decode, **profiler);
-           (*profiler)->OnEnd();
-           counts.intervals = (*profiler)->counts().intervals;
-           counts.classified = (*profiler)->decoded_instructions();
-           counts.disassembled = (*profiler)->disassembled_instructions();
-         },
-         [&, open, close](double best, double plain) {
-           const std::string name = std::string("delta ") + open + "," + close + " (" +
-                                    std::to_string(counts.intervals) + " intervals)";
-           std::printf("  %-34s %8.1f M insn/s  ratio %.2f  (%llu instructions classified, "
-                       "%llu disassembled)\n",
-                       name.c_str(), insns / best / 1e6, plain / best,
-                       static_cast<unsigned long long>(counts.classified),
-                       static_cast<unsigned long long>(counts.disassembled));
-         }});
+    const std::string name = std::string("delta ") + open + "," + close;
+    rows.push_back({name, [&, name, open, close, &graphs = lender()] {
+                      delta::DeltaOptions options;
+                      // As `ptprof delta` keeps them for a text or JSON report.
+                      options.keeping = {false, 10};
+                      // Timed as `ptprof delta` times them (ClockFor in src/cli/delta_run.cc):
+                      // every interval's two ends read the clock, and its time is tallied and
+                      // ranked.
+                      options.clock = EventClock::OfNominalFrequency(session->params().nom_freq);
+                      auto profiler = delta::DeltaProfiler::Create(
+                          session->images, *library.Find(open), *library.Find(close), options);
+                      DecodeStreamsOptions decode = graphs.Options();
+                      decode.mark_runs = true;  // as `ptprof delta` decodes
+                      DecodeStreams(*session, *selected, decode, **profiler);
+                      (*profiler)->OnEnd();
+                      return RowText{
+                          name + " (" + std::to_string((*profiler)->counts().intervals) +
+                              " intervals)",
+                          "(" + std::to_string((*profiler)->decoded_instructions()) +
+                              " instructions classified, " +
+                              std::to_string((*profiler)->disassembled_instructions()) +
+                              " disassembled)"};
+                    }});
   }
-  uint64_t blocks = 0, entries = 0, stack_parts = 0, redone = 0;
   if (measures("stacks")) {
-    rows.push_back(
-        {[&, &graphs = lender()] {
-           CallStackBuilder builder({&session->images.symbols(), {}});
-           stack_parts = redone = 0;
-           for (const StreamOutcome& outcome :
-                DecodeStreams(*session, *selected, graphs.Options(), builder))
-             if (outcome.summary) {
-               stack_parts += outcome.summary->parts;
-               redone += outcome.summary->parts_redone;
-             }
-           builder.OnEnd();
-           blocks = builder.blocks();
-           entries = 0;
-           builder.TakeMerged().ForEach(
-               [&](const CallTreeNode& node, int) { entries += node.entries; });
-         },
-         [&](double best, double plain) {
-           const std::string name = "call stacks (" + std::to_string(entries) + " frames)";
-           std::printf("  %-34s %8.1f M insn/s  ratio %.2f  (%llu blocks; %llu parts, %llu "
-                       "decoded again)\n",
-                       name.c_str(), insns / best / 1e6, plain / best,
-                       static_cast<unsigned long long>(blocks),
-                       static_cast<unsigned long long>(stack_parts),
-                       static_cast<unsigned long long>(redone));
-         }});
+    rows.push_back({"call stacks", [&, &graphs = lender()] {
+                      CallStackBuilder builder({&session->images.symbols(), {}});
+                      uint64_t parts = 0, redone = 0;
+                      for (const StreamOutcome& outcome :
+                           DecodeStreams(*session, *selected, graphs.Options(), builder))
+                        if (outcome.summary) {
+                          parts += outcome.summary->parts;
+                          redone += outcome.summary->parts_redone;
+                        }
+                      builder.OnEnd();
+                      uint64_t entries = 0;
+                      builder.TakeMerged().ForEach(
+                          [&](const CallTreeNode& node, int) { entries += node.entries; });
+                      return RowText{"call stacks (" + std::to_string(entries) + " frames)",
+                                     "(" + std::to_string(builder.blocks()) + " blocks; " +
+                                         std::to_string(parts) + " parts, " +
+                                         std::to_string(redone) + " decoded again)"};
+                    }});
   }
-  uint64_t syscall_count = 0;
   if (measures("syscalls")) {
-    rows.push_back({[&, &graphs = lender()] {
+    rows.push_back({"syscalls", [&, &graphs = lender()] {
                       auto run = syscalls::RunSyscalls(*session, *selected, input, graphs.Options());
-                      syscall_count = run ? run->instances.size() : 0;
-                    },
-                    [&](double best, double plain) {
-                      const std::string name =
-                          "syscalls (" + std::to_string(syscall_count) + " instances)";
-                      std::printf("  %-34s %8.1f M insn/s  ratio %.2f\n", name.c_str(),
-                                  insns / best / 1e6, plain / best);
+                      const size_t count = run ? run->instances.size() : 0;
+                      return RowText{"syscalls (" + std::to_string(count) + " instances)", ""};
                     }});
   }
   AddressNormaliser normaliser;
   normaliser.AddSessionImages(*session);
-  uint64_t branches = 0, edges = 0, flow_parts = 0;
-  size_t bursts = 0, found = 0;
   BurstSampler sampler;
   if (measures("validate")) {
     // B's bursts, from a decode before the rounds (one thread, in one piece).
-    const unsigned jobs = DefaultDecodeJobs();
     SetDefaultDecodeJobs(1);
     DecodeStreams(*session, *selected, DecodeStreamsOptions{}, sampler);
-    SetDefaultDecodeJobs(jobs);
-    bursts = sampler.bursts.size();
-    rows.push_back({[&, &graphs = lender()] {
+    rows.push_back({"validate's flow", [&, &graphs = lender()] {
                       // As the command: B's bursts expected, then the decode into the flow.
-                      CrossValidator validator({}, normaliser, [](uint64_t) { return std::string(); });
+                      CrossValidator validator({}, normaliser,
+                                               [](uint64_t) { return std::string(); });
                       validator.Expect(sampler.bursts, normaliser);
                       FlowEdges& flow = validator.flow();
-                      flow_parts = 0;
+                      uint64_t parts = 0;
                       for (const StreamOutcome& outcome :
                            DecodeStreams(*session, *selected, graphs.Options(), flow))
-                        if (outcome.summary) flow_parts += outcome.summary->parts;
+                        if (outcome.summary) parts += outcome.summary->parts;
                       flow.OnEnd();
-                      branches = flow.branches();
-                      edges = flow.edges();
-                      found = validator.BurstsFound();
-                    },
-                    [&](double best, double plain) {
-                      const std::string name =
-                          "validate's flow (" + std::to_string(branches) + " branches)";
-                      std::printf("  %-34s %8.1f M insn/s  ratio %.2f  (%llu edges; %zu of %zu bursts found; %llu parts)\n",
-                                  name.c_str(), insns / best / 1e6, plain / best,
-                                  static_cast<unsigned long long>(edges), found, bursts,
-                                  static_cast<unsigned long long>(flow_parts));
+                      return RowText{"validate's flow (" + std::to_string(flow.branches()) +
+                                         " branches)",
+                                     "(" + std::to_string(flow.edges()) + " edges; " +
+                                         std::to_string(validator.BurstsFound()) + " of " +
+                                         std::to_string(sampler.bursts.size()) +
+                                         " bursts found; " + std::to_string(parts) + " parts)"};
                     }});
   }
-  RunRounds(repeat, warm, rows);
-  for (const Row& row : rows) row.print(row.best, rows.front().best);
+  RunRounds(repeat, warm, jobs, rows);
+  const char* graphs = warm ? "code graphs warm (kept from an untimed first round)"
+                            : "code graphs cold (made in every round)";
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    std::printf("input %s: %llu instructions, best of %d rounds, %u thread%s, %s\n", input.c_str(),
+                static_cast<unsigned long long>(insns), repeat, jobs[j], jobs[j] == 1 ? "" : "s",
+                graphs);
+    for (const Row& row : rows) {
+      const RowText& text = row.text[j];
+      std::printf("  %-34s %8.1f M insn/s  ratio %.2f%s%s\n", text.label.c_str(),
+                  insns / row.best[j] / 1e6, rows.front().best[j] / row.best[j],
+                  text.details.empty() ? "" : "  ", text.details.c_str());
+    }
+  }
+  if (jobs.size() > 1) {
+    std::printf("each row's best time and the CPU time of all threads in that run (ms), by thread "
+                "count, and over %u thread%s:\n", jobs[0], jobs[0] == 1 ? "" : "s");
+    for (const Row& row : rows) {
+      std::printf("  %-26s %u: %7.1f ms, cpu %7.1f", row.name.c_str(), jobs[0],
+                  row.best[0] * 1e3, row.cpu[0] * 1e3);
+      for (size_t j = 1; j < jobs.size(); ++j)
+        std::printf(" | %u: %7.1f ms, cpu %7.1f, %.2fx faster, %.2fx the cpu", jobs[j],
+                    row.best[j] * 1e3, row.cpu[j] * 1e3, row.best[0] / row.best[j],
+                    row.cpu[j] / row.cpu[0]);
+      std::printf("\n");
+    }
+  }
   return 0;
 }
