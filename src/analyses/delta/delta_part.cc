@@ -1,6 +1,7 @@
 #include "src/analyses/delta/delta_part.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace ptprof::delta {
 
@@ -38,16 +39,7 @@ void DeltaPart::Match(Lane& lane, int32_t key, const EventHeader& header, uint64
   if (lane.phase == Phase::kKnown) {
     const uint64_t intervals = local_->counts_.intervals;
     local_->OnMatch(*lane.book, header, ip, lane.book->position + index, mode, first, second);
-    if (local_->counts_.intervals == intervals) return;
-    if (!records_.empty() && records_.back().kind == Record::Kind::kIntervals) {
-      records_.back().insns += 1;
-      return;
-    }
-    Record closed;
-    closed.kind = Record::Kind::kIntervals;
-    closed.lane = key;
-    closed.insns = 1;
-    records_.push_back(closed);
+    if (local_->counts_.intervals != intervals) NoteClosed(key, local_->counts_.intervals - intervals);
     return;
   }
   Record match;
@@ -64,6 +56,18 @@ void DeltaPart::Match(Lane& lane, int32_t key, const EventHeader& header, uint64
   const int opener = first;
   const int closer = owner_.same_pattern_ ? first : second;
   if (!owner_.same_pattern_ && closer >= 0 && opener < 0) lane.phase = Phase::kKnown;
+}
+
+void DeltaPart::NoteClosed(int32_t key, uint64_t closed) {
+  if (!records_.empty() && records_.back().kind == Record::Kind::kIntervals) {
+    records_.back().insns += closed;
+    return;
+  }
+  Record record;
+  record.kind = Record::Kind::kIntervals;
+  record.lane = key;
+  record.insns = closed;
+  records_.push_back(record);
 }
 
 template <typename HeaderOf>
@@ -156,19 +160,44 @@ void DeltaPart::OnBlocks(const BlockBatch& batch) {
     return header;
   };
   bool idle = lane.match.Idle();
+  // Past phase A (it never comes back): the blocks are matched here.
+  bool past_prefix = lane.phase != Phase::kPrefix;
+  // Instructions past phase A that the lane's position and settled_insns_ do not count yet:
+  // added at once before anything reads the position, and at the end.
+  uint64_t advanced = 0;
+  auto advance = [&] {
+    settled_insns_ += advanced;
+    lane.book->position += advanced;
+    advanced = 0;
+  };
+  DeltaProfiler::Expansion& expansion = *expansion_;
   size_t next_run = 0;
   for (; i < batch.blocks.size(); ++i) {
-    if (idle && lane.phase != Phase::kPrefix && !batch.runs.empty()) {
+    if (idle && past_prefix && !batch.runs.empty()) {
       if (const BatchRun* run = batch.RunAt(i, next_run)) {
         // As Block one by one, as DeltaProfiler::OnBlocks.
         const RunMemo::Outcome outcome =
-            expansion_->IdleRun(matcher_, batch.run_source, *run, matched_);
+            expansion.IdleRun(matcher_, batch.run_source, *run, matched_);
         if (outcome.settled) {
-          for (const RunMatch& m : outcome.matches)
-            Match(lane, key, batch.HeaderOf(i + m.block), m.ip, m.position, m.mode, m.matched[0],
-                  m.matched[1]);
-          settled_insns_ += outcome.insns;
-          lane.book->position += outcome.insns;
+          if (!outcome.matches.empty()) {
+            advance();
+            if (lane.phase == Phase::kKnown) {
+              // As Match, straight into the local profile, the intervals closed noted once.
+              DeltaProfiler& local = *local_;
+              DeltaProfiler::Lane& book = *lane.book;
+              const uint64_t intervals = local.counts_.intervals;
+              for (const RunMatch& m : outcome.matches)
+                local.OnMatch(book, batch.HeaderOf(i + m.block), m.ip, book.position + m.position,
+                              m.mode, m.matched[0], m.matched[1]);
+              if (local.counts_.intervals != intervals)
+                NoteClosed(key, local.counts_.intervals - intervals);
+            } else {
+              for (const RunMatch& m : outcome.matches)
+                Match(lane, key, batch.HeaderOf(i + m.block), m.ip, m.position, m.mode,
+                      m.matched[0], m.matched[1]);
+            }
+          }
+          advanced += outcome.insns;
           i += run->count - 1;
           continue;
         }
@@ -177,20 +206,22 @@ void DeltaPart::OnBlocks(const BlockBatch& batch) {
     const PackedEvent& p = batch.blocks[i];
     const ExecMode mode = static_cast<ExecMode>(p.mode);
     BlockExpander::Seen& seen = expander.Find(p.first_ip_or_index, p.insns, mode);
-    if (lane.phase != Phase::kPrefix &&
+    if (past_prefix &&
         DeltaProfiler::OutcomeOf(matcher_, seen, p.insns, idle, matched_) == IdleOutcome::kQuiet) {
       // The common case, as short as DeltaProfiler::OnBlocks makes it.
-      settled_insns_ += p.insns;
-      lane.book->position += p.insns;
+      advanced += p.insns;
       if (!idle) {
         matcher_.Skip(lane.match, p.insns);
         idle = lane.match.Idle();
       }
       continue;
     }
+    advance();
     Block(lane, key, p.insns, mode, seen, header_of);
     idle = lane.match.Idle();
+    past_prefix = lane.phase != Phase::kPrefix;
   }
+  advance();
 }
 
 void DeltaPart::OnEvent(const TraceEvent& event) {
@@ -277,8 +308,20 @@ void DeltaProfiler::Fold(std::unique_ptr<EventSink> part) {
     if (interval.tid == DeltaPart::kLaneDefault) interval.tid = lane.tid;
     return interval;
   };
-  std::vector<uint64_t> ids(local.counts_.intervals);  // of local interval i + 1
-  size_t next_interval = 0;
+  // The numbers in this profile of the part's longest intervals (all its intervals are kept
+  // whole only with keeping.all, and then numbered as they are placed): local id -> id, worked
+  // out as the records go by.
+  std::vector<std::pair<uint64_t, uint64_t>> ids;
+  for (const Interval& interval : local.longest_by_time_) ids.emplace_back(interval.id, 0);
+  for (const Interval& interval : local.longest_by_insns_) ids.emplace_back(interval.id, 0);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  size_t next_id = 0;  // the first of `ids` not numbered yet
+  auto id_of = [&](uint64_t local_id) {
+    return std::lower_bound(ids.begin(), ids.end(), std::pair<uint64_t, uint64_t>(local_id, 0))
+        ->second;
+  };
+  uint64_t next_interval = 0;  // local intervals numbered so far
   const std::vector<BlockHit>& hits = taken.hits();
   using Kind = DeltaPart::Record::Kind;
   for (const DeltaPart::Record& record : taken.records()) {
@@ -302,13 +345,19 @@ void DeltaProfiler::Fold(std::unique_ptr<EventSink> part) {
       case Kind::kGap:
         OnGap(record.header);
         break;
-      case Kind::kIntervals:
-        for (uint64_t i = 0; i < record.insns; ++i, ++next_interval) {
-          ids[next_interval] = ++counts_.intervals;
-          if (options_.keeping.all)
-            intervals_.push_back(place(local.intervals_[next_interval], counts_.intervals));
-        }
+      case Kind::kIntervals: {
+        // Local intervals next_interval + 1 to next_interval + record.insns closed here.
+        const uint64_t first = counts_.intervals + 1;
+        for (; next_id < ids.size() && ids[next_id].first <= next_interval + record.insns;
+             ++next_id)
+          ids[next_id].second = first + (ids[next_id].first - next_interval - 1);
+        if (options_.keeping.all)
+          for (uint64_t i = 0; i < record.insns; ++i)
+            intervals_.push_back(place(local.intervals_[next_interval + i], first + i));
+        counts_.intervals += record.insns;
+        next_interval += record.insns;
         break;
+      }
     }
   }
   // The values of the intervals the part closed: tallies, whose merge is exact in any order.
@@ -329,12 +378,12 @@ void DeltaProfiler::Fold(std::unique_ptr<EventSink> part) {
   // interval has a time (as KeepIfLongest is offered them one by one).
   if (counts_.intervals_without_time == 0) {
     for (const Interval& interval : local.longest_by_time_)
-      KeepIfLongest(longest_by_time_, place(interval, ids[interval.id - 1]), true);
+      KeepIfLongest(longest_by_time_, place(interval, id_of(interval.id)), true);
   } else {
     longest_by_time_ = {};
   }
   for (const Interval& interval : local.longest_by_insns_)
-    KeepIfLongest(longest_by_insns_, place(interval, ids[interval.id - 1]), false);
+    KeepIfLongest(longest_by_insns_, place(interval, id_of(interval.id)), false);
   // The lanes moved on by all of their instructions in the piece. Past their prefixes, the part's
   // matchers are in the lanes' real states; where it knew what was open, so are its lanes'
   // intervals.

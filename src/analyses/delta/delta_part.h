@@ -80,6 +80,9 @@ class DeltaPart : public EventSink {
   // them.
   void Match(Lane& lane, int32_t key, const EventHeader& header, uint64_t ip, uint32_t index,
              ExecMode mode, int first, int second);
+  // `closed` more intervals closed in local() (by a lane past phase B): a kIntervals record says
+  // where, among the records, for Fold to number them.
+  void NoteClosed(int32_t key, uint64_t closed);
 
   const DeltaProfiler& owner_;
   const patterns::PatternMatcher& matcher_;

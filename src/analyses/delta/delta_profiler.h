@@ -264,4 +264,32 @@ class DeltaProfiler : public PartedSink {
   DeltaCounts counts_;
 };
 
+// Inline: DeltaPart's parts call it for every match of a frequent pair (an interval at every
+// call), from another file.
+inline void DeltaProfiler::OnMatch(Lane& lane, const EventHeader& header, uint64_t ip,
+                                   uint64_t position, ExecMode mode, int first, int second) {
+  const int opener = first;
+  const int closer = same_pattern_ ? first : second;
+  if (opener >= 0) ++counts_.matches[0][static_cast<size_t>(opener)];
+  if (closer >= 0 && !same_pattern_) ++counts_.matches[1][static_cast<size_t>(closer)];
+
+  if (closer >= 0 && lane.open) return Close(lane, header, ip, position, closer);
+  if (opener >= 0) {
+    if (lane.open) {
+      ++lane.open->nested;
+      ++counts_.nested_openers;
+      return;
+    }
+    Open& o = lane.open.emplace();
+    o.ip = ip;
+    o.offset = header.offset;
+    o.position = position;
+    o.time = options_.clock.TimeOf(header);
+    o.alternative = opener;
+    o.mode = mode;
+    return;
+  }
+  if (closer >= 0) ++counts_.closers_without_opener;
+}
+
 }  // namespace ptprof::delta
