@@ -164,7 +164,8 @@ double ProcessCpuSeconds() {
 // of the machine (this VM drifts by 10 % and more from one second to the next) falls on all the
 // rows of a round alike, not on one row's repeats, so the ratios hold better than the times.
 // With `warm_up`, a first round runs untimed.
-void RunRounds(int repeat, bool warm_up, const std::vector<unsigned>& jobs, std::vector<Row>& rows) {
+void RunRounds(int repeat, bool warm_up, const std::vector<unsigned>& jobs,
+               std::vector<Row>& rows) {
   for (Row& row : rows) {
     row.best.assign(jobs.size(), 1e30);
     row.cpu.assign(jobs.size(), 0);
@@ -290,7 +291,8 @@ int main(int argc, char** argv) {
   }
   if (measures("syscalls")) {
     rows.push_back({"syscalls", [&, &graphs = lender()] {
-                      auto run = syscalls::RunSyscalls(*session, *selected, input, graphs.Options());
+                      auto run =
+                          syscalls::RunSyscalls(*session, *selected, input, graphs.Options());
                       const size_t count = run ? run->instances.size() : 0;
                       return RowText{"syscalls (" + std::to_string(count) + " instances)", ""};
                     }});

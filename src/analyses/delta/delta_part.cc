@@ -39,7 +39,8 @@ void DeltaPart::Match(Lane& lane, int32_t key, const EventHeader& header, uint64
   if (lane.phase == Phase::kKnown) {
     const uint64_t intervals = local_->counts_.intervals;
     local_->OnMatch(*lane.book, header, ip, lane.book->position + index, mode, first, second);
-    if (local_->counts_.intervals != intervals) NoteClosed(key, local_->counts_.intervals - intervals);
+    if (local_->counts_.intervals != intervals)
+      NoteClosed(key, local_->counts_.intervals - intervals);
     return;
   }
   Record match;
