@@ -1,10 +1,12 @@
 #include "src/model/slab_supply.h"
 
+#include <pthread.h>
 #include <sys/mman.h>
 
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <new>
 #include <thread>
 #include <vector>
@@ -90,9 +92,33 @@ class Supply {
 };
 
 // Made at the first slab and never destroyed: the detached helper may use it until the process
-// ends.
+// ends. A child process forked after that has no helper: its first slab makes a supply of its
+// own, with a helper (a benchmark's cold run in a fresh process then has one, as a command's
+// decode does); the slabs the parent had ready stay mapped, unused, in the child. Made under a
+// spin flag rather than a mutex, which a child forked while another thread held it could never
+// take; the child clears both.
+std::atomic<Supply*> the_supply{nullptr};
+std::atomic<bool> making_supply{false};
+
 Supply& TheSupply() {
-  static Supply* const supply = new Supply;
+  if (Supply* supply = the_supply.load(std::memory_order_acquire)) return *supply;
+  while (making_supply.exchange(true, std::memory_order_acquire)) {
+    if (Supply* supply = the_supply.load(std::memory_order_acquire)) return *supply;
+    std::this_thread::yield();
+  }
+  Supply* supply = the_supply.load(std::memory_order_acquire);
+  if (!supply) {
+    static std::once_flag registered;
+    std::call_once(registered, [] {
+      pthread_atfork(nullptr, nullptr, [] {
+        the_supply.store(nullptr, std::memory_order_relaxed);
+        making_supply.store(false, std::memory_order_relaxed);
+      });
+    });
+    supply = new Supply;
+    the_supply.store(supply, std::memory_order_release);
+  }
+  making_supply.store(false, std::memory_order_release);
   return *supply;
 }
 

@@ -103,5 +103,20 @@ TEST_CASE("TakeSlab maps its own slabs in a process that cannot start the helper
   CHECK(run.output == "taken");
 }
 
+TEST_CASE("A child forked after the helper started gets a helper of its own") {
+  UnmapHuge(TakeSlab(), kSlab);  // this process's helper runs
+  REQUIRE(WaitReady(2));
+  const testing::ChildRun run = testing::RunInChild([](int out) {
+    // The parent's ready slabs are not this process's supply: its first slab starts its own
+    // helper, which makes two ready.
+    void* slab = TakeSlab();
+    const std::string result = WaitReady(2) ? "ready" : "no helper";
+    UnmapHuge(slab, kSlab);
+    if (write(out, result.data(), result.size()) < 0) _exit(2);
+  });
+  CHECK(run.Exited(0));
+  CHECK(run.output == "ready");
+}
+
 }  // namespace
 }  // namespace ptprof

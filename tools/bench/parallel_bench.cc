@@ -9,8 +9,9 @@
 // it decodes, src/model/parted_sink.h) and as one ordered stream ("one stream": every event
 // passes the thread that stitches the segments, as for a consumer that needs one stream).
 //
-//   parallel_bench [--repeat N] [--jobs N]... [--psb-segment BYTES]... [--engine fast|libipt]
-//                  [--stream NAME] [--no-reference] [--verify] [--interleave] INPUT
+//   parallel_bench [--repeat N] [--cold N] [--jobs N]... [--psb-segment BYTES]...
+//                  [--engine fast|libipt] [--stream NAME] [--no-reference] [--verify]
+//                  [--interleave] INPUT
 //
 // --no-reference leaves out the libipt rows (to profile ptprof's rows alone; no ratios then).
 // --interleave runs the modes by turns (a round of each, then the next) instead of each mode's
@@ -24,13 +25,21 @@
 // (the most N threads can gain here), and the same for ptprof on N threads. (Only warm: a cold
 // run's memory is fresh from the kernel for the first rows and partly reused by later ones, so
 // the last row's cold run is not a ceiling for the others'.)
+// --cold N (N above one) measures each row's cold run N times, each in a process of its own
+// forked for it (its memory fresh, as a command's one decode finds it, and the slab helper its
+// own), and takes the median; the range follows the table. A single cold run moves by half on
+// this VM with how fast the host backs fresh memory. The row's own first run then fills its
+// caches for the warm runs, untimed.
 // --verify adds, untimed, one decode per ptprof row into a sink that digests every event field
 // for field (blocks: addresses, counts, ends, mode, flags, tsc, offset, cpu/pid/tid; other
 // events: their kind, tsc and offset), and warns where a row's digest differs from ptprof's
 // one-piece decode on libipt.
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <deque>
 #include <memory>
@@ -148,6 +157,8 @@ struct Measurement {
   // System CPU seconds of every thread in the first run: mostly the kernel clearing the fresh
   // memory a cold decode fills, which on a VM moves with how fast the host backs it.
   double cold_sys = 0;
+  // With --cold N: the fastest and slowest of the N cold runs (cold is their median).
+  double cold_min = 0, cold_max = 0;
   double warm = 1e30;  // the best of the others
   double warm_cpu = 0;  // CPU seconds of every thread in the best warm run
   uint64_t insns = 0;
@@ -180,12 +191,59 @@ struct Row {
   const std::string* note = nullptr;  // after a run: what it says about the decode
 };
 
+// One cold run of `row` in a child process forked for it: its seconds, its system seconds and
+// the instructions it decoded; false when the child could not run or report.
+struct ColdSample {
+  double seconds = 0;
+  double sys = 0;
+  uint64_t insns = 0;
+};
+bool ColdInChild(const Row& row, ColdSample& sample) {
+  int fds[2];
+  if (pipe(fds) != 0) return false;
+  std::fflush(stdout);
+  const pid_t child = fork();
+  if (child < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return false;
+  }
+  if (child == 0) {
+    close(fds[0]);
+    row.fresh();
+    ColdSample measured;
+    const double sys_start = ProcessSystemSeconds();
+    const auto start = std::chrono::steady_clock::now();
+    measured.insns = row.run();
+    measured.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    measured.sys = ProcessSystemSeconds() - sys_start;
+    const bool written = write(fds[1], &measured, sizeof measured) == sizeof measured;
+    _exit(written ? 0 : 1);
+  }
+  close(fds[1]);
+  const bool read_all = read(fds[0], &sample, sizeof sample) == sizeof sample;
+  close(fds[0]);
+  int status = 0;
+  const bool waited = waitpid(child, &status, 0) == child;
+  return read_all && waited && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
 // Runs every row 1 + repeat times: first once after `fresh` emptied its caches (cold), then
 // `repeat` times with what its first run left in them (warm, the best kept). Back to back, each
 // row's runs follow one another; interleaved, the rows take turns (a round of every row, then
 // the next round), so that they see the same spells of a machine whose speed moves within
 // minutes and their ratios do not follow which row ran in a slow one.
-std::vector<Measurement> MeasureRows(const std::vector<Row>& rows, int repeat, bool interleave) {
+// With `cold_runs` above one, the cold time is the median of that many cold runs, each in a
+// child process (ColdInChild), and the row's own first run is not timed.
+std::vector<Measurement> MeasureRows(const std::vector<Row>& rows, int repeat, bool interleave,
+                                     int cold_runs) {
   std::vector<Measurement> results(rows.size());
   for (size_t r = 0; r < rows.size(); ++r) {
     results[r].name = rows[r].name;
@@ -194,6 +252,26 @@ std::vector<Measurement> MeasureRows(const std::vector<Row>& rows, int repeat, b
   // Run `round` (0: cold) of row `r`.
   auto measure = [&](int round, size_t r) {
     Measurement& m = results[r];
+    if (round == 0 && cold_runs > 1) {
+      std::vector<double> seconds, sys;
+      for (int k = 0; k < cold_runs; ++k) {
+        ColdSample sample;
+        if (!ColdInChild(rows[r], sample)) continue;
+        seconds.push_back(sample.seconds);
+        sys.push_back(sample.sys);
+      }
+      // (When no child could run, the row's own first run is its cold one, as without --cold.)
+      if (!seconds.empty()) {
+        m.cold = Median(seconds);
+        m.cold_sys = Median(sys);
+        m.cold_min = *std::min_element(seconds.begin(), seconds.end());
+        m.cold_max = *std::max_element(seconds.begin(), seconds.end());
+        m.insns = rows[r].run();  // fills the caches for the warm runs
+        if (rows[r].blocks) m.blocks = *rows[r].blocks;
+        if (rows[r].note) m.note = *rows[r].note;
+        return;
+      }
+    }
     const double cpu_start = ProcessCpuSeconds();
     const double sys_start = ProcessSystemSeconds();
     const auto start = std::chrono::steady_clock::now();
@@ -230,12 +308,13 @@ std::vector<Measurement> MeasureRows(const std::vector<Row>& rows, int repeat, b
 }  // namespace
 
 constexpr const char* kUsage =
-    "usage: parallel_bench [--repeat N] [--jobs N]... [--psb-segment BYTES]... "
+    "usage: parallel_bench [--repeat N] [--cold N] [--jobs N]... [--psb-segment BYTES]... "
     "[--engine fast|libipt] [--consumer parts|one|both] [--stream NAME] [--no-reference] "
     "[--verify] [--interleave] INPUT\n";
 
 int main(int argc, char** argv) {
   int repeat = 3;
+  int cold_runs = 1;
   std::vector<unsigned> jobs;
   std::vector<uint64_t> segment_sizes;
   std::string only_engine;  // empty: both
@@ -247,6 +326,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--repeat" && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
+    else if (arg == "--cold" && i + 1 < argc) cold_runs = std::max(1, std::atoi(argv[++i]));
     else if (arg == "--jobs" && i + 1 < argc) jobs.push_back(std::max(1, std::atoi(argv[++i])));
     else if (arg == "--psb-segment" && i + 1 < argc) segment_sizes.push_back(std::strtoull(argv[++i], nullptr, 0));
     else if (arg == "--stream" && i + 1 < argc) stream_name = argv[++i];
@@ -429,7 +509,7 @@ int main(int argc, char** argv) {
       digests.push_back({});
     }
   }
-  std::vector<Measurement> results = MeasureRows(rows, repeat, interleave);
+  std::vector<Measurement> results = MeasureRows(rows, repeat, interleave, cold_runs);
   const uint64_t reference_blocks = results[1].blocks;
   if (verify && reference) {
     for (size_t r = 1; r < results.size(); ++r)
@@ -439,11 +519,15 @@ int main(int argc, char** argv) {
 
   const double mb = static_cast<double>(trace.size()) / 1e6;
   const Measurement& ref = results.front();
+  const std::string cold_is =
+      cold_runs > 1
+          ? "cold: median of " + std::to_string(cold_runs) + " runs, each in a fresh process"
+          : std::string("cold run");
   std::printf("input: %s, stream %s, %zu bytes, %s instructions (libipt), %llu model blocks, "
-              "cold run + best of %d\n",
+              "%s + best of %d\n",
               input.c_str(), session->manifest.streams[stream].name.c_str(), trace.size(),
               reference ? std::to_string(ref.insns).c_str() : "-",
-              static_cast<unsigned long long>(results.back().blocks), repeat);
+              static_cast<unsigned long long>(results.back().blocks), cold_is.c_str(), repeat);
   // "1.23x", or "-" without the reference.
   auto ratio = [reference](double reference_time, double time) {
     char text[32] = "-";
@@ -469,10 +553,25 @@ int main(int argc, char** argv) {
                   static_cast<unsigned long long>(m.blocks),
                   static_cast<unsigned long long>(reference_blocks));
   }
-  // The ceiling of N threads beside what ptprof's N threads gained, over the fast one-thread row.
-  auto find_row = [&](const std::string& name) -> const Measurement* {
+  if (cold_runs > 1) {
+    std::printf("cold runs, fastest to slowest (ms):");
     for (const Measurement& m : results)
-      if (m.name == name && m.cold < 1e30) return &m;
+      if (m.cold < 1e30 && m.cold_max > 0)
+        std::printf("  %s %.1f to %.1f;", m.name.c_str(), m.cold_min * 1e3, m.cold_max * 1e3);
+    std::printf("\n");
+  }
+  // The ceiling of N threads beside what ptprof's N threads gained, over the fast one-thread row.
+  // The row `name`, or the first of its segment sizes ("NAME, 4 KiB"), in parts (not "one
+  // stream").
+  auto find_row = [&](const std::string& name) -> const Measurement* {
+    const std::string sized = name + ", ";
+    for (const Measurement& m : results) {
+      if (m.cold >= 1e30) continue;
+      if (m.name == name) return &m;
+      if (m.name.compare(0, sized.size(), sized) == 0 &&
+          m.name.find("one stream") == std::string::npos)
+        return &m;
+    }
     return nullptr;
   };
   const Measurement* one = find_row("ptprof fast, 1 thread");
