@@ -254,11 +254,13 @@ std::vector<Measurement> MeasureRows(const std::vector<Row>& rows, int repeat, b
     Measurement& m = results[r];
     if (round == 0 && cold_runs > 1) {
       std::vector<double> seconds, sys;
+      std::vector<uint64_t> insns;
       for (int k = 0; k < cold_runs; ++k) {
         ColdSample sample;
         if (!ColdInChild(rows[r], sample)) continue;
         seconds.push_back(sample.seconds);
         sys.push_back(sample.sys);
+        insns.push_back(sample.insns);
       }
       // (When no child could run, the row's own first run is its cold one, as without --cold.)
       if (!seconds.empty()) {
@@ -269,6 +271,10 @@ std::vector<Measurement> MeasureRows(const std::vector<Row>& rows, int repeat, b
         m.insns = rows[r].run();  // fills the caches for the warm runs
         if (rows[r].blocks) m.blocks = *rows[r].blocks;
         if (rows[r].note) m.note = *rows[r].note;
+        for (uint64_t n : insns)
+          if (n != m.insns)
+            m.note += " (a cold run in a child process decoded " + std::to_string(n) +
+                      " instructions)";
         return;
       }
     }
