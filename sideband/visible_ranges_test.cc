@@ -1,6 +1,9 @@
 #include "sideband/visible_ranges.h"
 
 #include <random>
+#include <thread>
+#include <utility>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -78,5 +81,41 @@ TEST_CASE("Visible ranges answer as the sections searched one by one", "[visible
       CHECK(range->id == expected.section);
       CHECK(range->end == expected.end);
     }
+  }
+}
+
+TEST_CASE("A lookup after an Add sees the new section", "[visible_ranges]") {
+  VisibleRanges visible;
+  visible.Add(0x1000, 0x100, 0);
+  REQUIRE(visible.Find(0x1080));
+  CHECK(visible.Find(0x1080)->id == 0);
+  visible.Add(0x1080, 0x10, 1);  // after a lookup made the array
+  REQUIRE(visible.Find(0x1080));
+  CHECK(visible.Find(0x1080)->id == 1);
+  CHECK(visible.Find(0x107f)->end == 0x1080);
+  CHECK(visible.Find(0x1090)->id == 0);
+  // A copy and a move answer as the original.
+  VisibleRanges copy = visible;
+  VisibleRanges moved = std::move(copy);
+  REQUIRE(moved.Find(0x1088));
+  CHECK(moved.Find(0x1088)->id == 1);
+  CHECK(moved.size() == visible.size());
+}
+
+TEST_CASE("The first lookups may come from several threads at once", "[visible_ranges]") {
+  for (int round = 0; round < 20; ++round) {
+    VisibleRanges visible;
+    for (uint64_t i = 0; i < 2000; ++i) visible.Add(0x10000 + i * 0x100, 0x80, i);
+    std::vector<std::thread> threads;
+    std::vector<int> wrong(4, 0);
+    for (size_t t = 0; t < wrong.size(); ++t)
+      threads.emplace_back([&, t] {
+        for (uint64_t i = 0; i < 2000; ++i) {
+          const VisibleRanges::Range* range = visible.Find(0x10000 + i * 0x100 + 0x10);
+          if (!range || range->id != i || visible.Find(0x10000 + i * 0x100 + 0x90)) ++wrong[t];
+        }
+      });
+    for (std::thread& thread : threads) thread.join();
+    for (int count : wrong) CHECK(count == 0);
   }
 }
