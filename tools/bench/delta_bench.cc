@@ -22,7 +22,6 @@
 //   delta_bench [--repeat N] [--jobs N]... [--psb-segment BYTES] [--only WHAT] [--warm] INPUT
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <deque>
 #include <map>
 #include <memory>
@@ -45,6 +44,7 @@
 #include "src/model/taken_branches.h"
 #include "src/pipeline/decode_streams.h"
 #include "src/pipeline/session.h"
+#include "tools/bench/process_times.h"
 
 namespace {
 
@@ -153,12 +153,6 @@ struct Row {
   std::vector<RowText> text = {};  // of its last run
 };
 
-double ProcessCpuSeconds() {
-  timespec now{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
-  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
-}
-
 // Runs every row `repeat` times at each thread count of `jobs`, round by round (each round runs
 // each row once at each count, in order), and keeps each row's best time per count: a slow spell
 // of the machine (this VM drifts by 10 % and more from one second to the next) falls on all the
@@ -180,14 +174,14 @@ void RunRounds(int repeat, bool warm_up, const std::vector<unsigned>& jobs,
     for (size_t j = 0; j < jobs.size(); ++j) {
       SetDefaultDecodeJobs(jobs[j]);
       for (Row& row : rows) {
-        const double cpu_start = ProcessCpuSeconds();
+        const double cpu_start = bench::ProcessCpuSeconds();
         const auto start = std::chrono::steady_clock::now();
         row.text[j] = row.run();
         const auto elapsed = std::chrono::steady_clock::now() - start;
         const double seconds = std::chrono::duration<double>(elapsed).count();
         if (seconds < row.best[j]) {
           row.best[j] = seconds;
-          row.cpu[j] = ProcessCpuSeconds() - cpu_start;
+          row.cpu[j] = bench::ProcessCpuSeconds() - cpu_start;
         }
       }
     }

@@ -34,7 +34,6 @@
 // for field (blocks: addresses, counts, ends, mode, flags, tsc, offset, cpu/pid/tid; other
 // events: their kind, tsc and offset), and warns where a row's digest differs from ptprof's
 // one-piece decode on libipt.
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -56,6 +55,7 @@
 #include "decoders/pt/libipt_reference.h"
 #include "src/model/parted_sink.h"
 #include "src/pipeline/session.h"
+#include "tools/bench/process_times.h"
 
 namespace {
 
@@ -167,19 +167,6 @@ struct Measurement {
   uint64_t digest = 0;  // --verify: the digest of its events (0: not verified)
 };
 
-double ProcessSystemSeconds() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<double>(usage.ru_stime.tv_sec) +
-         static_cast<double>(usage.ru_stime.tv_usec) * 1e-6;
-}
-
-double ProcessCpuSeconds() {
-  timespec now{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
-  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
-}
-
 // A row of the table: how to empty its caches and how to decode once (the instructions
 // decoded; for ptprof's rows also its model blocks and a note). Each row keeps its own caches.
 struct Row {
@@ -212,12 +199,12 @@ bool ColdInChild(const Row& row, ColdSample& sample) {
     close(fds[0]);
     row.fresh();
     ColdSample measured;
-    const double sys_start = ProcessSystemSeconds();
+    const double sys_start = bench::ProcessSystemSeconds();
     const auto start = std::chrono::steady_clock::now();
     measured.insns = row.run();
     measured.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    measured.sys = ProcessSystemSeconds() - sys_start;
+    measured.sys = bench::ProcessSystemSeconds() - sys_start;
     const bool written = write(fds[1], &measured, sizeof measured) == sizeof measured;
     _exit(written ? 0 : 1);
   }
@@ -278,15 +265,15 @@ std::vector<Measurement> MeasureRows(const std::vector<Row>& rows, int repeat, b
         return;
       }
     }
-    const double cpu_start = ProcessCpuSeconds();
-    const double sys_start = ProcessSystemSeconds();
+    const double cpu_start = bench::ProcessCpuSeconds();
+    const double sys_start = bench::ProcessSystemSeconds();
     const auto start = std::chrono::steady_clock::now();
     m.insns = rows[r].run();
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const double cpu = ProcessCpuSeconds() - cpu_start;
+    const double cpu = bench::ProcessCpuSeconds() - cpu_start;
     if (round == 0) {
       m.cold = s;
-      m.cold_sys = ProcessSystemSeconds() - sys_start;
+      m.cold_sys = bench::ProcessSystemSeconds() - sys_start;
     } else if (s < m.warm) {
       m.warm = s;
       m.warm_cpu = cpu;
