@@ -26,7 +26,7 @@
 // run's memory is fresh from the kernel for the first rows and partly reused by later ones, so
 // the last row's cold run is not a ceiling for the others'.)
 // --cold N (N above one) measures each row's cold run N times, each in a process of its own
-// forked for it (its memory fresh, as a command's one decode finds it, and the slab helper its
+// forked for it (tools/bench/measure_rows.h) (its memory fresh, as a command's one decode finds it, and the slab helper its
 // own), and takes the median; the range follows the table. A single cold run moves by half on
 // this VM with how fast the host backs fresh memory. The row's own first run then fills its
 // caches for the warm runs, untimed.
@@ -34,9 +34,7 @@
 // for field (blocks: addresses, counts, ends, mode, flags, tsc, offset, cpu/pid/tid; other
 // events: their kind, tsc and offset), and warns where a row's digest differs from ptprof's
 // one-piece decode on libipt.
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -55,11 +53,14 @@
 #include "decoders/pt/libipt_reference.h"
 #include "src/model/parted_sink.h"
 #include "src/pipeline/session.h"
-#include "tools/bench/process_times.h"
+#include "tools/bench/measure_rows.h"
 
 namespace {
 
 using namespace ptprof;
+using bench::Measurement;
+using bench::MeasureRows;
+using bench::Row;
 
 // Counts instructions and blocks; in parts when the decode is parallel (each thread counts its
 // segments'), which a parallel decode of a consumer that takes its stream in parts allows.
@@ -150,153 +151,6 @@ struct OneStream : EventSink {
   void OnEnd() override { next.OnEnd(); }
   EventSink& next;
 };
-
-struct Measurement {
-  std::string name;
-  double cold = 0;  // seconds of the first run
-  // System CPU seconds of every thread in the first run: mostly the kernel clearing the fresh
-  // memory a cold decode fills, which on a VM moves with how fast the host backs it.
-  double cold_sys = 0;
-  // With --cold N: the fastest and slowest of the N cold runs (cold is their median).
-  double cold_min = 0, cold_max = 0;
-  double warm = 1e30;  // the best of the others
-  double warm_cpu = 0;  // CPU seconds of every thread in the best warm run
-  uint64_t insns = 0;
-  uint64_t blocks = 0;  // model blocks, for ptprof's rows (its one-piece decode on libipt is the reference)
-  std::string note;
-  uint64_t digest = 0;  // --verify: the digest of its events (0: not verified)
-};
-
-// A row of the table: how to empty its caches and how to decode once (the instructions
-// decoded; for ptprof's rows also its model blocks and a note). Each row keeps its own caches.
-struct Row {
-  std::string name;
-  bool measured = true;  // false: left out (--no-reference)
-  std::function<void()> fresh;
-  std::function<uint64_t()> run;
-  const uint64_t* blocks = nullptr;  // after a run: its model blocks (ptprof's rows)
-  const std::string* note = nullptr;  // after a run: what it says about the decode
-};
-
-// One cold run of `row` in a child process forked for it: its seconds, its system seconds and
-// the instructions it decoded; false when the child could not run or report.
-struct ColdSample {
-  double seconds = 0;
-  double sys = 0;
-  uint64_t insns = 0;
-};
-bool ColdInChild(const Row& row, ColdSample& sample) {
-  int fds[2];
-  if (pipe(fds) != 0) return false;
-  std::fflush(stdout);
-  const pid_t child = fork();
-  if (child < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    return false;
-  }
-  if (child == 0) {
-    close(fds[0]);
-    row.fresh();
-    ColdSample measured;
-    const double sys_start = bench::ProcessSystemSeconds();
-    const auto start = std::chrono::steady_clock::now();
-    measured.insns = row.run();
-    measured.seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    measured.sys = bench::ProcessSystemSeconds() - sys_start;
-    const bool written = write(fds[1], &measured, sizeof measured) == sizeof measured;
-    _exit(written ? 0 : 1);
-  }
-  close(fds[1]);
-  const bool read_all = read(fds[0], &sample, sizeof sample) == sizeof sample;
-  close(fds[0]);
-  int status = 0;
-  const bool waited = waitpid(child, &status, 0) == child;
-  return read_all && waited && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
-
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
-// Runs every row 1 + repeat times: first once after `fresh` emptied its caches (cold), then
-// `repeat` times with what its first run left in them (warm, the best kept). Back to back, each
-// row's runs follow one another; interleaved, the rows take turns (a round of every row, then
-// the next round), so that they see the same spells of a machine whose speed moves within
-// minutes and their ratios do not follow which row ran in a slow one.
-// With `cold_runs` above one, the cold time is the median of that many cold runs, each in a
-// child process (ColdInChild), and the row's own first run is not timed.
-std::vector<Measurement> MeasureRows(const std::vector<Row>& rows, int repeat, bool interleave,
-                                     int cold_runs) {
-  std::vector<Measurement> results(rows.size());
-  for (size_t r = 0; r < rows.size(); ++r) {
-    results[r].name = rows[r].name;
-    if (!rows[r].measured) results[r].cold = results[r].warm = 1e30;
-  }
-  // Run `round` (0: cold) of row `r`.
-  auto measure = [&](int round, size_t r) {
-    Measurement& m = results[r];
-    if (round == 0 && cold_runs > 1) {
-      std::vector<double> seconds, sys;
-      std::vector<uint64_t> insns;
-      for (int k = 0; k < cold_runs; ++k) {
-        ColdSample sample;
-        if (!ColdInChild(rows[r], sample)) continue;
-        seconds.push_back(sample.seconds);
-        sys.push_back(sample.sys);
-        insns.push_back(sample.insns);
-      }
-      // (When no child could run, the row's own first run is its cold one, as without --cold.)
-      if (!seconds.empty()) {
-        m.cold = Median(seconds);
-        m.cold_sys = Median(sys);
-        m.cold_min = *std::min_element(seconds.begin(), seconds.end());
-        m.cold_max = *std::max_element(seconds.begin(), seconds.end());
-        m.insns = rows[r].run();  // fills the caches for the warm runs
-        if (rows[r].blocks) m.blocks = *rows[r].blocks;
-        if (rows[r].note) m.note = *rows[r].note;
-        for (uint64_t n : insns)
-          if (n != m.insns)
-            m.note += " (a cold run in a child process decoded " + std::to_string(n) +
-                      " instructions)";
-        return;
-      }
-    }
-    const double cpu_start = bench::ProcessCpuSeconds();
-    const double sys_start = bench::ProcessSystemSeconds();
-    const auto start = std::chrono::steady_clock::now();
-    m.insns = rows[r].run();
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const double cpu = bench::ProcessCpuSeconds() - cpu_start;
-    if (round == 0) {
-      m.cold = s;
-      m.cold_sys = bench::ProcessSystemSeconds() - sys_start;
-    } else if (s < m.warm) {
-      m.warm = s;
-      m.warm_cpu = cpu;
-    }
-    if (rows[r].blocks) m.blocks = *rows[r].blocks;
-    if (rows[r].note) m.note = *rows[r].note;
-  };
-  if (interleave) {
-    for (const Row& row : rows)
-      if (row.measured) row.fresh();
-    for (int round = 0; round <= repeat; ++round)
-      for (size_t r = 0; r < rows.size(); ++r)
-        if (rows[r].measured) measure(round, r);
-  } else {
-    for (size_t r = 0; r < rows.size(); ++r) {
-      if (!rows[r].measured) continue;
-      rows[r].fresh();
-      for (int round = 0; round <= repeat; ++round) measure(round, r);
-      rows[r].fresh();  // one row's caches at a time
-    }
-  }
-  return results;
-}
 
 }  // namespace
 
