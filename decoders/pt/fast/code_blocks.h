@@ -32,10 +32,10 @@ struct CodeBlock;
 // The most instructions a walked block may hold (pt_block's ninsn is 16 bits).
 inline constexpr uint32_t kMaxBlockInsns = 0xffff;
 
-// Where a TIP from some place went the last time, and the block there (a one-entry memo: an
-// indirect branch mostly goes where it went before).
+// The block where a TIP from some place went the last time (a one-entry memo: an indirect
+// branch mostly goes where it went before); the block's own first address tells whether it is
+// the one for a target.
 struct TipMemo {
-  uint64_t target = 0;
   const CodeBlock* next = nullptr;
 };
 
@@ -86,7 +86,7 @@ class CodeBlocks {
   // The block at `ip`, where a TIP went: from `memo` when it went there the last time too, else
   // looked up and kept in `memo`.
   const CodeBlock* TipTarget(TipMemo& memo, uint64_t ip, pt_exec_mode mode) {
-    if (memo.target != ip || !memo.next) memo = TipMemo{ip, Block(ip, mode)};
+    if (!memo.next || memo.next->first_ip != ip) memo.next = Block(ip, mode);
     return memo.next;
   }
 

@@ -127,7 +127,7 @@ int FastFlowDecoder::RunPlain(FlowToModel& model, Walk& walk, uint64_t& offset) 
 inline FastFlowDecoder::RunStep FastFlowDecoder::TakeRunPart(FlowToModel& model, const TntRun& run,
                                                              const RunStop& stop, uint64_t& offset,
                                                              uint64_t after) {
-  model.TakeRun(run.blocks(), stop.blocks, stop.insns, stop.last_kind, stop.last_ip, offset, after,
+  model.TakeRun(run.blocks(), stop.blocks, stop.insns, stop.last_kind, run.LastIp(stop), offset, after,
                 time_known_, time_tsc_, &run.note);
   ip_ = stop.next_ip;
   return Continue(run, stop.next, offset, after);
@@ -199,7 +199,7 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeTntRun(FlowToModel& model, TntRuns
   if (!run.ends_in_tip) return TakeRunPart(model, run, run.all, offset, after);
   // The last block's branch needs a TIP: asked for before anything is passed on, as the plain
   // walk asks for it at the end of that block.
-  const int tip = TipAfterBlock(run.all.last_ip);
+  const int tip = TipAfterBlock(run.LastIp(run.all));
   if (!GoesOnPlain(tip)) {
     next_block_ = nullptr;
     return HandBack(model, run, run.all, walk, offset, after, tip, status);
@@ -215,7 +215,7 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeTntRun(FlowToModel& model, TntRuns
   const uint64_t at_tip = qry_->Offset();
   UpdateTime(at_tip);
   model.TakeRun(run.blocks() + before_tip, 1, run.all.last->ninsn, run.all.last_kind,
-                run.all.last_ip,
+                run.LastIp(run.all),
                 before_tip ? after : offset, after, time_known_, time_tsc_);
   // The block the TIP leads to, remembered on the run for the next time it goes the same way.
   return Continue(run, code_->TipTarget(run.tip, ip_, mode_), offset, at_tip);

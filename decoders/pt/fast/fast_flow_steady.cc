@@ -166,7 +166,7 @@ FastFlowDecoder::RunStep FastFlowDecoder::SteadyRuns(FlowToModel& model, TntRuns
       // The last block's branch needs a TIP, asked for before the run goes on, from the state
       // TakeTntRun would ask it in.
       hand_over();
-      const int tip = TipAfterBlock(stop.last_ip);
+      const int tip = TipAfterBlock(run->LastIp(stop));
       if (!GoesOnPlain(tip)) {
         next_block_ = nullptr;
         return HandBack(model, *run, stop, walk, offset, after, tip, status);
@@ -188,7 +188,7 @@ FastFlowDecoder::RunStep FastFlowDecoder::SteadyRuns(FlowToModel& model, TntRuns
       block = stop.next;
     }
     moved = true;
-    held_last_ip = stop.last_ip;
+    held_last_ip = run->LastIp(stop);
     held_kind = stop.last_kind;
     previous = run;
     if (!block) break;

@@ -133,8 +133,7 @@ TntRun* TntRuns::Build(const CodeBlock* start, uint64_t state, CallerKey caller,
     packed.flags = flags;
     blocks.push_back(packed);
     insns += block->ninsn;
-    const RunStop stop{block->last_ip,
-                       block,
+    const RunStop stop{block,
                        next_ip,
                        next,
                        static_cast<uint32_t>(insns),

@@ -35,8 +35,9 @@ namespace ptprof::pt::fast {
 // Where a part of a run stops: its core (the blocks walked while bits are pending) or the whole
 // run (the trailing part included).
 // (Small fields: a large program has a few hundred thousand runs, each in fresh memory.)
+// (The address of the last instruction is not kept: the run's blocks()[blocks - 1] holds it,
+// TntRun::LastIp.)
 struct RunStop {
-  uint64_t last_ip = 0;             // the last instruction of blocks()[blocks - 1]
   const CodeBlock* last = nullptr;  // the code block of blocks()[blocks - 1]
   // Where the code goes after it, with its block when the graph has one (not known when the
   // run ends in a TIP).
@@ -47,7 +48,7 @@ struct RunStop {
   uint8_t ops = 0;     // ops()[0, ops): a return address pushed, or kPop (at most one a block)
   X86Kind last_kind = X86Kind::kOther;
 };
-static_assert(sizeof(RunStop) == 40);
+static_assert(sizeof(RunStop) == 32);
 
 // The caller's return addresses a run's key holds: the one on top of the caller's return stack
 // (0: none, the run stops before returning past its own calls) and, with it, the one below
@@ -82,17 +83,30 @@ struct TntRun {
   mutable RunNote note;
   // The runs taken right after this one the last kFollows times, the latest first (loops repeat
   // them, and a loop whose TNT packets alternate between a few patterns repeats a few), with
-  // their keys' states: checked before the table, whose lookup misses the cache, and told apart
-  // by their states without reading them. Never a run with an empty core; state 0: none (no
-  // key's state is 0: it holds its bit count).
+  // a tag of their keys' states (StateTag): checked before the table, whose lookup misses the
+  // cache, and told apart by their tags without reading them (a run whose tag matches is then
+  // checked whole). Never a run with an empty core; tag 0: none (no state's tag is 0).
+  // (With the fields before them, the 128 bytes the steady loop reads for every run.)
   static constexpr int kFollows = 4;
   mutable const TntRun* follows[kFollows] = {};
-  mutable uint64_t follow_states[kFollows] = {};
+  mutable uint16_t follow_tags[kFollows] = {};
   // Read by the steady loop only for a run it finds in the table (core) or that ends in a TIP,
   // so after the fields it reads for every run:
   RunStop core;  // core.blocks == 0: no run
   // For a run that ends in a TIP: where the TIP went the last time.
   mutable TipMemo tip;
+
+  // A 16-bit tag of a key's state (never 0): equal states have equal tags.
+  static uint16_t StateTag(uint64_t state) {
+    const uint64_t h = state * 0x9e3779b97f4a7c15ull;
+    return static_cast<uint16_t>(h >> 48) | 1;
+  }
+  // The address of the last instruction of the blocks up to `stop` (the run's core or all of
+  // it; not empty).
+  uint64_t LastIp(const RunStop& stop) const {
+    const RunBlock& last = blocks()[stop.blocks - 1];
+    return last.first_ip + last.span;
+  }
 
   // Whether the caller's addresses in the key are those on its stack now, `tops` (none: any
   // stack).
@@ -114,20 +128,22 @@ struct TntRun {
   // is `pending`; null when none does.
   const TntRun* FollowFor(const CodeBlock* at, uint64_t pending,
                           const ReturnStack& stack) const {
+    const uint16_t tag = StateTag(pending);
     for (int k = 0; k < kFollows; ++k) {
-      if (follow_states[k] != pending) continue;
+      if (follow_tags[k] != tag) continue;
       const TntRun* run = follows[k];
-      if (run->start != at || !run->FitsCaller(stack)) continue;
+      if (run->start != at || run->state != pending || !run->FitsCaller(stack)) continue;
       if (k != 0) MoveFirst(k, run, pending);
       return run;
     }
     return nullptr;
   }
-  // The first follow whose key's state is `pending` (the likely next run, to start loading it),
-  // nothing changed; null when none has it.
+  // The first follow whose key's state has the tag of `pending` (the likely next run, to start
+  // loading it), nothing changed; null when none has it.
   const TntRun* FollowWithState(uint64_t pending) const {
+    const uint16_t tag = StateTag(pending);
     for (int k = 0; k < kFollows; ++k)
-      if (follow_states[k] == pending) return follows[k];
+      if (follow_tags[k] == tag) return follows[k];
     return nullptr;
   }
   // Notes `run` (its core not empty) as taken right after this one. Written only when it
@@ -143,13 +159,13 @@ struct TntRun {
   void MoveFirst(int k, const TntRun* run, uint64_t state) const {
     static_assert(kFollows == 4);
     switch (k) {
-      case 3: follows[3] = follows[2]; follow_states[3] = follow_states[2]; [[fallthrough]];
-      case 2: follows[2] = follows[1]; follow_states[2] = follow_states[1]; [[fallthrough]];
-      case 1: follows[1] = follows[0]; follow_states[1] = follow_states[0]; break;
+      case 3: follows[3] = follows[2]; follow_tags[3] = follow_tags[2]; [[fallthrough]];
+      case 2: follows[2] = follows[1]; follow_tags[2] = follow_tags[1]; [[fallthrough]];
+      case 1: follows[1] = follows[0]; follow_tags[1] = follow_tags[0]; break;
       default: break;
     }
     follows[0] = run;
-    follow_states[0] = state;
+    follow_tags[0] = StateTag(state);
   }
   const TntRun* follow() const { return follows[0]; }  // the latest
 
@@ -162,6 +178,8 @@ struct TntRun {
   static constexpr uint64_t kPop = ~uint64_t{0};
 };
 static_assert(sizeof(TntRun) % alignof(uint64_t) == 0 && alignof(RunBlock) <= alignof(uint64_t));
+static_assert(offsetof(TntRun, core) == 128 && sizeof(TntRun) == 168,
+              "a run's header: what the steady loop reads for every run in two lines' worth");
 static_assert(std::is_trivially_destructible_v<TntRun>, "runs are freed with their chunks");
 
 // The last instruction's kind of a run's block (a run holds only direct calls and jumps,

@@ -209,8 +209,8 @@ TEST_CASE("A run remembers the last four runs taken after it, the latest first",
   from.Followed(&b);
   CHECK(from.follow() == &b);
   CHECK(from.follows[1] == &a);
-  CHECK(from.follow_states[0] == b.state);
-  CHECK(from.follow_states[1] == a.state);
+  CHECK(from.follow_tags[0] == fast::TntRun::StateTag(b.state));
+  CHECK(from.follow_tags[1] == fast::TntRun::StateTag(a.state));
   // Told by state without reading them, nothing changed.
   CHECK(from.FollowWithState(a.state) == &a);
   CHECK(from.follow() == &b);
