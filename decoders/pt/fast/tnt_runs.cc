@@ -27,19 +27,19 @@ void* TntRuns::Allocate(size_t bytes) {
   return slabs_.Carve(bytes, alignof(TntRun));  // packed one after the other, as built
 }
 
-const TntRun& TntRuns::Add(size_t i, const CodeBlock* start, uint64_t state, CallerKey caller,
-                           pt_exec_mode mode, bool speculative, uint64_t bits, uint32_t count) {
+const RunHead& TntRuns::Add(size_t i, const CodeBlock* start, uint64_t state, CallerKey caller,
+                            pt_exec_mode mode, bool speculative, uint64_t bits, uint32_t count) {
   table_[i] = Build(start, state, caller, mode, speculative, bits, count);
-  const TntRun& run = *table_[i];
+  const RunHead& run = *table_[i];
   if (++size_ * 2 > table_.size()) Grow();
   return run;
 }
 
 void TntRuns::Grow() {
-  ZeroedArray<TntRun*> old = std::move(table_);
-  table_ = ZeroedArray<TntRun*>(old.size() * 2);
+  ZeroedArray<RunHead*> old = std::move(table_);
+  table_ = ZeroedArray<RunHead*>(old.size() * 2);
   mask_ = table_.size() - 1;
-  for (TntRun* run : old) {
+  for (RunHead* run : old) {
     if (!run) continue;
     size_t i = Hash(run->start, run->state, run->caller) & mask_;
     while (table_[i]) i = (i + 1) & mask_;
@@ -47,8 +47,10 @@ void TntRuns::Grow() {
   }
 }
 
-TntRun* TntRuns::Build(const CodeBlock* start, uint64_t state, CallerKey caller,
-                       pt_exec_mode mode, bool speculative, uint64_t bits, uint32_t count) {
+RunHead* TntRuns::Build(const CodeBlock* start, uint64_t state, CallerKey caller,
+                        pt_exec_mode mode, bool speculative, uint64_t bits, uint32_t count) {
+  // Walked as far as it goes with the caller's addresses in the key: it never extends.
+  const bool shallow = (state & kShallow) != 0;
   TntRun head;
   head.start = start;
   head.state = state;
@@ -111,7 +113,7 @@ TntRun* TntRuns::Build(const CodeBlock* start, uint64_t state, CallerKey caller,
         else ops.push_back(TntRun::kPop);
         ++caller_pops;
       } else {
-        head.extends = caller_addresses < 2 && !blocks.empty();
+        head.extends = !shallow && caller_addresses < 2 && !blocks.empty();
         break;
       }
       pending -= 1;
@@ -158,6 +160,8 @@ TntRun* TntRuns::Build(const CodeBlock* start, uint64_t state, CallerKey caller,
     head.extends = false;
     head.whole = false;
   }
+  // Taken only through the runs keyed deeper, or the shallow one: its head alone.
+  if (head.extends) return new (Allocate(sizeof(RunHead))) RunHead(head);
   head.next_returns = !head.ends_in_tip && head.all.next &&
                       head.all.next->last.kind == X86Kind::kRetNear;
   const size_t bytes = sizeof(TntRun) + blocks.size() * sizeof(RunBlock) +

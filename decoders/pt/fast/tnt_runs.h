@@ -60,10 +60,13 @@ struct CallerKey {
   bool operator==(const CallerKey&) const = default;
 };
 
-// One run, in one allocation: this header, then its return stack operations (the run's calls
-// and returns, in order), then its packed blocks. (The steady loop reads the header, replays the
-// operations and copies the blocks: in that order the run's lines are read front to back.)
-struct TntRun {
+// The first 40 bytes of every run: its key and flags. A run that `extends` is kept as this head
+// alone (the table's entry that sends a lookup one key deeper): the run keyed with one more of
+// the caller's addresses is taken in its place whenever the caller's stack has that address, and
+// where it has not, the run walked as far as it goes without it is kept under the same key with
+// the state marked (TntRuns::ShallowState), built when first needed. (A fifth of a compiler's
+// runs extend; their heads, operations and blocks were 16 % of its runs' memory.)
+struct RunHead {
   // The key: the first block, the pending bits (count, values, speculative) and the caller's
   // return addresses the run returns to when it returns past its own calls (CallerKey: up to
   // two; it stops before a return past them). A run whose first block returns has one at least.
@@ -74,10 +77,19 @@ struct TntRun {
   bool ends_in_tip = false;  // the last block's branch needs a TIP
   uint8_t bits = 0;          // bits taken by the core (at most 63)
   // Keyed with less than two of the caller's addresses, the run stopped before a return past
-  // them with bits left: the run keyed with one more (when the caller has it) goes on.
+  // them with bits left: the run keyed with one more (when the caller has it) goes on. Such a
+  // run is a head alone.
   bool extends = false;
   bool whole = false;  // the core takes all the key's bits
   bool next_returns = false;  // the block at all.next ends in a near return
+};
+static_assert(sizeof(RunHead) == 40 && std::is_trivially_destructible_v<RunHead>);
+
+// One run, in one allocation: this header, then its return stack operations (the run's calls
+// and returns, in order), then its packed blocks. (The steady loop reads the header, replays the
+// operations and copies the blocks: in that order the run's lines are read front to back.)
+// Never one that `extends` (a RunHead alone).
+struct TntRun : RunHead {
   RunStop all;
   // The model's consumer's note on this run (BatchRun::note), in the line the steady loop reads.
   mutable RunNote note;
@@ -178,7 +190,10 @@ struct TntRun {
   static constexpr uint64_t kPop = ~uint64_t{0};
 };
 static_assert(sizeof(TntRun) % alignof(uint64_t) == 0 && alignof(RunBlock) <= alignof(uint64_t));
-static_assert(offsetof(TntRun, core) == 128 && sizeof(TntRun) == 168,
+static_assert(sizeof(RunHead) + sizeof(RunStop) + sizeof(RunNote) +
+                      TntRun::kFollows * (sizeof(TntRun*) + sizeof(uint16_t)) ==
+                  128 &&
+              sizeof(TntRun) == 168,
               "a run's header: what the steady loop reads for every run in two lines' worth");
 static_assert(std::is_trivially_destructible_v<TntRun>, "runs are freed with their chunks");
 
@@ -218,26 +233,32 @@ class TntRuns {
   // `caller` holds the address on top of the caller's return stack, always given when `start`
   // ends in a return, else given for the run that goes on where the run keyed without it
   // `extends`; and the one below it for the run that goes on where the run keyed with the top
-  // one alone `extends`.
+  // one alone `extends`. Where the run of this key extends, the run walked as far as it goes
+  // with no more of the caller's addresses (Head says whether it extends).
   const TntRun& Find(const CodeBlock* start, CallerKey caller, pt_exec_mode mode,
                      bool speculative, uint64_t bits, uint32_t count) {
-    return Find(start, State(bits, count, speculative), caller, mode, speculative, bits, count);
+    const uint64_t state = State(bits, count, speculative);
+    const RunHead* run = &Head(start, state, caller, mode, speculative, bits, count);
+    if (run->extends) run = &Head(start, ShallowState(state), caller, mode, speculative, bits, count);
+    return static_cast<const TntRun&>(*run);
   }
-  // Find, with the key's state already made (State).
-  const TntRun& Find(const CodeBlock* start, uint64_t state, CallerKey caller, pt_exec_mode mode,
-                     bool speculative, uint64_t bits, uint32_t count) {
+  // The head of the run of this key, with the key's state already made (State, or
+  // ShallowState), built when it is not yet: a TntRun unless it `extends`.
+  const RunHead& Head(const CodeBlock* start, uint64_t state, CallerKey caller, pt_exec_mode mode,
+                      bool speculative, uint64_t bits, uint32_t count) {
     const size_t i = SlotOf(start, state, caller);
-    if (const TntRun* run = table_[i]) return *run;
+    if (const RunHead* run = table_[i]) return *run;
     return Add(i, start, state, caller, mode, speculative, bits, count);
   }
 
-  // The run of this key when one was built, else null (nothing is built).
-  const TntRun* Known(const CodeBlock* start, uint64_t state, CallerKey caller) const {
+  // The head of the run of this key when one was built, else null (nothing is built).
+  const RunHead* Known(const CodeBlock* start, uint64_t state, CallerKey caller) const {
     return table_[SlotOf(start, state, caller)];
   }
   // The key one level deeper than `run`'s, which `extends`, when `tops` has the address it
-  // needs; false when it has not (`run` is then the run to take).
-  static bool DeeperKey(const TntRun& run, const CallerTops& tops, CallerKey& deeper) {
+  // needs; false when it has not (the run walked without it, under `run`'s key with the state
+  // marked, is then the run to take).
+  static bool DeeperKey(const RunHead& run, const CallerTops& tops, CallerKey& deeper) {
     if (run.caller.ret == 0) {
       if (tops.depth == 0) return false;
       deeper = CallerKey(tops.top);
@@ -247,6 +268,9 @@ class TntRuns {
     deeper = CallerKey(run.caller.ret, tops.second);
     return true;
   }
+  // The key's state marked for the run walked with no more of the caller's addresses than its
+  // key holds where the run of the key itself `extends` (bit 62: no state has it).
+  static constexpr uint64_t ShallowState(uint64_t state) { return state | kShallow; }
   // The run to take from `start` (which ends in a return when `returns`) with `state` pending
   // and `tops` on the caller's return stack: keyed with as many of the caller's addresses as its
   // walk returns to, one key deeper while a run `extends` and `tops` has the address. Among the
@@ -254,21 +278,27 @@ class TntRuns {
   // its follows do not predict.)
   [[gnu::always_inline]] const TntRun* KnownFor(const CodeBlock* start, uint64_t state,
                                                 bool returns, const CallerTops& tops) const {
-    const TntRun* run = Known(start, state, FirstKey(returns, tops));
+    const RunHead* run = Known(start, state, FirstKey(returns, tops));
     CallerKey deeper;
-    while (run && run->extends && DeeperKey(*run, tops, deeper)) run = Known(start, state, deeper);
-    return run;
+    while (run && run->extends) {
+      run = DeeperKey(*run, tops, deeper) ? Known(start, state, deeper)
+                                          : Known(start, ShallowState(state), run->caller);
+    }
+    return static_cast<const TntRun*>(run);
   }
   // KnownFor, building the runs it needs (the pending bits as Find takes them).
   const TntRun& FindFor(const CodeBlock* start, uint64_t state, bool returns,
                         const CallerTops& tops, pt_exec_mode mode, bool speculative,
                         uint64_t bits, uint32_t count) {
-    const TntRun* run =
-        &Find(start, state, FirstKey(returns, tops), mode, speculative, bits, count);
+    const RunHead* run =
+        &Head(start, state, FirstKey(returns, tops), mode, speculative, bits, count);
     CallerKey deeper;
-    while (run->extends && DeeperKey(*run, tops, deeper))
-      run = &Find(start, state, deeper, mode, speculative, bits, count);
-    return *run;
+    while (run->extends) {
+      run = DeeperKey(*run, tops, deeper)
+                ? &Head(start, state, deeper, mode, speculative, bits, count)
+                : &Head(start, ShallowState(state), run->caller, mode, speculative, bits, count);
+    }
+    return static_cast<const TntRun&>(*run);
   }
 
   // Starts loading the run in the table's slot where KnownFor begins to look for this key (most
@@ -299,6 +329,7 @@ class TntRuns {
   static CallerKey FirstKey(bool returns, const CallerTops& tops) {
     return returns ? CallerKey(tops.top) : CallerKey();
   }
+  static constexpr uint64_t kShallow = uint64_t{1} << 62;
   static size_t Hash(const CodeBlock* start, uint64_t state, const CallerKey& caller) {
     return Hash(start, state ^ caller.ret ^ (caller.ret2 * 0xff51afd7ed558ccdull));
   }
@@ -311,15 +342,16 @@ class TntRuns {
   // addressing, linear probing: the table holds the runs, each run its key).
   size_t SlotOf(const CodeBlock* start, uint64_t state, const CallerKey& caller) const {
     size_t i = Hash(start, state, caller) & mask_;
-    for (const TntRun* run; (run = table_[i]) != nullptr; i = (i + 1) & mask_)
+    for (const RunHead* run; (run = table_[i]) != nullptr; i = (i + 1) & mask_)
       if (run->start == start && run->state == state && run->caller == caller) break;
     return i;
   }
   // Builds the run for an empty slot `i` of the table and keeps it there (growing the table).
-  const TntRun& Add(size_t i, const CodeBlock* start, uint64_t state, CallerKey caller,
+  const RunHead& Add(size_t i, const CodeBlock* start, uint64_t state, CallerKey caller,
                     pt_exec_mode mode, bool speculative, uint64_t bits, uint32_t count);
   void Grow();
-  TntRun* Build(const CodeBlock* start, uint64_t state, CallerKey caller, pt_exec_mode mode,
+  // The run of this key (a head alone when it extends; never when its state is ShallowState's).
+  RunHead* Build(const CodeBlock* start, uint64_t state, CallerKey caller, pt_exec_mode mode,
                 bool speculative, uint64_t bits, uint32_t count);
   // `bytes` for a run, carved from huge-page slabs (src/model/huge_slabs.h; a run larger than a
   // slab's quarter gets memory of its own): the runs are never freed one by one, and lie in the
@@ -329,7 +361,7 @@ class TntRuns {
   CodeBlocks& code_;
   const uint64_t id_;
   // A power of two, at most half full; it grows in huge pages (src/model/zeroed_array.h).
-  ZeroedArray<TntRun*> table_ = ZeroedArray<TntRun*>(1 << 12);
+  ZeroedArray<RunHead*> table_ = ZeroedArray<RunHead*>(1 << 12);
   HugeSlabs slabs_;
   std::vector<std::unique_ptr<std::byte[]>> large_;  // runs too large for a slab
   // The builder's scratch: the blocks, return stack operations and own stack of the run being
@@ -340,6 +372,10 @@ class TntRuns {
   size_t mask_ = (1 << 12) - 1;
   size_t size_ = 0;
 };
+
+// (The bits pending come from one TNT packet: at most 47, a long TNT packet's.)
+static_assert((TntRuns::State(~uint64_t{0}, 47, true) & TntRuns::ShallowState(0)) == 0,
+              "a state never has ShallowState's mark");
 
 // TntRuns::State of each byte's TNT-8 bits, not speculative (0 for bytes no TNT-8 packet has).
 inline constexpr std::array<uint64_t, 256> kTnt8States = [] {

@@ -108,23 +108,31 @@ TEST_CASE("Keyed with the caller's addresses, a run returns to them and goes on"
   fast::TntRuns& runs = graph.blocks->runs();
   const fast::CodeBlock* start = graph.At(0x1000);
   const fast::CallerTops caller{0x1004, 0x2000, 2};
-  // Without the caller's addresses: the je, then it stops before the ret, and says so.
+  const uint64_t state = fast::TntRuns::State(0b1111, 4, false);
+  // Without the caller's addresses: the je, then it stops before the ret, and says so: its key
+  // sends the lookup deeper, and the run walked that far is kept under the key marked shallow.
+  const fast::RunHead& short_head = runs.Head(start, state, {}, ptem_64bit, false, 0b1111, 4);
+  CHECK(short_head.extends);
   const fast::TntRun& short_run = runs.Find(start, 0, ptem_64bit, false, 0b1111, 4);
+  CHECK(short_run.state == fast::TntRuns::ShallowState(state));
+  CHECK(runs.Known(start, fast::TntRuns::ShallowState(state), {}) == &short_run);
   REQUIRE(short_run.core.blocks == 1);
   CHECK(short_run.bits == 1);
-  CHECK(short_run.extends);
+  CHECK_FALSE(short_run.extends);
   CHECK(short_run.core.next_ip == 0x1003);
   fast::CallerKey deeper;
-  REQUIRE(fast::TntRuns::DeeperKey(short_run, caller, deeper));
+  REQUIRE(fast::TntRuns::DeeperKey(short_head, caller, deeper));
   CHECK(deeper == fast::CallerKey(0x1004));
-  CHECK_FALSE(fast::TntRuns::DeeperKey(short_run, fast::CallerTops{}, deeper));
+  CHECK_FALSE(fast::TntRuns::DeeperKey(short_head, fast::CallerTops{}, deeper));
   // With the top one: the je, the ret to 1004 (an operation, after the run's own), the je at
   // 1004; the second ret would pop the caller's stack again: it stops there, and says so.
+  const fast::RunHead& head = runs.Head(start, state, deeper, ptem_64bit, false, 0b1111, 4);
+  CHECK(head.extends);
   const fast::TntRun& run = runs.Find(start, deeper, ptem_64bit, false, 0b1111, 4);
   REQUIRE(run.core.blocks == 3);
   CHECK(run.bits == 3);
   CHECK_FALSE(run.pops);
-  CHECK(run.extends);
+  CHECK_FALSE(run.extends);
   CHECK(run.blocks()[1].first_ip == 0x1003);
   CHECK(EndOf(run.blocks()[1]) == BlockEnd::kReturn);
   CHECK(run.blocks()[2].first_ip == 0x1004);
@@ -132,9 +140,9 @@ TEST_CASE("Keyed with the caller's addresses, a run returns to them and goes on"
   REQUIRE(run.core.ops == 1);
   CHECK(run.ops()[0] == fast::TntRun::kPop);
   CHECK(run.core.next_ip == 0x1007);
-  REQUIRE(fast::TntRuns::DeeperKey(run, caller, deeper));
+  REQUIRE(fast::TntRuns::DeeperKey(head, caller, deeper));
   CHECK(deeper == fast::CallerKey(0x1004, 0x2000));
-  CHECK_FALSE(fast::TntRuns::DeeperKey(run, fast::CallerTops{0x1004, 0, 1}, deeper));
+  CHECK_FALSE(fast::TntRuns::DeeperKey(head, fast::CallerTops{0x1004, 0, 1}, deeper));
   // With both: the second ret goes to 2000, where no code is: the run ends there.
   const fast::TntRun& deep = runs.Find(start, deeper, ptem_64bit, false, 0b1111, 4);
   REQUIRE(deep.core.blocks == 4);
@@ -145,14 +153,22 @@ TEST_CASE("Keyed with the caller's addresses, a run returns to them and goes on"
   CHECK(deep.ops()[1] == fast::TntRun::kPop);
   CHECK(deep.core.next_ip == 0x2000);
   // Each fits where its addresses are on top of the caller's stack; the short one anywhere.
-  CHECK(run.Fits(start, run.state, fast::CallerTops{0x1004, 0, 1}));
-  CHECK(run.Fits(start, run.state, caller));
-  CHECK_FALSE(run.Fits(start, run.state, fast::CallerTops{0x1008, 0x2000, 2}));
-  CHECK_FALSE(run.Fits(start, run.state, fast::CallerTops{}));
-  CHECK(deep.Fits(start, run.state, caller));
-  CHECK_FALSE(deep.Fits(start, run.state, fast::CallerTops{0x1004, 0, 1}));
-  CHECK_FALSE(deep.Fits(start, run.state, fast::CallerTops{0x1004, 0x2008, 2}));
-  CHECK(short_run.Fits(start, run.state, fast::CallerTops{}));
+  const uint64_t shallow = fast::TntRuns::ShallowState(state);
+  CHECK(run.Fits(start, shallow, fast::CallerTops{0x1004, 0, 1}));
+  CHECK(run.Fits(start, shallow, caller));
+  CHECK_FALSE(run.Fits(start, shallow, fast::CallerTops{0x1008, 0x2000, 2}));
+  CHECK_FALSE(run.Fits(start, shallow, fast::CallerTops{}));
+  CHECK(deep.Fits(start, state, caller));
+  CHECK_FALSE(deep.Fits(start, state, fast::CallerTops{0x1004, 0, 1}));
+  CHECK_FALSE(deep.Fits(start, state, fast::CallerTops{0x1004, 0x2008, 2}));
+  CHECK(short_run.Fits(start, shallow, fast::CallerTops{}));
+  // The run to take for each depth of the caller's stack: the deepest key its addresses reach.
+  CHECK(runs.KnownFor(start, state, false, fast::CallerTops{}) == &short_run);
+  CHECK(runs.KnownFor(start, state, false, fast::CallerTops{0x1004, 0, 1}) == &run);
+  CHECK(runs.KnownFor(start, state, false, caller) == &deep);
+  CHECK(runs.KnownFor(start, state, false, fast::CallerTops{0x1008, 0x2000, 2}) == nullptr);
+  CHECK(&runs.FindFor(start, state, false, fast::CallerTops{0x1004, 0, 1}, ptem_64bit, false,
+                      0b1111, 4) == &run);
   // A run from the ret takes the caller's address as its first pop, not an operation.
   const fast::TntRun& from_ret = runs.Find(graph.At(0x1003), 0x1004, ptem_64bit, false, 0b11, 2);
   REQUIRE(from_ret.core.blocks == 2);
