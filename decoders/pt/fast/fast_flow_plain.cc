@@ -177,7 +177,7 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeTntRun(FlowToModel& model, TntRuns
       predicted ? *predicted
                 : runs.FindFor(block, state, kind == X86Kind::kRetNear, caller, mode_,
                                speculative_, qry_->PendingBitValues(), pending);
-  if (run.core.blocks == 0) return RunStep::kNone;
+  if (run.empty()) return RunStep::kNone;
   if (previous) previous->Followed(&run);
   Prefetch(run.follow());  // likely the next run
   const uint64_t after = qry_->Offset();
@@ -185,17 +185,18 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeTntRun(FlowToModel& model, TntRuns
   const int flags = qry_->TakeTntBits(run.bits);
   status_ = flags;
   if (run.pops) PopReturn();
-  ReplayReturns(run.ops(), run.core.ops);
+  const RunStop& core = run.core();
+  ReplayReturns(run.ops(), core.ops);
   if (flags != 0) {
     // The run ends where Run must look again: its core's last block goes back as the plain
     // walk's.
-    ip_ = run.core.next_ip;
-    SetNextBlock(run.core.next);
-    return HandBack(model, run, run.core, walk, offset, after, AfterBlock(), status);
+    ip_ = core.next_ip;
+    SetNextBlock(core.next);
+    return HandBack(model, run, core, walk, offset, after, AfterBlock(), status);
   }
-  if (run.all.blocks == run.core.blocks) return TakeRunPart(model, run, run.core, offset, after);
+  if (!run.trails) return TakeRunPart(model, run, core, offset, after);
   // Past the last bit with no event waiting, the direct calls and jumps after it go too.
-  ReplayReturns(run.ops() + run.core.ops, run.all.ops - run.core.ops);
+  ReplayReturns(run.ops() + core.ops, run.all.ops - core.ops);
   if (!run.ends_in_tip) return TakeRunPart(model, run, run.all, offset, after);
   // The last block's branch needs a TIP: asked for before anything is passed on, as the plain
   // walk asks for it at the end of that block.
@@ -218,7 +219,7 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeTntRun(FlowToModel& model, TntRuns
                 run.LastIp(run.all),
                 before_tip ? after : offset, after, time_known_, time_tsc_);
   // The block the TIP leads to, remembered on the run for the next time it goes the same way.
-  return Continue(run, code_->TipTarget(run.tip, ip_, mode_), offset, at_tip);
+  return Continue(run, code_->TipTarget(run.tip(), ip_, mode_), offset, at_tip);
 }
 
 FastFlowDecoder::RunStep FastFlowDecoder::RefillFailed(FlowToModel& model,

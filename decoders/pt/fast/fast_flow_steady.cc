@@ -37,12 +37,15 @@ FastFlowDecoder::RunStep FastFlowDecoder::SteadyRuns(FlowToModel& model, TntRuns
   uint64_t at = offset;      // where the block at `block` began in the trace
   uint64_t next_ip = ip_;    // its address
   bool moved = false;        // anything taken here (the walk's state is then written back)
+  // Where the last thing taken ends: a block's last instruction, or (held_run) the run's, read
+  // from its last block only when the state is written back.
   uint64_t held_last_ip = 0;
+  const TntRun* held_run = nullptr;
   X86Kind held_kind = X86Kind::kOther;
   // The walk's state as TakeTntRun finds it at `block` (Continue's, or TakeTipBlock's).
   auto write_back = [&] {
     if (!moved) return;
-    model.EndRuns(held_last_ip, held_kind);
+    model.EndRuns(held_run ? held_run->LastIp(held_run->all) : held_last_ip, held_kind);
     ip_ = next_ip;
     offset = at;
     previous_next_ = block;
@@ -96,6 +99,7 @@ FastFlowDecoder::RunStep FastFlowDecoder::SteadyRuns(FlowToModel& model, TntRuns
                             ToExecMode(mode_), speculative_, StampTsc(), at);
           moved = true;
           held_last_ip = block->last_ip;
+          held_run = nullptr;
           held_kind = block->last.kind;
           next_ip = block->last.NextIp(block->last_ip);
           previous = nullptr;
@@ -113,6 +117,7 @@ FastFlowDecoder::RunStep FastFlowDecoder::SteadyRuns(FlowToModel& model, TntRuns
                           speculative_, StampTsc(), at);
         moved = true;
         held_last_ip = block->last_ip;
+        held_run = nullptr;
         held_kind = block->last.kind;
         at = after;
         next_ip = ip_;
@@ -126,7 +131,7 @@ FastFlowDecoder::RunStep FastFlowDecoder::SteadyRuns(FlowToModel& model, TntRuns
       // and of one that returns past its own calls. (One on the way not built yet: TakeTntRun
       // builds it.)
       run = runs.KnownFor(block, state, returns, Caller());
-      if (!run || run->core.blocks == 0) {
+      if (!run || run->empty()) {
         if (!fresh) break;
         const int refilled = qry_->RefillTnt();
         if (refilled < 0) return refill_failed(refilled, returns);
@@ -160,13 +165,16 @@ FastFlowDecoder::RunStep FastFlowDecoder::SteadyRuns(FlowToModel& model, TntRuns
     UpdateTime(after);
     if (run->pops) PopReturn();
     const RunStop& stop = run->all;  // the core's stop when nothing trails it
-    ReplayReturns(run->ops(), stop.ops);
+    const uint64_t* ops = run->ops();
+    const RunBlock* blocks = reinterpret_cast<const RunBlock*>(ops + stop.ops);
+    ReplayReturns(ops, stop.ops);
     PrefetchNext(runs, *run);
     if (run->ends_in_tip) {
       // The last block's branch needs a TIP, asked for before the run goes on, from the state
       // TakeTntRun would ask it in.
       hand_over();
-      const int tip = TipAfterBlock(run->LastIp(stop));
+      const RunBlock& last = blocks[stop.blocks - 1];
+      const int tip = TipAfterBlock(last.first_ip + last.span);
       if (!GoesOnPlain(tip)) {
         next_block_ = nullptr;
         return HandBack(model, *run, stop, walk, offset, after, tip, status);
@@ -174,21 +182,21 @@ FastFlowDecoder::RunStep FastFlowDecoder::SteadyRuns(FlowToModel& model, TntRuns
       // All but the last block carry the time at the TNT packet, the last the time at the TIP:
       // the run goes in whole and its last block is stamped again when the time moved.
       const uint64_t tnt_tsc = StampTsc();
-      model.AppendRun(run->blocks(), stop.blocks, stop.insns, tnt_tsc, at, after, &run->note);
+      model.AppendRun(blocks, stop.blocks, stop.insns, tnt_tsc, at, after, &run->note);
       const uint64_t at_tip = qry_->Offset();
       UpdateTime(at_tip);
       if (const uint64_t tip_tsc = StampTsc(); tip_tsc != tnt_tsc) model.RestampHeld(tip_tsc);
       at = at_tip;
       next_ip = ip_;
-      block = code_->TipTarget(run->tip, ip_, mode_);
+      block = code_->TipTarget(run->tip(), ip_, mode_);
     } else {
-      model.AppendRun(run->blocks(), stop.blocks, stop.insns, StampTsc(), at, after, &run->note);
+      model.AppendRun(blocks, stop.blocks, stop.insns, StampTsc(), at, after, &run->note);
       at = after;
       next_ip = stop.next_ip;
       block = stop.next;
     }
     moved = true;
-    held_last_ip = run->LastIp(stop);
+    held_run = run;
     held_kind = stop.last_kind;
     previous = run;
     if (!block) break;

@@ -52,6 +52,7 @@ RunHead* TntRuns::Build(const CodeBlock* start, uint64_t state, CallerKey caller
   // Walked as far as it goes with the caller's addresses in the key: it never extends.
   const bool shallow = (state & kShallow) != 0;
   TntRun head;
+  RunStop core;  // where the blocks walked while bits are pending stop
   head.start = start;
   head.state = state;
   head.caller = caller;
@@ -143,7 +144,7 @@ RunHead* TntRuns::Build(const CodeBlock* start, uint64_t state, CallerKey caller
                        static_cast<uint8_t>(ops.size()),
                        last.kind};
     if (!trailing) {
-      head.core = stop;
+      core = stop;
       head.bits = static_cast<uint8_t>(count - pending);
       head.whole = pending == 0;
     }
@@ -153,7 +154,7 @@ RunHead* TntRuns::Build(const CodeBlock* start, uint64_t state, CallerKey caller
     block = next;
     if (pending == 0) trailing = true;
   }
-  if (head.core.blocks == 0) {
+  if (core.blocks == 0) {
     blocks.clear();
     ops.clear();
     head.all = RunStop();
@@ -162,11 +163,13 @@ RunHead* TntRuns::Build(const CodeBlock* start, uint64_t state, CallerKey caller
   }
   // Taken only through the runs keyed deeper, or the shallow one: its head alone.
   if (head.extends) return new (Allocate(sizeof(RunHead))) RunHead(head);
+  head.trails = head.all.blocks != core.blocks;
   head.next_returns = !head.ends_in_tip && head.all.next &&
                       head.all.next->last.kind == X86Kind::kRetNear;
-  const size_t bytes = sizeof(TntRun) + blocks.size() * sizeof(RunBlock) +
-                       ops.size() * sizeof(uint64_t);
-  TntRun* run = new (Allocate(bytes)) TntRun(head);
+  auto* memory =
+      static_cast<std::byte*>(Allocate(TntRun::Bytes(head.trails, ops.size(), blocks.size())));
+  if (head.trails) new (memory) RunTail{core, TipMemo{}};
+  TntRun* run = new (memory + TntRun::HeaderAt(head.trails)) TntRun(head);
   if (!blocks.empty()) std::memcpy(run->blocks(), blocks.data(), blocks.size() * sizeof(RunBlock));
   if (!ops.empty()) std::memcpy(run->ops(), ops.data(), ops.size() * sizeof(uint64_t));
   return run;

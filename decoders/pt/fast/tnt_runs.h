@@ -82,13 +82,25 @@ struct RunHead {
   bool extends = false;
   bool whole = false;  // the core takes all the key's bits
   bool next_returns = false;  // the block at all.next ends in a near return
+  // The run goes on past its last bit (direct calls and jumps, perhaps a branch a TIP decides):
+  // its core stops before all of it, and a RunTail follows the header.
+  bool trails = false;
 };
 static_assert(sizeof(RunHead) == 40 && std::is_trivially_destructible_v<RunHead>);
 
-// One run, in one allocation: this header, then its return stack operations (the run's calls
-// and returns, in order), then its packed blocks. (The steady loop reads the header, replays the
-// operations and copies the blocks: in that order the run's lines are read front to back.)
-// Never one that `extends` (a RunHead alone).
+// What a run that `trails` keeps right before its header: where its core stops, and where the
+// TIP went the last time when the run ends in one (read by the steady loop only for a run it
+// finds in the table, or that ends in a TIP).
+struct RunTail {
+  RunStop core;
+  mutable TipMemo tip;
+};
+
+// One run, in one allocation: (when it `trails`) a RunTail, then this header, then its return
+// stack operations (the run's calls and returns, in order), then its packed blocks. (The steady
+// loop reads the header, replays the operations and copies the blocks: in that order the run's
+// lines are read front to back, and where they begin does not depend on the tail.) Never one
+// that `extends` (a RunHead alone).
 struct TntRun : RunHead {
   RunStop all;
   // The model's consumer's note on this run (BatchRun::note), in the line the steady loop reads.
@@ -102,11 +114,13 @@ struct TntRun : RunHead {
   static constexpr int kFollows = 4;
   mutable const TntRun* follows[kFollows] = {};
   mutable uint16_t follow_tags[kFollows] = {};
-  // Read by the steady loop only for a run it finds in the table (core) or that ends in a TIP,
-  // so after the fields it reads for every run:
-  RunStop core;  // core.blocks == 0: no run
+
+  // Where the core stops: before the trailing part, else where all of it does. (Empty: no run.)
+  const RunStop& core() const { return trails ? tail()->core : all; }
+  // Whether the core is empty: the run takes nothing, and the plain walk goes on.
+  bool empty() const { return all.blocks == 0; }
   // For a run that ends in a TIP: where the TIP went the last time.
-  mutable TipMemo tip;
+  TipMemo& tip() const { return tail()->tip; }
 
   // A 16-bit tag of a key's state (never 0): equal states have equal tags.
   static uint16_t StateTag(uint64_t state) {
@@ -187,13 +201,23 @@ struct TntRun : RunHead {
   RunBlock* blocks() { return reinterpret_cast<RunBlock*>(ops() + all.ops); }
   const uint64_t* ops() const { return reinterpret_cast<const uint64_t*>(this + 1); }
   uint64_t* ops() { return reinterpret_cast<uint64_t*>(this + 1); }
+  // The bytes a run takes, tail to blocks, and where its header lies in them.
+  static size_t Bytes(bool trails, size_t ops, size_t blocks) {
+    return HeaderAt(trails) + sizeof(TntRun) + ops * sizeof(uint64_t) + blocks * sizeof(RunBlock);
+  }
+  static size_t HeaderAt(bool trails) { return trails ? sizeof(RunTail) : 0; }
+  // The RunTail right before the header (only when the run `trails`).
+  RunTail* tail() const {
+    return reinterpret_cast<RunTail*>(
+        reinterpret_cast<std::byte*>(const_cast<TntRun*>(this)) - sizeof(RunTail));
+  }
   static constexpr uint64_t kPop = ~uint64_t{0};
 };
 static_assert(sizeof(TntRun) % alignof(uint64_t) == 0 && alignof(RunBlock) <= alignof(uint64_t));
 static_assert(sizeof(RunHead) + sizeof(RunStop) + sizeof(RunNote) +
                       TntRun::kFollows * (sizeof(TntRun*) + sizeof(uint16_t)) ==
                   128 &&
-              sizeof(TntRun) == 168,
+              sizeof(TntRun) == 128 && sizeof(RunTail) == 40 && alignof(RunTail) <= alignof(TntRun),
               "a run's header: what the steady loop reads for every run in two lines' worth");
 static_assert(std::is_trivially_destructible_v<TntRun>, "runs are freed with their chunks");
 

@@ -22,7 +22,7 @@ TEST_CASE("A taken branch, a call, its return and a syscall the TIP decides", "[
   // je taken (1), ret compressed (1): 1000-1001 je, 1005 call, 1010-1011 ret, then the syscall
   // at 100a after the last bit.
   const fast::TntRun& run = runs.Find(graph.At(0x1000), 0, ptem_64bit, false, 0b11, 2);
-  REQUIRE(run.core.blocks == 3);
+  REQUIRE(run.core().blocks == 3);
   REQUIRE(run.all.blocks == 4);
   CHECK(run.bits == 2);
   CHECK(run.whole);  // all the key's bits
@@ -38,12 +38,20 @@ TEST_CASE("A taken branch, a call, its return and a syscall the TIP decides", "[
   CHECK(run.blocks()[3].first_ip == 0x100a);
   CHECK(EndOf(run.blocks()[3]) == BlockEnd::kSyscall);
   CHECK(run.ends_in_tip);
-  CHECK(run.core.insns == 2 + 1 + 2);
+  // A trailing part: the core's stop and the TIP memo lie right before the header.
+  CHECK(run.trails);
+  CHECK(&run.core() != &run.all);
+  CHECK(run.tip().next == nullptr);
+  CHECK(reinterpret_cast<const std::byte*>(run.tail()) + sizeof(fast::RunTail) ==
+        reinterpret_cast<const std::byte*>(&run));
+  CHECK(reinterpret_cast<const std::byte*>(run.ops()) ==
+        reinterpret_cast<const std::byte*>(&run) + sizeof(fast::TntRun));
+  CHECK(run.core().insns == 2 + 1 + 2);
   CHECK(run.all.insns == 2 + 1 + 2 + 1);
-  CHECK(run.core.next_ip == 0x100a);
+  CHECK(run.core().next_ip == 0x100a);
   // The call's push and the return's pop, in order.
   REQUIRE(run.all.ops == 2);
-  CHECK(run.core.ops == 2);
+  CHECK(run.core().ops == 2);
   CHECK(run.ops()[0] == 0x100a);
   CHECK(run.ops()[1] == fast::TntRun::kPop);
   // The same key finds the same run.
@@ -55,9 +63,9 @@ TEST_CASE("A branch not taken, then direct calls after the last bit", "[tnt_runs
   Graph graph;
   fast::TntRuns& runs = graph.blocks->runs();
   const fast::TntRun& run = runs.Find(graph.At(0x1000), 0, ptem_64bit, false, 0b0, 1);
-  REQUIRE(run.core.blocks == 1);
+  REQUIRE(run.core().blocks == 1);
   CHECK(EndOf(run.blocks()[0]) == BlockEnd::kCondNotTaken);
-  CHECK(run.core.next_ip == 0x1003);
+  CHECK(run.core().next_ip == 0x1003);
   // After the bit: 1003-1005 ends in the call, then the return at 1011 needs a bit: it stops.
   REQUIRE(run.all.blocks == 2);
   CHECK(run.blocks()[1].first_ip == 0x1003);
@@ -66,7 +74,7 @@ TEST_CASE("A branch not taken, then direct calls after the last bit", "[tnt_runs
   CHECK(run.all.next_ip == 0x1010);
   CHECK_FALSE(run.ends_in_tip);
   REQUIRE(run.all.ops == 1);
-  CHECK(run.core.ops == 0);
+  CHECK(run.core().ops == 0);
   CHECK(run.ops()[0] == 0x100a);
 }
 
@@ -75,16 +83,16 @@ TEST_CASE("A run that starts with a return takes the caller's address from its k
   Graph graph;
   fast::TntRuns& runs = graph.blocks->runs();
   const fast::TntRun& run = runs.Find(graph.At(0x1010), 0x100a, ptem_64bit, false, 0b1, 1);
-  REQUIRE(run.core.blocks == 1);
+  REQUIRE(run.core().blocks == 1);
   CHECK(run.pops);
-  CHECK(run.core.next_ip == 0x100a);
+  CHECK(run.core().next_ip == 0x100a);
   CHECK(run.all.ops == 1 - 1);  // the caller's pop is the run's `pops`, not an operation
   // Another return address is another run.
   const fast::TntRun& other = runs.Find(graph.At(0x1010), 0x1003, ptem_64bit, false, 0b1, 1);
   CHECK(&other != &run);
-  CHECK(other.core.next_ip == 0x1003);
+  CHECK(other.core().next_ip == 0x1003);
   // A return whose bit says not taken is no run (the plain walk reports the error).
-  CHECK(runs.Find(graph.At(0x1010), 0x100a, ptem_64bit, false, 0b0, 1).core.blocks == 0);
+  CHECK(runs.Find(graph.At(0x1010), 0x100a, ptem_64bit, false, 0b0, 1).core().blocks == 0);
 }
 
 TEST_CASE("Without a return address, a run stops before a return to the caller", "[tnt_runs]") {
@@ -93,11 +101,13 @@ TEST_CASE("Without a return address, a run stops before a return to the caller",
   // je not taken (0), then 1003-1005 call, 1010-1011 ret (1): the ret pops the run's own call;
   // the third bit would be the syscall's, but a syscall needs a TIP while bits are pending.
   const fast::TntRun& run = runs.Find(graph.At(0x1000), 0, ptem_64bit, false, 0b011, 3);
-  REQUIRE(run.core.blocks == 3);
+  REQUIRE(run.core().blocks == 3);
   CHECK(run.bits == 2);
   CHECK_FALSE(run.whole);
-  CHECK(run.all.blocks == run.core.blocks);  // bits are left: no trailing part
-  CHECK(run.core.next_ip == 0x100a);
+  CHECK(run.all.blocks == run.core().blocks);  // bits are left: no trailing part
+  CHECK_FALSE(run.trails);
+  CHECK(&run.core() == &run.all);  // nor a tail
+  CHECK(run.core().next_ip == 0x100a);
 }
 
 TEST_CASE("Keyed with the caller's addresses, a run returns to them and goes on",
@@ -116,10 +126,10 @@ TEST_CASE("Keyed with the caller's addresses, a run returns to them and goes on"
   const fast::TntRun& short_run = runs.Find(start, 0, ptem_64bit, false, 0b1111, 4);
   CHECK(short_run.state == fast::TntRuns::ShallowState(state));
   CHECK(runs.Known(start, fast::TntRuns::ShallowState(state), {}) == &short_run);
-  REQUIRE(short_run.core.blocks == 1);
+  REQUIRE(short_run.core().blocks == 1);
   CHECK(short_run.bits == 1);
   CHECK_FALSE(short_run.extends);
-  CHECK(short_run.core.next_ip == 0x1003);
+  CHECK(short_run.core().next_ip == 0x1003);
   fast::CallerKey deeper;
   REQUIRE(fast::TntRuns::DeeperKey(short_head, caller, deeper));
   CHECK(deeper == fast::CallerKey(0x1004));
@@ -129,7 +139,7 @@ TEST_CASE("Keyed with the caller's addresses, a run returns to them and goes on"
   const fast::RunHead& head = runs.Head(start, state, deeper, ptem_64bit, false, 0b1111, 4);
   CHECK(head.extends);
   const fast::TntRun& run = runs.Find(start, deeper, ptem_64bit, false, 0b1111, 4);
-  REQUIRE(run.core.blocks == 3);
+  REQUIRE(run.core().blocks == 3);
   CHECK(run.bits == 3);
   CHECK_FALSE(run.pops);
   CHECK_FALSE(run.extends);
@@ -137,21 +147,21 @@ TEST_CASE("Keyed with the caller's addresses, a run returns to them and goes on"
   CHECK(EndOf(run.blocks()[1]) == BlockEnd::kReturn);
   CHECK(run.blocks()[2].first_ip == 0x1004);
   CHECK(EndOf(run.blocks()[2]) == BlockEnd::kCondTaken);
-  REQUIRE(run.core.ops == 1);
+  REQUIRE(run.core().ops == 1);
   CHECK(run.ops()[0] == fast::TntRun::kPop);
-  CHECK(run.core.next_ip == 0x1007);
+  CHECK(run.core().next_ip == 0x1007);
   REQUIRE(fast::TntRuns::DeeperKey(head, caller, deeper));
   CHECK(deeper == fast::CallerKey(0x1004, 0x2000));
   CHECK_FALSE(fast::TntRuns::DeeperKey(head, fast::CallerTops{0x1004, 0, 1}, deeper));
   // With both: the second ret goes to 2000, where no code is: the run ends there.
   const fast::TntRun& deep = runs.Find(start, deeper, ptem_64bit, false, 0b1111, 4);
-  REQUIRE(deep.core.blocks == 4);
+  REQUIRE(deep.core().blocks == 4);
   CHECK(deep.bits == 4);
   CHECK(deep.whole);
   CHECK_FALSE(deep.extends);
-  REQUIRE(deep.core.ops == 2);
+  REQUIRE(deep.core().ops == 2);
   CHECK(deep.ops()[1] == fast::TntRun::kPop);
-  CHECK(deep.core.next_ip == 0x2000);
+  CHECK(deep.core().next_ip == 0x2000);
   // Each fits where its addresses are on top of the caller's stack; the short one anywhere.
   const uint64_t shallow = fast::TntRuns::ShallowState(state);
   CHECK(run.Fits(start, shallow, fast::CallerTops{0x1004, 0, 1}));
@@ -171,10 +181,10 @@ TEST_CASE("Keyed with the caller's addresses, a run returns to them and goes on"
                       0b1111, 4) == &run);
   // A run from the ret takes the caller's address as its first pop, not an operation.
   const fast::TntRun& from_ret = runs.Find(graph.At(0x1003), 0x1004, ptem_64bit, false, 0b11, 2);
-  REQUIRE(from_ret.core.blocks == 2);
+  REQUIRE(from_ret.core().blocks == 2);
   CHECK(from_ret.pops);
-  CHECK(from_ret.core.ops == 0);
-  CHECK(from_ret.core.next_ip == 0x1007);
+  CHECK(from_ret.core().ops == 0);
+  CHECK(from_ret.core().next_ip == 0x1007);
 }
 
 TEST_CASE("Speculative runs are kept apart and carry the flag", "[tnt_runs]") {
