@@ -127,8 +127,8 @@ int FastFlowDecoder::RunPlain(FlowToModel& model, Walk& walk, uint64_t& offset) 
 inline FastFlowDecoder::RunStep FastFlowDecoder::TakeRunPart(FlowToModel& model, const TntRun& run,
                                                              const RunStop& stop, uint64_t& offset,
                                                              uint64_t after) {
-  model.TakeRun(run.blocks(), stop.blocks, stop.insns, stop.last_kind, run.LastIp(stop), offset, after,
-                time_known_, time_tsc_, &run.note);
+  model.TakeRun(run.blocks(), stop.blocks, stop.insns, stop.last_kind, run.LastIp(stop), offset,
+                after, time_known_, time_tsc_, &run.note);
   ip_ = stop.next_ip;
   return Continue(run, stop.next, offset, after);
 }

@@ -83,7 +83,8 @@ struct RunHead {
   bool whole = false;  // the core takes all the key's bits
   bool next_returns = false;  // the block at all.next ends in a near return
   // The run goes on past its last bit (direct calls and jumps, perhaps a branch a TIP decides):
-  // its core stops before all of it, and a RunTail follows the header.
+  // its core stops before all of it, and a RunTail lies right before the header. (A run that
+  // ends in a TIP always does.)
   bool trails = false;
 };
 static_assert(sizeof(RunHead) == 40 && std::is_trivially_destructible_v<RunHead>);
@@ -263,7 +264,8 @@ class TntRuns {
                      bool speculative, uint64_t bits, uint32_t count) {
     const uint64_t state = State(bits, count, speculative);
     const RunHead* run = &Head(start, state, caller, mode, speculative, bits, count);
-    if (run->extends) run = &Head(start, ShallowState(state), caller, mode, speculative, bits, count);
+    if (run->extends)
+      run = &Head(start, ShallowState(state), caller, mode, speculative, bits, count);
     return static_cast<const TntRun&>(*run);
   }
   // The head of the run of this key, with the key's state already made (State, or
