@@ -173,8 +173,7 @@ FastFlowDecoder::RunStep FastFlowDecoder::SteadyRuns(FlowToModel& model, TntRuns
       // The last block's branch needs a TIP, asked for before the run goes on, from the state
       // TakeTntRun would ask it in.
       hand_over();
-      const RunBlock& last = blocks[stop.blocks - 1];
-      const int tip = TipAfterBlock(last.first_ip + last.span);
+      const int tip = TipAfterBlock(TntRun::LastIpOf(blocks, stop.blocks));
       if (!GoesOnPlain(tip)) {
         next_block_ = nullptr;
         return HandBack(model, *run, stop, walk, offset, after, tip, status);

@@ -130,8 +130,10 @@ struct TntRun : RunHead {
   }
   // The address of the last instruction of the blocks up to `stop` (the run's core or all of
   // it; not empty).
-  uint64_t LastIp(const RunStop& stop) const {
-    const RunBlock& last = blocks()[stop.blocks - 1];
+  uint64_t LastIp(const RunStop& stop) const { return LastIpOf(blocks(), stop.blocks); }
+  // The same, of a run's `blocks` (its blocks(), found already) up to the `count`th.
+  static uint64_t LastIpOf(const RunBlock* blocks, uint32_t count) {
+    const RunBlock& last = blocks[count - 1];
     return last.first_ip + last.span;
   }
 
