@@ -200,7 +200,8 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeTntRun(FlowToModel& model, TntRuns
   if (!run.ends_in_tip) return TakeRunPart(model, run, run.all, offset, after);
   // The last block's branch needs a TIP: asked for before anything is passed on, as the plain
   // walk asks for it at the end of that block.
-  const int tip = TipAfterBlock(run.LastIp(run.all));
+  const uint64_t last_ip = run.LastIp(run.all);
+  const int tip = TipAfterBlock(last_ip);
   if (!GoesOnPlain(tip)) {
     next_block_ = nullptr;
     return HandBack(model, run, run.all, walk, offset, after, tip, status);
@@ -210,13 +211,10 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeTntRun(FlowToModel& model, TntRuns
   if (before_tip)
     model.TakeRun(run.blocks(), before_tip, run.all.insns - run.all.last->ninsn,
                   RunBlockKind(run.blocks()[before_tip - 1]),
-                  run.blocks()[before_tip - 1].first_ip +
-                      run.blocks()[before_tip - 1].span,
-                  offset, after, time_known_, time_tsc_, &run.note);
+                  TntRun::LastIpOf(run.blocks(), before_tip), offset, after, time_known_, time_tsc_, &run.note);
   const uint64_t at_tip = qry_->Offset();
   UpdateTime(at_tip);
-  model.TakeRun(run.blocks() + before_tip, 1, run.all.last->ninsn, run.all.last_kind,
-                run.LastIp(run.all),
+  model.TakeRun(run.blocks() + before_tip, 1, run.all.last->ninsn, run.all.last_kind, last_ip,
                 before_tip ? after : offset, after, time_known_, time_tsc_);
   // The block the TIP leads to, remembered on the run for the next time it goes the same way.
   return Continue(run, code_->TipTarget(run.tip(), ip_, mode_), offset, at_tip);
@@ -299,7 +297,7 @@ FastFlowDecoder::RunStep FastFlowDecoder::HandBack(FlowToModel& model, const Tnt
     uint64_t insns = 0;
     for (uint32_t i = 0; i < emit; ++i) insns += run.blocks()[i].insns;
     model.TakeRun(run.blocks(), emit, insns, RunBlockKind(before),
-                  before.first_ip + before.span, offset, after, time_known_, time_tsc_,
+                  TntRun::LastIpOf(run.blocks(), emit), offset, after, time_known_, time_tsc_,
                   &run.note);
     offset = after;
   }

@@ -165,9 +165,8 @@ FastFlowDecoder::RunStep FastFlowDecoder::SteadyRuns(FlowToModel& model, TntRuns
     UpdateTime(after);
     if (run->pops) PopReturn();
     const RunStop& stop = run->all;  // the core's stop when nothing trails it
-    const uint64_t* ops = run->ops();
-    const RunBlock* blocks = reinterpret_cast<const RunBlock*>(ops + stop.ops);
-    ReplayReturns(ops, stop.ops);
+    const RunBlock* blocks = run->blocks();
+    ReplayReturns(run->ops(), stop.ops);
     PrefetchNext(runs, *run);
     if (run->ends_in_tip) {
       // The last block's branch needs a TIP, asked for before the run goes on, from the state
