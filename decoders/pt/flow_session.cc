@@ -100,15 +100,20 @@ Result<FlowSummary> DecodeFlow(std::span<const uint8_t> trace, const ImageSet& i
   if (parted && sized_here)
     parted_request.segment_bytes =
         parted->PartBytes() ? parted->PartBytes() : PartedSegmentBytes(trace.size(), jobs);
-  ParallelPlan plan = PlanParallelDecode(trace, parted ? parted_request : request);
+  // Where ptprof picks the segments' size for the decode, the last ones are shorter
+  // (PlanSegments' tapering); not for parts of the consumer's own size, whose count decides below
+  // whether they pay.
+  const bool own_part_bytes = parted && parted->PartBytes();
+  ParallelPlan plan =
+      PlanParallelDecode(trace, parted ? parted_request : request, sized_here && !own_part_bytes);
   // Parts of the size the consumer asked for (the listings' small ones) pay only with a few per
   // thread (kMinPartsPerThread).
-  if (parted && sized_here && parted->PartBytes() && plan.segments.size() >= 2 &&
+  if (parted && sized_here && own_part_bytes && plan.segments.size() >= 2 &&
       plan.segments.size() < kMinPartsPerThread * jobs) {
     const std::string no_parts = std::to_string(plan.segments.size()) +
                                  " parts are too few for " + std::to_string(jobs) + " threads";
     parted = nullptr;
-    plan = PlanParallelDecode(trace, request);
+    plan = PlanParallelDecode(trace, request, sized_here);
     if (plan.segments.size() < 2) plan.sequential_because = no_parts;
   }
   if (plan.segments.size() < (fast ? 1u : 2u)) {

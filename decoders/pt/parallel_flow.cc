@@ -24,9 +24,17 @@ void Emit(StitchedStream& out, const EventChunks& events, size_t from, size_t to
   out.PassRange(events, from, to);
 }
 
+// The threads PlanSegments tapers the last segments for: none on one thread, or for a trace of
+// fewer than two segments (which the fast engine decodes in one piece and libipt sequentially).
+unsigned TaperJobs(const ParallelPlan& plan, std::span<const uint8_t> trace, uint64_t segment,
+                   bool taper) {
+  return taper && plan.jobs >= 2 && trace.size() >= 2 * segment ? plan.jobs : 0;
+}
+
 }  // namespace
 
-ParallelPlan PlanParallelDecode(std::span<const uint8_t> trace, const FlowRequest& request) {
+ParallelPlan PlanParallelDecode(std::span<const uint8_t> trace, const FlowRequest& request,
+                                bool taper) {
   ParallelPlan plan;
   plan.jobs = request.jobs ? request.jobs : DefaultDecodeJobs();
   // The fast engine always decodes in segments (one thread or more): a segment it does not handle
@@ -34,7 +42,8 @@ ParallelPlan PlanParallelDecode(std::span<const uint8_t> trace, const FlowReques
   const bool fast = request.engine == FlowEngine::kFast && FastEngineApplies(request);
   if (fast) {
     const uint64_t segment = request.segment_bytes ? request.segment_bytes : DefaultSegmentBytes();
-    plan.segments = PlanSegments(FindPsbOffsets(trace), trace.size(), segment);
+    const unsigned taper_jobs = TaperJobs(plan, trace, segment, taper);
+    plan.segments = PlanSegments(FindPsbOffsets(trace), trace.size(), segment, taper_jobs);
     if (plan.segments.empty())
       plan.segments.push_back(TraceSegment{0, trace.size(), trace.size(), trace.size()});
     if (plan.jobs >= 2 && plan.segments.size() < 2)
@@ -48,7 +57,8 @@ ParallelPlan PlanParallelDecode(std::span<const uint8_t> trace, const FlowReques
     plan.sequential_because = "the trace is smaller than two segments";
     return plan;
   }
-  plan.segments = PlanSegments(FindPsbOffsets(trace), trace.size(), segment);
+  const unsigned taper_jobs = TaperJobs(plan, trace, segment, taper);
+  plan.segments = PlanSegments(FindPsbOffsets(trace), trace.size(), segment, taper_jobs);
   if (plan.segments.size() < 2) plan.sequential_because = "too few PSBs to cut the trace at";
   return plan;
 }

@@ -24,7 +24,10 @@ struct ParallelPlan {
   std::string sequential_because;      // why, when more than one job was asked for
 };
 
-ParallelPlan PlanParallelDecode(std::span<const uint8_t> trace, const FlowRequest& request);
+// `taper`: the segments' size is ptprof's choice, not the user's, so that on several threads the
+// last ones may be shorter (PlanSegments' taper_jobs).
+ParallelPlan PlanParallelDecode(std::span<const uint8_t> trace, const FlowRequest& request,
+                                bool taper = false);
 
 // Decodes `trace` along `plan` (two segments or more), as DecodeFlow does.
 Result<FlowSummary> DecodeFlowParallel(std::span<const uint8_t> trace, const ImageSet& images,

@@ -43,13 +43,20 @@ std::vector<uint64_t> FindPsbOffsets(std::span<const uint8_t> trace) {
 }
 
 std::vector<TraceSegment> PlanSegments(const std::vector<uint64_t>& psbs, uint64_t size,
-                                       uint64_t segment_bytes) {
+                                       uint64_t segment_bytes, unsigned taper_jobs) {
   std::vector<TraceSegment> segments;
   uint64_t begin = 0;
   size_t next = 0;  // the first PSB not yet looked at
   for (;;) {
-    // The first PSB at least segment_bytes further on with two more PSBs after it.
-    while (next < psbs.size() && psbs[next] < begin + std::max<uint64_t>(segment_bytes, 1)) ++next;
+    uint64_t bytes = std::max<uint64_t>(segment_bytes, 1);
+    if (taper_jobs != 0) {
+      // Toward the end, a share of what is left: each thread's last segments get shorter, so the
+      // threads run out of work at about the same time.
+      const uint64_t share = (size - begin) / (uint64_t{kTaperShares} * taper_jobs);
+      bytes = std::min(bytes, std::max(share, std::max<uint64_t>(bytes / kTaperFloor, 1)));
+    }
+    // The first PSB at least that far on with two more PSBs after it.
+    while (next < psbs.size() && psbs[next] < begin + bytes) ++next;
     if (next + 2 >= psbs.size()) break;
     const uint64_t cut = psbs[next];
     segments.push_back(TraceSegment{begin, cut, psbs[next + 1], psbs[next + 2]});

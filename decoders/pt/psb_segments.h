@@ -22,7 +22,14 @@ struct TraceSegment {
 
 // Segments of about `segment_bytes` each (at least one), cut at PSBs that have two more PSBs
 // after them; `psbs` as FindPsbOffsets returns them, `size` the trace's.
+// With `taper_jobs` threads to decode them (0: no tapering), the segments toward the end are
+// shorter: each is at most a kTaperShares * taper_jobs-th of the bytes left from its start, and at
+// least a kTaperFloor-th of `segment_bytes`. Threads that take segments in order then finish
+// within about a short segment of each other, instead of one of them decoding a whole last
+// segment while the others wait.
+inline constexpr unsigned kTaperShares = 1;
+inline constexpr unsigned kTaperFloor = 4;
 std::vector<TraceSegment> PlanSegments(const std::vector<uint64_t>& psbs, uint64_t size,
-                                       uint64_t segment_bytes);
+                                       uint64_t segment_bytes, unsigned taper_jobs = 0);
 
 }  // namespace ptprof::pt

@@ -52,6 +52,45 @@ TEST_CASE("PlanSegments keeps a trace with too few PSBs whole", "[psb_segments]"
   CHECK(segments[0].last());
 }
 
+TEST_CASE("PlanSegments tapers the last segments for several threads", "[psb_segments]") {
+  // A PSB every 10 bytes over 10,000 bytes, segments of 1,000 bytes, two threads.
+  std::vector<uint64_t> psbs;
+  for (uint64_t at = 0; at < 10000; at += 10) psbs.push_back(at);
+  const auto even = PlanSegments(psbs, 10000, 1000);
+  const auto tapered = PlanSegments(psbs, 10000, 1000, 2);
+  REQUIRE(even.size() == 10);
+  REQUIRE(tapered.size() > even.size());
+  auto length = [](const TraceSegment& s) { return s.cut - s.begin; };
+  // Whole segments while two threads' worth of them is left, then a share of what is left, at
+  // least the floor, each ending at the first PSB that far on.
+  auto expected = [](uint64_t left) {
+    const uint64_t share = left / (kTaperShares * 2);
+    const uint64_t bytes = std::min<uint64_t>(1000, std::max<uint64_t>(share, 1000 / kTaperFloor));
+    return (bytes + 9) / 10 * 10;
+  };
+  uint64_t begin = 0;
+  for (size_t i = 0; i < tapered.size(); ++i) {
+    const TraceSegment& s = tapered[i];
+    CHECK(s.begin == begin);
+    begin = s.cut;
+    if (s.last()) {
+      CHECK(i + 1 == tapered.size());
+      CHECK(s.end == 10000);
+      continue;
+    }
+    CHECK(length(s) == expected(10000 - s.begin));
+    CHECK(s.trust_end == s.cut + 10);
+    CHECK(s.end == s.cut + 20);
+  }
+  CHECK(begin == 10000);
+  CHECK(length(tapered.front()) == 1000);
+  CHECK(length(tapered[tapered.size() - 2]) == 1000 / kTaperFloor);
+  // One thread, or a plan without tapering: the same segments.
+  const auto one = PlanSegments(psbs, 10000, 1000, 0);
+  REQUIRE(one.size() == even.size());
+  for (size_t i = 0; i < one.size(); ++i) CHECK(one[i].cut == even[i].cut);
+}
+
 TEST_CASE("FindPsbOffsets finds what a byte-by-byte search finds, at every alignment",
           "[psb_segments]") {
   // The plain search: the first PSB from where it stands, then on after it.
