@@ -7,8 +7,9 @@ Their times are not checked (a test never times anything); what they print about
   libipt (a `verified:` line each, no `warning:`), every row decoded libipt's instruction count,
   and the cold runs' range and the two-thread line are printed.
 - `delta_bench --jobs 1 --jobs 2` on the same recording: a table per thread count with every row,
-  the same counts on both (instructions, intervals, frames, syscalls, branches), and the last table
-  with each row's time and CPU time on both counts.
+  the same counts on both (instructions, intervals, frames, syscalls, branches), the table with
+  each row's time and CPU time on both counts, and the machine's ceiling for each row (its
+  one-thread run twice at once).
 """
 import os
 import re
@@ -88,7 +89,15 @@ def check_delta_bench(tally):
                 bursts is not None and bursts.group(1) == bursts.group(2), f"{bursts}")
     last = re.findall(r"^  (.+?)\s+1: +[\d.]+ ms, cpu +[\d.]+ \| 2: +[\d.]+ ms, cpu +[\d.]+, "
                       r"[\d.]+x faster, [\d.]+x the cpu$", out, re.M)
-    tally.check(name + ": the last table, a line per row", len(last) == 6, out[-600:])
+    tally.check(name + ": the table by thread count, a line per row", len(last) == 6, out[-900:])
+    # The machine's ceiling: each row's one-thread run twice at once, its ratio, and ptprof's.
+    ceilings = re.findall(r"^  (.+?)\s+\| 2 at once: +([\d.]+) ms, ceiling ([\d.]+)x, "
+                          r"2 threads ([\d.]+)x$", out, re.M)
+    tally.check(name + ": the ceiling table, a line per row", len(ceilings) == 6, out[-600:])
+    tally.check(name + ": the ceiling's rows are the rows",
+                [c[0].strip() for c in ceilings] == [l.strip() for l in last], f"{ceilings}")
+    tally.check(name + ": every ceiling measured",
+                all(float(c[1]) > 0 and float(c[2]) > 0 for c in ceilings), f"{ceilings}")
 
 
 def main():

@@ -11,9 +11,13 @@
 // run. --jobs N decodes every run on N threads (as the commands' --jobs), the default one; given
 // more than once, every round runs the rows at each thread count in turn, and a last table sets
 // each count's time and CPU time over the first's, row by row (the gain of N threads, and how
-// much more work the same decode and analysis took on them). --psb-segment BYTES sets the
-// segments' size (the commands' --psb-segment). --only delta|stacks|syscalls|validate measures
-// the plain decode and that one only.
+// much more work the same decode and analysis took on them). With 1 among the counts, each round
+// also runs each row's one-thread run N times at once for each count N above one, on N threads
+// that share nothing but the session (each its own decode, code graph and analysis): what this
+// machine gives N such runs that never wait for one another, and a last table sets N times the
+// one-thread time over that (the row's ceiling on N threads here) beside ptprof's own N threads
+// over one. --psb-segment BYTES sets the segments' size (the commands' --psb-segment). --only
+// delta|stacks|syscalls|validate measures the plain decode and that one only.
 // Each round of a row decodes with a code graph made for it (cold, as a command's one decode of a
 // short trace), unless --warm: then each row keeps its code graphs from round to round, after a
 // first round that builds them and is not timed (as a long trace's decode runs after its first
@@ -21,13 +25,16 @@
 //
 //   delta_bench [--repeat N] [--jobs N]... [--psb-segment BYTES] [--only WHAT] [--warm] INPUT
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <deque>
 #include <map>
 #include <memory>
 #include <cstdio>
 #include <functional>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -123,6 +130,7 @@ class GraphLender {
     DecodeStreamsOptions options;
     if (warm_)
       options.graphs = [this](size_t stream) {
+        std::lock_guard<std::mutex> lock(mutex_);  // (several runs at once: the ceiling's)
         auto& pool = pools_[stream];
         if (!pool) pool = std::make_unique<pt::fast::CodeGraphPool>();
         return pool.get();
@@ -132,6 +140,7 @@ class GraphLender {
 
  private:
   bool warm_;
+  std::mutex mutex_;
   std::map<size_t, std::unique_ptr<pt::fast::CodeGraphPool>> pools_;
 };
 
@@ -151,7 +160,20 @@ struct Row {
   std::vector<double> best = {};
   std::vector<double> cpu = {};
   std::vector<RowText> text = {};  // of its last run
+  // Per thread count above one, with one thread among the counts: the best time of that many
+  // one-thread runs at once (0: not measured).
+  std::vector<double> at_once = {};
 };
+
+// Runs `row` on `n` threads at once, one run each on one thread; the time until all are done.
+double RunAtOnce(Row& row, unsigned n) {
+  SetDefaultDecodeJobs(1);
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::thread> threads;
+  for (unsigned k = 0; k < n; ++k) threads.emplace_back([&row] { (void)row.run(); });
+  for (std::thread& thread : threads) thread.join();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 
 // Runs every row `repeat` times at each thread count of `jobs`, round by round (each round runs
 // each row once at each count, in order), and keeps each row's best time per count: a slow spell
@@ -160,18 +182,27 @@ struct Row {
 // With `warm_up`, a first round runs untimed.
 void RunRounds(int repeat, bool warm_up, const std::vector<unsigned>& jobs,
                std::vector<Row>& rows) {
+  const bool ceiling = std::find(jobs.begin(), jobs.end(), 1u) != jobs.end();
   for (Row& row : rows) {
     row.best.assign(jobs.size(), 1e30);
     row.cpu.assign(jobs.size(), 0);
     row.text.assign(jobs.size(), RowText{});
+    row.at_once.assign(jobs.size(), 0);
   }
   if (warm_up)
     for (unsigned j : jobs) {
       SetDefaultDecodeJobs(j);
       for (Row& row : rows) (void)row.run();
+      if (ceiling && j > 1)
+        for (Row& row : rows) (void)RunAtOnce(row, j);
     }
   for (int round = 0; round < repeat; ++round)
     for (size_t j = 0; j < jobs.size(); ++j) {
+      if (ceiling && jobs[j] > 1)
+        for (Row& row : rows) {
+          const double seconds = RunAtOnce(row, jobs[j]);
+          if (row.at_once[j] == 0 || seconds < row.at_once[j]) row.at_once[j] = seconds;
+        }
       SetDefaultDecodeJobs(jobs[j]);
       for (Row& row : rows) {
         const double cpu_start = bench::ProcessCpuSeconds();
@@ -185,6 +216,26 @@ void RunRounds(int repeat, bool warm_up, const std::vector<unsigned>& jobs,
         }
       }
     }
+}
+
+// The last table: for each count N above one, N one-thread runs at once, and N times the one
+// thread's time over theirs beside ptprof's N threads over one.
+void PrintCeilings(const std::vector<unsigned>& jobs, const std::vector<Row>& rows) {
+  const auto one = std::find(jobs.begin(), jobs.end(), 1u);
+  if (one == jobs.end() || jobs.size() < 2) return;
+  const size_t o = static_cast<size_t>(one - jobs.begin());
+  std::printf("this machine's ceiling: each row's one-thread run N times at once on N threads "
+              "(best time), N times one run's time over that, and ptprof's N threads over one:\n");
+  for (const Row& row : rows) {
+    std::printf("  %-26s", row.name.c_str());
+    for (size_t j = 0; j < jobs.size(); ++j) {
+      if (jobs[j] < 2) continue;
+      std::printf(" | %u at once: %7.1f ms, ceiling %.2fx, %u threads %.2fx", jobs[j],
+                  row.at_once[j] * 1e3, jobs[j] * row.best[o] / row.at_once[j], jobs[j],
+                  row.best[o] / row.best[j]);
+    }
+    std::printf("\n");
+  }
 }
 
 }  // namespace
@@ -224,7 +275,7 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
   std::deque<GraphLender> lenders;  // per row
   auto lender = [&]() -> GraphLender& { return lenders.emplace_back(warm); };
-  uint64_t insns = 0;
+  std::atomic<uint64_t> insns = 0;  // (written by the ceiling's runs at once too)
   rows.push_back({"decode", [&, &graphs = lender()] {
                     CountingSink sink;
                     DecodeStreams(*session, *selected, graphs.Options(), sink);
@@ -321,13 +372,14 @@ int main(int argc, char** argv) {
   const char* graphs = warm ? "code graphs warm (kept from an untimed first round)"
                             : "code graphs cold (made in every round)";
   for (size_t j = 0; j < jobs.size(); ++j) {
+    const uint64_t count = insns.load();
     std::printf("input %s: %llu instructions, best of %d rounds, %u thread%s, %s\n", input.c_str(),
-                static_cast<unsigned long long>(insns), repeat, jobs[j], jobs[j] == 1 ? "" : "s",
+                static_cast<unsigned long long>(count), repeat, jobs[j], jobs[j] == 1 ? "" : "s",
                 graphs);
     for (const Row& row : rows) {
       const RowText& text = row.text[j];
       std::printf("  %-34s %8.1f M insn/s  ratio %.2f%s%s\n", text.label.c_str(),
-                  insns / row.best[j] / 1e6, rows.front().best[j] / row.best[j],
+                  static_cast<double>(count) / row.best[j] / 1e6, rows.front().best[j] / row.best[j],
                   text.details.empty() ? "" : "  ", text.details.c_str());
     }
   }
@@ -344,5 +396,6 @@ int main(int argc, char** argv) {
       std::printf("\n");
     }
   }
+  PrintCeilings(jobs, rows);
   return 0;
 }
