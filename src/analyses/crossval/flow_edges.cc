@@ -170,23 +170,34 @@ void FlowEdges::Break(Thread& t) {
 
 std::unique_ptr<EventSink> FlowEdges::NewPart() const {
   std::unique_ptr<Cache> cache;
+  std::pair<SourcedCounts, SourcedCounts> counts;
   {
     std::lock_guard lock(shared_->mutex);
     if (!shared_->idle.empty()) {
       cache = std::move(shared_->idle.back());
       shared_->idle.pop_back();
     }
+    if (!shared_->spare_counts.empty()) {
+      counts = std::move(shared_->spare_counts.back());
+      shared_->spare_counts.pop_back();
+    }
   }
   if (!cache) cache = std::make_unique<Cache>();
   auto part = std::unique_ptr<FlowEdges>(new FlowEdges(normaliser_, shared_, true, std::move(cache)));
   part->matcher_ = matcher_;
+  part->edge_counts_ = std::move(counts.first);
+  part->range_counts_ = std::move(counts.second);
   return part;
 }
 
 void FlowEdges::Fold(std::unique_ptr<EventSink> part_sink) {
   auto& part = static_cast<FlowEdges&>(*part_sink);
-  edge_counts_.Add(part.edge_counts_);
-  range_counts_.Add(part.range_counts_);
+  edge_counts_.Take(part.edge_counts_);
+  range_counts_.Take(part.range_counts_);
+  {
+    std::lock_guard lock(shared_->mutex);
+    shared_->spare_counts.emplace_back(std::move(part.edge_counts_), std::move(part.range_counts_));
+  }
   branches_ += part.branches_;
   runs_ += part.runs_;
   unmapped_ += part.unmapped_;

@@ -159,6 +159,30 @@ class FlowEdges : public PartedSink {
     FlatIdMap<BranchKey, BranchKeyHash> edge_of;
     FlatIdMap<uint64_t, std::hash<uint64_t>> range_of;  // by (edge before << 32 | edge)
   };
+  // Counts by number, each with the lowest source address of the branches counted.
+  struct SourcedCounts {
+    std::vector<uint64_t> counts, sources;
+    void Add(uint32_t id, uint64_t source, uint64_t n) {
+      if (id >= counts.size()) {
+        counts.resize(id + 1, 0);
+        sources.resize(id + 1, UINT64_MAX);
+      }
+      counts[id] += n;
+      sources[id] = std::min(sources[id], source);
+    }
+    // Adds `other`'s counts, leaving it as new but for its size (a part's counts, kept for the
+    // next part: made anew, each part's grew into fresh memory as large as the whole stream's).
+    void Take(SourcedCounts& other) {
+      for (uint32_t id = 0; id < other.counts.size(); ++id) {
+        if (!other.counts[id]) continue;
+        Add(id, other.sources[id], other.counts[id]);
+        other.counts[id] = 0;
+        other.sources[id] = UINT64_MAX;
+      }
+    }
+    uint64_t CountOf(uint32_t id) const { return id < counts.size() ? counts[id] : 0; }
+    uint64_t SourceOf(uint32_t id) const { return id < sources.size() ? sources[id] : UINT64_MAX; }
+  };
   // The numbers of edges and ranges, one table for the stream and all its parts, and the caches
   // no part has just now.
   struct Shared {
@@ -167,6 +191,8 @@ class FlowEdges : public PartedSink {
     std::vector<RangeKey> ranges;
     std::unordered_map<RangeKey, uint32_t, RangeKeyHash> range_at;
     std::vector<std::unique_ptr<Cache>> idle;
+    // Folded parts' edge and range counts, emptied, for the next parts.
+    std::vector<std::pair<SourcedCounts, SourcedCounts>> spare_counts;
   };
   FlowEdges(const AddressNormaliser& normaliser, std::shared_ptr<Shared> shared, bool part,
             std::unique_ptr<Cache> cache)
@@ -180,24 +206,6 @@ class FlowEdges : public PartedSink {
   std::unordered_map<int64_t, Thread> threads_;
   int64_t cached_thread_ = INT64_MIN;
   Thread* cached_ = nullptr;
-  // Counts by number, each with the lowest source address of the branches counted.
-  struct SourcedCounts {
-    std::vector<uint64_t> counts, sources;
-    void Add(uint32_t id, uint64_t source, uint64_t n) {
-      if (id >= counts.size()) {
-        counts.resize(id + 1, 0);
-        sources.resize(id + 1, UINT64_MAX);
-      }
-      counts[id] += n;
-      sources[id] = std::min(sources[id], source);
-    }
-    void Add(const SourcedCounts& other) {
-      for (uint32_t id = 0; id < other.counts.size(); ++id)
-        if (other.counts[id]) Add(id, other.sources[id], other.counts[id]);
-    }
-    uint64_t CountOf(uint32_t id) const { return id < counts.size() ? counts[id] : 0; }
-    uint64_t SourceOf(uint32_t id) const { return id < sources.size() ? sources[id] : UINT64_MAX; }
-  };
   SourcedCounts edge_counts_, range_counts_;  // by edge number, by range number
   uint64_t branches_ = 0, runs_ = 0, unmapped_ = 0;
 };
