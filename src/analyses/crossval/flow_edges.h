@@ -34,6 +34,7 @@
 #include "src/analyses/crossval/branch_edges.h"
 #include "src/analyses/crossval/burst_matcher.h"
 #include "src/analyses/crossval/flat_id_map.h"
+#include "src/model/adaptive_mutex.h"
 #include "src/model/parted_sink.h"
 #include "src/model/taken_branches.h"
 
@@ -186,7 +187,7 @@ class FlowEdges : public PartedSink {
   // The numbers of edges and ranges, one table for the stream and all its parts, and the caches
   // no part has just now.
   struct Shared {
-    std::mutex mutex;
+    AdaptiveMutex mutex;  // taken for every edge and range a part's cache meets first
     EdgeTable table;
     std::vector<RangeKey> ranges;
     std::unordered_map<RangeKey, uint32_t, RangeKeyHash> range_at;
