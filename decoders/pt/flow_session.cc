@@ -108,7 +108,7 @@ Result<FlowSummary> DecodeFlow(std::span<const uint8_t> trace, const ImageSet& i
       PlanParallelDecode(trace, parted ? parted_request : request, sized_here && !own_part_bytes);
   // Parts of the size the consumer asked for (the listings' small ones) pay only with a few per
   // thread (kMinPartsPerThread).
-  if (parted && sized_here && own_part_bytes && plan.segments.size() >= 2 &&
+  if (sized_here && own_part_bytes && plan.segments.size() >= 2 &&
       plan.segments.size() < kMinPartsPerThread * jobs) {
     const std::string no_parts = std::to_string(plan.segments.size()) +
                                  " parts are too few for " + std::to_string(jobs) + " threads";

@@ -24,11 +24,13 @@ void Emit(StitchedStream& out, const EventChunks& events, size_t from, size_t to
   out.PassRange(events, from, to);
 }
 
-// The threads PlanSegments tapers the last segments for: none on one thread, or for a trace of
-// fewer than two segments (which the fast engine decodes in one piece and libipt sequentially).
-unsigned TaperJobs(const ParallelPlan& plan, std::span<const uint8_t> trace, uint64_t segment,
-                   bool taper) {
-  return taper && plan.jobs >= 2 && trace.size() >= 2 * segment ? plan.jobs : 0;
+// The trace cut at its PSBs into segments of about `segment` bytes, the last ones shorter
+// (PlanSegments' tapering) when `taper` and several threads decode a trace of two segments or
+// more (a shorter one the fast engine decodes in one piece and libipt sequentially).
+std::vector<TraceSegment> CutAtPsbs(std::span<const uint8_t> trace, uint64_t segment,
+                                    unsigned jobs, bool taper) {
+  const unsigned taper_jobs = taper && jobs >= 2 && trace.size() >= 2 * segment ? jobs : 0;
+  return PlanSegments(FindPsbOffsets(trace), trace.size(), segment, taper_jobs);
 }
 
 }  // namespace
@@ -42,8 +44,7 @@ ParallelPlan PlanParallelDecode(std::span<const uint8_t> trace, const FlowReques
   const bool fast = request.engine == FlowEngine::kFast && FastEngineApplies(request);
   if (fast) {
     const uint64_t segment = request.segment_bytes ? request.segment_bytes : DefaultSegmentBytes();
-    const unsigned taper_jobs = TaperJobs(plan, trace, segment, taper);
-    plan.segments = PlanSegments(FindPsbOffsets(trace), trace.size(), segment, taper_jobs);
+    plan.segments = CutAtPsbs(trace, segment, plan.jobs, taper);
     if (plan.segments.empty())
       plan.segments.push_back(TraceSegment{0, trace.size(), trace.size(), trace.size()});
     if (plan.jobs >= 2 && plan.segments.size() < 2)
@@ -57,8 +58,7 @@ ParallelPlan PlanParallelDecode(std::span<const uint8_t> trace, const FlowReques
     plan.sequential_because = "the trace is smaller than two segments";
     return plan;
   }
-  const unsigned taper_jobs = TaperJobs(plan, trace, segment, taper);
-  plan.segments = PlanSegments(FindPsbOffsets(trace), trace.size(), segment, taper_jobs);
+  plan.segments = CutAtPsbs(trace, segment, plan.jobs, taper);
   if (plan.segments.size() < 2) plan.sequential_because = "too few PSBs to cut the trace at";
   return plan;
 }

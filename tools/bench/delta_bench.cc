@@ -379,7 +379,8 @@ int main(int argc, char** argv) {
     for (const Row& row : rows) {
       const RowText& text = row.text[j];
       std::printf("  %-34s %8.1f M insn/s  ratio %.2f%s%s\n", text.label.c_str(),
-                  static_cast<double>(count) / row.best[j] / 1e6, rows.front().best[j] / row.best[j],
+                  static_cast<double>(count) / row.best[j] / 1e6,
+                  rows.front().best[j] / row.best[j],
                   text.details.empty() ? "" : "  ", text.details.c_str());
     }
   }

@@ -211,7 +211,8 @@ FastFlowDecoder::RunStep FastFlowDecoder::TakeTntRun(FlowToModel& model, TntRuns
   if (before_tip)
     model.TakeRun(run.blocks(), before_tip, run.all.insns - run.all.last->ninsn,
                   RunBlockKind(run.blocks()[before_tip - 1]),
-                  TntRun::LastIpOf(run.blocks(), before_tip), offset, after, time_known_, time_tsc_, &run.note);
+                  TntRun::LastIpOf(run.blocks(), before_tip), offset, after, time_known_, time_tsc_,
+                  &run.note);
   const uint64_t at_tip = qry_->Offset();
   UpdateTime(at_tip);
   model.TakeRun(run.blocks() + before_tip, 1, run.all.last->ninsn, run.all.last_kind, last_ip,
