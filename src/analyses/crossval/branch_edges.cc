@@ -3,19 +3,22 @@
 namespace ptprof {
 
 uint32_t EdgeTable::ImageId(const std::string& image) {
-  auto [it, added] = image_ids_.emplace(image, static_cast<uint32_t>(images_.size()));
-  if (added) images_.push_back(image);
-  return it->second;
+  if (auto it = image_ids_.find(image); it != image_ids_.end()) return it->second;
+  const auto id = static_cast<uint32_t>(images_.size());
+  image_ids_.emplace(image, id);
+  images_.push_back(image);
+  return id;
 }
 
 uint32_t EdgeTable::EdgeId(Location from, Location to, bool create) {
-  auto key = std::make_pair(from, to);
-  if (auto it = edge_ids_.find(key); it != edge_ids_.end()) return it->second;
-  if (!create) return kNoEdge;
-  const auto id = static_cast<uint32_t>(edges_.size());
-  edges_.push_back(key);
-  edge_ids_.emplace(key, id);
-  return id;
+  const Key key{from, to};
+  if (!create) {
+    const uint32_t* id = edge_ids_.Find(key);
+    return id ? *id : kNoEdge;
+  }
+  auto [id, added] = edge_ids_.TryEmplace(key, static_cast<uint32_t>(edges_.size()));
+  if (added) edges_.push_back(key);
+  return *id;
 }
 
 }  // namespace ptprof

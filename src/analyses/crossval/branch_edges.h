@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "src/analyses/crossval/address_normaliser.h"
+#include "src/analyses/crossval/flat_id_map.h"
 
 namespace ptprof {
 
@@ -34,8 +35,9 @@ class EdgeTable {
   size_t size() const { return edges_.size(); }
 
  private:
+  using Key = std::pair<Location, Location>;
   struct Hash {
-    size_t operator()(const std::pair<Location, Location>& e) const {
+    size_t operator()(const Key& e) const {
       uint64_t h = e.first.offset * 0x9e3779b97f4a7c15ULL ^ (e.first.image + 0x632be59bd9b4e019ULL);
       h = (h ^ e.second.offset) * 0xbf58476d1ce4e5b9ULL ^ e.second.image;
       return static_cast<size_t>(h ^ (h >> 31));
@@ -43,8 +45,8 @@ class EdgeTable {
   };
   std::vector<std::string> images_;
   std::unordered_map<std::string, uint32_t> image_ids_;
-  std::vector<std::pair<Location, Location>> edges_;
-  std::unordered_map<std::pair<Location, Location>, uint32_t, Hash> edge_ids_;
+  std::vector<Key> edges_;
+  FlatIdMap<Key, Hash> edge_ids_;
 };
 
 }  // namespace ptprof

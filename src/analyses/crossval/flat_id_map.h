@@ -1,6 +1,7 @@
 #pragma once
 // FlatIdMap answers "which number did this key get?" for the caches FlowEdges asks at every branch
-// it has not just seen follow the last one (tens of millions of times on a large program): one
+// it has not just seen follow the last one (tens of millions of times on a large program), and
+// for the shared numbering behind them (EdgeTable, FlowEdges' ranges), taken under a lock: one
 // array of slots, open addressing with linear probing, at most half full, so that a lookup is
 // one multiply and usually one cache line, where a node-based map took a division and two or
 // three dependent misses. Past 2 MiB the slots are in huge pages (src/model/huge_allocator.h):
@@ -33,6 +34,15 @@ class FlatIdMap {
         return {&slot.value, true};
       }
       if (slot.key == key) return {&slot.value, false};
+    }
+  }
+  // The number kept for `key`, or nullptr when it has none.
+  const uint32_t* Find(const Key& key) const {
+    if (slots_.empty()) return nullptr;
+    for (size_t i = Home(key);; i = (i + 1) & mask_) {
+      const Slot& slot = slots_[i];
+      if (!slot.used) return nullptr;
+      if (slot.key == key) return &slot.value;
     }
   }
   size_t size() const { return count_; }

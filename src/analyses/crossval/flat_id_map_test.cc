@@ -28,17 +28,27 @@ TEST_CASE("a key keeps the number it was first given, across growth") {
     REQUIRE(*value == it->second);
   }
   CHECK(map.size() == expected.size());
+  for (uint64_t key = 0; key < 45000; key += 7) {
+    const uint64_t probe = key << 32 | key % 4;  // a low part of 3 was never added
+    const uint32_t* found = map.Find(probe);
+    const auto it = expected.find(probe);
+    REQUIRE((found != nullptr) == (it != expected.end()));
+    if (found) REQUIRE(*found == it->second);
+  }
   CHECK(map.size() > 5000);  // grown many times from 1,024 slots
 }
 
 TEST_CASE("keys of one hash are told apart") {
   FlatIdMap<uint64_t, OneHash> map;
+  CHECK(map.Find(0) == nullptr);  // (no slots yet)
   for (uint32_t n = 0; n < 3000; ++n) CHECK(map.TryEmplace(n * 17, n).second);
   for (uint32_t n = 0; n < 3000; ++n) {
     auto [value, added] = map.TryEmplace(n * 17, 0);
     CHECK(!added);
     CHECK(*value == n);
+    CHECK(*map.Find(n * 17) == n);
   }
+  CHECK(map.Find(3000 * 17) == nullptr);
   *map.TryEmplace(34, 0).first = 99;  // the number may be set through the pointer
   CHECK(*map.TryEmplace(34, 0).first == 99);
 }

@@ -79,9 +79,19 @@ uint32_t FlowEdges::EdgeOf(int32_t pid, uint64_t from, uint64_t to) {
     auto f = normaliser_.Normalise(pid, from);
     auto t = normaliser_.Normalise(pid, to);
     if (f && t) {
-      std::lock_guard lock(shared_->mutex);
-      EdgeTable& table = shared_->table;
-      *edge = table.EdgeId(table.Locate(*f), table.Locate(*t), true);
+      Location from, to;
+      uint32_t id;
+      {
+        std::lock_guard lock(shared_->mutex);
+        EdgeTable& table = shared_->table;
+        from = table.Locate(*f);
+        to = table.Locate(*t);
+        id = table.EdgeId(from, to, true);
+      }
+      *edge = id;
+      auto& ends = cache_->ends;
+      if (id >= ends.size()) ends.resize(id + 1, {Location{kNoImage, 0}, Location{kNoImage, 0}});
+      ends[id] = {from, to};
     }
   }
   return *edge;
@@ -90,13 +100,25 @@ uint32_t FlowEdges::EdgeOf(int32_t pid, uint64_t from, uint64_t to) {
 uint32_t FlowEdges::RangeOf(uint32_t last, uint32_t id) {
   auto [cached, added] = cache_->range_of.TryEmplace(uint64_t{last} << 32 | id, kNoRange);
   if (!added) return *cached;
-  std::lock_guard lock(shared_->mutex);
-  const Location begin = shared_->table.Edge(last).second, end = shared_->table.Edge(id).first;
+  // The ends of both edges, from this cache when it numbered them (a fold's may not have).
+  const auto& ends = cache_->ends;
+  Location begin{kNoImage, 0}, end{kNoImage, 0};
+  if (last < ends.size() && id < ends.size()) {
+    begin = ends[last].second;
+    end = ends[id].first;
+  }
+  std::unique_lock lock(shared_->mutex, std::defer_lock);
+  if (begin.image == kNoImage || end.image == kNoImage) {
+    lock.lock();
+    begin = shared_->table.Edge(last).second;
+    end = shared_->table.Edge(id).first;
+  }
   if (begin.image != end.image || end.offset < begin.offset) return kNoRange;
   const RangeKey key{end.image, begin.offset, end.offset};
-  auto [it, made] = shared_->range_at.try_emplace(key, static_cast<uint32_t>(shared_->ranges.size()));
+  if (!lock.owns_lock()) lock.lock();
+  auto [range, made] = shared_->range_at.TryEmplace(key, static_cast<uint32_t>(shared_->ranges.size()));
   if (made) shared_->ranges.push_back(key);
-  return *cached = it->second;
+  return *cached = *range;
 }
 
 std::vector<FlowEdges::RangeCount> FlowEdges::Ranges() const {

@@ -154,11 +154,15 @@ class FlowEdges : public PartedSink {
     int32_t pid = -2;  // no process
     uint32_t edge = kNoEdge, range = 0;
   };
+  static constexpr uint32_t kNoImage = UINT32_MAX;
   // What a sink learnt of raw branches, by the shared numbers: valid in any part.
   struct Cache {
     std::vector<std::array<Follow, 2>, HugeAllocator<std::array<Follow, 2>>> follow;  // by edge
     FlatIdMap<BranchKey, BranchKeyHash> edge_of;
     FlatIdMap<uint64_t, std::hash<uint64_t>> range_of;  // by (edge before << 32 | edge)
+    // The ends of the edges this cache numbered, by number ({kNoImage, 0} for the others): a
+    // range's key is made without the lock, which is taken only to number a range.
+    std::vector<std::pair<Location, Location>> ends;
   };
   // Counts by number, each with the lowest source address of the branches counted.
   struct SourcedCounts {
@@ -187,10 +191,10 @@ class FlowEdges : public PartedSink {
   // The numbers of edges and ranges, one table for the stream and all its parts, and the caches
   // no part has just now.
   struct Shared {
-    AdaptiveMutex mutex;  // taken for every edge and range a part's cache meets first
+    AdaptiveMutex mutex;  // taken for every edge a cache meets first, and every range of two of its edges
     EdgeTable table;
     std::vector<RangeKey> ranges;
-    std::unordered_map<RangeKey, uint32_t, RangeKeyHash> range_at;
+    FlatIdMap<RangeKey, RangeKeyHash> range_at;
     std::vector<std::unique_ptr<Cache>> idle;
     // Folded parts' edge and range counts, emptied, for the next parts.
     std::vector<std::pair<SourcedCounts, SourcedCounts>> spare_counts;
