@@ -116,7 +116,8 @@ uint32_t FlowEdges::RangeOf(uint32_t last, uint32_t id) {
   if (begin.image != end.image || end.offset < begin.offset) return kNoRange;
   const RangeKey key{end.image, begin.offset, end.offset};
   if (!lock.owns_lock()) lock.lock();
-  auto [range, made] = shared_->range_at.TryEmplace(key, static_cast<uint32_t>(shared_->ranges.size()));
+  const auto next = static_cast<uint32_t>(shared_->ranges.size());
+  auto [range, made] = shared_->range_at.TryEmplace(key, next);
   if (made) shared_->ranges.push_back(key);
   return *cached = *range;
 }

@@ -191,7 +191,8 @@ class FlowEdges : public PartedSink {
   // The numbers of edges and ranges, one table for the stream and all its parts, and the caches
   // no part has just now.
   struct Shared {
-    AdaptiveMutex mutex;  // taken for every edge a cache meets first, and every range of two of its edges
+    // Taken for every edge a cache meets first, and every range between two of its edges.
+    AdaptiveMutex mutex;
     EdgeTable table;
     std::vector<RangeKey> ranges;
     FlatIdMap<RangeKey, RangeKeyHash> range_at;
