@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <random>
+#include <thread>
 #include <vector>
 
 using namespace ptprof;
@@ -97,6 +98,30 @@ TEST_CASE("a flow cut in two: the second part from the root, its head read again
     INFO("round " << round << ", cut at " << cut << " of " << flow.size());
     CHECK(end == all);
     for (uint32_t id : ids) CHECK(parts.Found(id) == whole.Found(id));
+  }
+}
+
+TEST_CASE("two threads stepping at once find what either flow holds and only that") {
+  std::mt19937 random(5);
+  for (int round = 0; round < 50; ++round) {
+    std::vector<Edges> bursts;
+    for (int i = 0; i < 30; ++i) bursts.push_back(RandomEdges(random, 1 + random() % 5, 4));
+    const Edges one = RandomEdges(random, 20000, 3), other = RandomEdges(random, 20000, 4);
+    BurstMatcher m;
+    std::vector<uint32_t> ids;
+    for (const Edges& burst : bursts) ids.push_back(m.Add(burst));
+    m.Build();
+    auto walk = [&m](const Edges& flow) {
+      BurstMatcher::State s = BurstMatcher::kRoot;
+      for (uint32_t e : flow) s = m.Step(s, e);
+    };
+    std::thread first(walk, std::cref(one));
+    walk(other);
+    first.join();
+    for (size_t i = 0; i < bursts.size(); ++i) {
+      INFO("round " << round << ", burst " << i);
+      CHECK(m.Found(ids[i]) == (Occurs(one, bursts[i]) || Occurs(other, bursts[i])));
+    }
   }
 }
 
