@@ -85,8 +85,11 @@ Status RedoPartDirectly(std::span<const uint8_t> trace, const ImageSet& images,
 }  // namespace
 
 uint64_t PartedSegmentBytes(uint64_t trace_bytes, unsigned jobs) {
-  const uint64_t share = trace_bytes / (4 * uint64_t{std::max(jobs, 1u)});
-  return std::clamp<uint64_t>(share, 256u << 10, 1u << 20);
+  const uint64_t threads = std::max(jobs, 1u);
+  const uint64_t quarter = std::clamp<uint64_t>(trace_bytes / (4 * threads), 256u << 10, 1u << 20);
+  const uint64_t long_trace = std::min<uint64_t>(trace_bytes / (kLongSegmentsPerThread * threads),
+                                                 kLongSegmentBytes);
+  return std::max(quarter, long_trace);
 }
 
 Result<FlowSummary> DecodeFlowInParts(std::span<const uint8_t> trace, const ImageSet& images,

@@ -29,9 +29,17 @@ inline constexpr size_t kPartsAhead = 2;
 inline constexpr size_t kMinPartsPerThread = 2;
 
 // The segment size of a parted decode of `trace_bytes` on `jobs` threads when none was asked for:
-// a quarter of each thread's share, from 256 KiB to 1 MiB. Parted segments hold nothing but
-// their heads and tails in memory, so they can be longer than those of DecodeFlowParallel, and
-// longer segments decode less twice (each decodes on past its cut, to the second PSB after it).
+// a quarter of each thread's share, from 256 KiB to 1 MiB, and on a long trace a
+// kLongSegmentsPerThread-th of each thread's share, up to kLongSegmentBytes. Parted segments hold
+// nothing but their heads and tails in memory, so they can be longer than those of
+// DecodeFlowParallel, and longer segments cost less per byte: each decodes on past its cut, to
+// the second PSB after it, hands its head and tail over whole, and its part learns the code it
+// runs afresh (python's 85 MB trace: a two-thread decode's CPU time over one thread's from 1.05
+// to 1.14 with 1 MiB segments to 0.99 to 1.07 with 4 MiB; docs/performance.md). Eight segments
+// a thread still leave the threads' work even where segments differ in cost (a compiler's
+// segments took 30 to 150 ms each), as 1 MiB does on traces up to 16 MiB a thread.
+inline constexpr uint64_t kLongSegmentsPerThread = 8;
+inline constexpr uint64_t kLongSegmentBytes = 4u << 20;
 uint64_t PartedSegmentBytes(uint64_t trace_bytes, unsigned jobs);
 
 // Decodes `trace` along `plan` (two segments or more) into `sink`, as DecodeFlow does.

@@ -301,10 +301,15 @@ TEST_CASE("A consumer's own part size gives parts only with two segments or more
   }
 }
 
-TEST_CASE("PartedSegmentBytes gives each thread about four segments, from 256 KiB to 1 MiB",
+TEST_CASE("PartedSegmentBytes gives each thread about four segments, from 256 KiB to 1 MiB, and "
+          "on a long trace eight, up to 4 MiB",
           "[parted_flow]") {
   CHECK(PartedSegmentBytes(1 << 20, 2) == 256u << 10);
   CHECK(PartedSegmentBytes(6u << 20, 2) == 768u << 10);
-  CHECK(PartedSegmentBytes(100u << 20, 2) == 1u << 20);
-  CHECK(PartedSegmentBytes(100u << 20, 0) == 1u << 20);
+  CHECK(PartedSegmentBytes(12u << 20, 2) == 1u << 20);  // a compiler's trace: 12 segments
+  CHECK(PartedSegmentBytes(16u << 20, 2) == 1u << 20);  // where eight a thread reach 1 MiB
+  CHECK(PartedSegmentBytes(48u << 20, 2) == 3u << 20);
+  CHECK(PartedSegmentBytes(24u << 20, 0) == 3u << 20);  // no thread count: one thread
+  CHECK(PartedSegmentBytes(100u << 20, 2) == 4u << 20);
+  CHECK(PartedSegmentBytes(uint64_t{8} << 30, 2) == 4u << 20);
 }
