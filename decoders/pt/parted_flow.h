@@ -35,9 +35,9 @@ inline constexpr size_t kMinPartsPerThread = 2;
 // DecodeFlowParallel, and longer segments cost less per byte: each decodes on past its cut, to
 // the second PSB after it, hands its head and tail over whole, and its part learns the code it
 // runs afresh (python's 85 MB trace: a two-thread decode's CPU time over one thread's from 1.05
-// to 1.14 with 1 MiB segments to 0.99 to 1.07 with 4 MiB; docs/performance.md). Eight segments
-// a thread still leave the threads' work even where segments differ in cost (a compiler's
-// segments took 30 to 150 ms each), as 1 MiB does on traces up to 16 MiB a thread.
+// to 1.14 with 1 MiB segments to 0.99 to 1.07 with 4 MiB; docs/performance.md). At least eight
+// segments a thread keep the threads' shares even where segments differ in cost (a compiler's
+// took 30 to 150 ms each, and gained nothing from fewer); below 16 MiB a thread, 1 MiB does.
 inline constexpr uint64_t kLongSegmentsPerThread = 8;
 inline constexpr uint64_t kLongSegmentBytes = 4u << 20;
 uint64_t PartedSegmentBytes(uint64_t trace_bytes, unsigned jobs);
