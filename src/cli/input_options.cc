@@ -95,7 +95,8 @@ void AddFlowDecodeOptions(CLI::App& app) {
   app.add_option_function<uint64_t>(
          "--psb-segment",
          [](uint64_t bytes) { SetDefaultSegmentBytes(bytes); },
-         "bytes of trace per parallel segment (default 262144)")
+         "bytes of trace per parallel segment (default 262144; an analysis or `decode` output "
+         "that takes its stream in parts picks its own size: docs/decode.md)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
   app.add_option_function<std::string>(
          "--engine",
