@@ -79,19 +79,19 @@ uint32_t FlowEdges::EdgeOf(int32_t pid, uint64_t from, uint64_t to) {
     auto f = normaliser_.Normalise(pid, from);
     auto t = normaliser_.Normalise(pid, to);
     if (f && t) {
-      Location from, to;
+      Location source, target;
       uint32_t id;
       {
         std::lock_guard lock(shared_->mutex);
         EdgeTable& table = shared_->table;
-        from = table.Locate(*f);
-        to = table.Locate(*t);
-        id = table.EdgeId(from, to, true);
+        source = table.Locate(*f);
+        target = table.Locate(*t);
+        id = table.EdgeId(source, target, true);
       }
       *edge = id;
       auto& ends = cache_->ends;
       if (id >= ends.size()) ends.resize(id + 1, {Location{kNoImage, 0}, Location{kNoImage, 0}});
-      ends[id] = {from, to};
+      ends[id] = {source, target};
     }
   }
   return *edge;
@@ -100,19 +100,15 @@ uint32_t FlowEdges::EdgeOf(int32_t pid, uint64_t from, uint64_t to) {
 uint32_t FlowEdges::RangeOf(uint32_t last, uint32_t id) {
   auto [cached, added] = cache_->range_of.TryEmplace(uint64_t{last} << 32 | id, kNoRange);
   if (!added) return *cached;
-  // The ends of both edges, from this cache when it numbered them (a fold's may not have).
+  // The ends of both edges, from this cache when it numbered them, else (a fold's cache, which
+  // did not number the part's edges) from the table, under the lock.
   const auto& ends = cache_->ends;
-  Location begin{kNoImage, 0}, end{kNoImage, 0};
-  if (last < ends.size() && id < ends.size()) {
-    begin = ends[last].second;
-    end = ends[id].first;
-  }
+  const bool known = last < ends.size() && id < ends.size() &&
+                     ends[last].second.image != kNoImage && ends[id].first.image != kNoImage;
   std::unique_lock lock(shared_->mutex, std::defer_lock);
-  if (begin.image == kNoImage || end.image == kNoImage) {
-    lock.lock();
-    begin = shared_->table.Edge(last).second;
-    end = shared_->table.Edge(id).first;
-  }
+  if (!known) lock.lock();
+  const Location begin = known ? ends[last].second : shared_->table.Edge(last).second;
+  const Location end = known ? ends[id].first : shared_->table.Edge(id).first;
   if (begin.image != end.image || end.offset < begin.offset) return kNoRange;
   const RangeKey key{end.image, begin.offset, end.offset};
   if (!lock.owns_lock()) lock.lock();
