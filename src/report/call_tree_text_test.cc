@@ -51,6 +51,15 @@ TEST_CASE("min-share and depth prune into one summary line per parent") {
   CHECK(text.find("(1 more below --depth)") != std::string::npos);
 }
 
+TEST_CASE("a count wider than its column is shown whole; equal children keep their order") {
+  CallTree tree = TreeFromLines("main 12345678901234 1 1\nmain;b 5 0 1\nmain;a 5 0 1\n");
+  const std::string text = CallTreeText(tree, CallTreeTextOptions{});
+  const std::string main_line =
+      " 100.00% 12345678901244 12345678901234            1            1         1  main\n";
+  CHECK(text.find(main_line) != std::string::npos);
+  CHECK(text.find("    b\n") < text.find("    a\n"));  // first entered, first shown
+}
+
 TEST_CASE("time can be the share") {
   CallTree tree = TreeFromLines("a 10 900 1\nb 90 100 1\n");
   CallTreeTextOptions options;
