@@ -64,7 +64,7 @@ void* GrowHuge(void* memory, size_t bytes, size_t new_bytes) {
 bool HugeSlabs::PiecesOnTheHeap() { return kPiecesOnTheHeap; }
 
 HugeSlabs::~HugeSlabs() {
-  for (void* slab : slabs_) UnmapHuge(slab, kSlabBytes);
+  for (void* slab : slabs_) GiveSlab(slab);  // the next HugeSlabs may take it (null: none)
   for (const Piece& piece : pieces_) ::operator delete(piece.memory, std::align_val_t{piece.align});
 }
 

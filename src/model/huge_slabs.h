@@ -6,8 +6,9 @@
 // a 4 KiB page on the development VM, docs/performance.md), which made a 32 MB burst of chunks
 // cost more than the decode that filled them. Where the kernel gives no huge page the slab is
 // ordinary memory. A new slab comes from TakeSlab (src/model/slab_supply.h), its pages faulted in
-// ahead on a helper thread when it had one ready. Slabs live until the HugeSlabs is destroyed;
-// nothing is zeroed by hand.
+// ahead on a helper thread when it had one ready, or one an earlier HugeSlabs gave back. Slabs
+// live until the HugeSlabs is destroyed and then go back (GiveSlab) for the next; nothing is
+// zeroed, so a piece holds whatever its slab last held.
 // Built with AddressSanitizer, each piece is a heap allocation of its own instead (the slabs are
 // only counted), so that reading or writing past a piece is reported as it was before the slabs.
 #include <cstddef>
@@ -23,9 +24,9 @@ class HugeSlabs {
   HugeSlabs(const HugeSlabs&) = delete;
   HugeSlabs& operator=(const HugeSlabs&) = delete;
 
-  // `bytes` (at most kSlabBytes) of fresh memory aligned to `align` (a power of two, at most
-  // 4096), carved from the current slab or a new one. Throws std::bad_alloc when the system has
-  // no memory left.
+  // `bytes` (at most kSlabBytes) of memory, not initialised, aligned to `align` (a power of
+  // two, at most 4096), carved from the current slab or a new one. Throws std::bad_alloc when
+  // the system has no memory left.
   void* Carve(size_t bytes, size_t align = 64);
   size_t slabs() const { return slabs_.size(); }
   // Whether pieces are heap allocations of their own (an AddressSanitizer build): their layout

@@ -41,6 +41,11 @@ class Supply {
   }
 
   void* Take() {
+    // A slab given back first: its pages are in memory already, and nothing need be made ready.
+    for (std::atomic<void*>& slot : kept_) {
+      if (slot.load(std::memory_order_relaxed) == nullptr) continue;
+      if (void* slab = slot.exchange(nullptr, std::memory_order_acquire)) return slab;
+    }
     for (std::atomic<void*>& slot : ready_) {
       if (slot.load(std::memory_order_relaxed) == nullptr) continue;
       if (void* slab = slot.exchange(nullptr, std::memory_order_acquire)) {
@@ -50,6 +55,24 @@ class Supply {
     }
     Wake();
     return MapHuge(kSlab);
+  }
+
+  // Keeps `slab` for the next Take; false when every slot is full.
+  bool Keep(void* slab) {
+    for (std::atomic<void*>& slot : kept_) {
+      if (slot.load(std::memory_order_relaxed) != nullptr) continue;
+      void* empty = nullptr;
+      if (slot.compare_exchange_strong(empty, slab, std::memory_order_release,
+                                       std::memory_order_relaxed))
+        return true;
+    }
+    return false;
+  }
+
+  size_t Kept() const {
+    size_t kept = 0;
+    for (const std::atomic<void*>& slot : kept_) kept += slot.load() != nullptr;
+    return kept;
   }
 
   size_t Ready() const {
@@ -88,6 +111,7 @@ class Supply {
   }
 
   std::array<std::atomic<void*>, kReady> ready_{};
+  std::array<std::atomic<void*>, kKeptSlabs> kept_{};  // given back (GiveSlab), for reuse
   std::atomic<uint64_t> taken_{0};
 };
 
@@ -125,6 +149,12 @@ Supply& TheSupply() {
 }  // namespace
 
 void* TakeSlab() { return TheSupply().Take(); }
+
+void GiveSlab(void* slab) {
+  if (slab && !TheSupply().Keep(slab)) UnmapHuge(slab, kSlab);
+}
+
+size_t SlabsKept() { return TheSupply().Kept(); }
 
 size_t SlabsReady() { return TheSupply().Ready(); }
 

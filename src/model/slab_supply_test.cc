@@ -38,6 +38,12 @@ bool WaitReady(size_t count) {
   return true;
 }
 
+// Unmaps the slabs given back by earlier tests (their HugeSlabs), so that the next one taken is
+// a fresh one.
+void DropKept() {
+  while (SlabsKept() > 0) UnmapHuge(TakeSlab(), kSlab);
+}
+
 bool Zero(const void* slab) {
   const auto* bytes = static_cast<const unsigned char*>(slab);
   for (size_t i = 0; i < kSlab; ++i)
@@ -46,6 +52,7 @@ bool Zero(const void* slab) {
 }
 
 TEST_CASE("TakeSlab gives aligned, zero, writable slabs, and the helper faults in the next") {
+  DropKept();
   void* first = TakeSlab();
   REQUIRE(first != nullptr);
   CHECK(reinterpret_cast<uintptr_t>(first) % kSlab == 0);
@@ -61,6 +68,41 @@ TEST_CASE("TakeSlab gives aligned, zero, writable slabs, and the helper faults i
   CHECK(Zero(first));
   UnmapHuge(first, kSlab);
   UnmapHuge(ready, kSlab);
+}
+
+TEST_CASE("A slab given back is taken again before a fresh one, as its last user left it") {
+  DropKept();
+  void* slab = TakeSlab();
+  static_cast<char*>(slab)[kSlab - 1] = 42;
+  GiveSlab(slab);
+  CHECK(SlabsKept() == 1);
+  void* again = TakeSlab();
+  CHECK(again == slab);
+  CHECK(static_cast<char*>(again)[kSlab - 1] == 42);  // not cleared
+  CHECK(SlabsKept() == 0);
+  // Past kKeptSlabs, a slab given back is unmapped; null is nothing.
+  std::vector<void*> slabs{again};
+  for (size_t i = 0; i < kKeptSlabs + 2; ++i) slabs.push_back(TakeSlab());
+  for (void* taken : slabs) GiveSlab(taken);
+  GiveSlab(nullptr);
+  CHECK(SlabsKept() == kKeptSlabs);
+  DropKept();
+}
+
+TEST_CASE("HugeSlabs gives its slabs back when it goes, and the next one carves from them") {
+  DropKept();
+  void* first_piece = nullptr;
+  {
+    HugeSlabs slabs;
+    first_piece = slabs.Carve(kSlab);  // a whole slab: the piece is the slab
+    slabs.Carve(64);                   // and a second one
+  }
+  if (HugeSlabs::PiecesOnTheHeap()) return;  // no slabs to give back under AddressSanitizer
+  CHECK(SlabsKept() == 2);
+  HugeSlabs next;
+  void* piece = next.Carve(kSlab);
+  CHECK(piece == first_piece);  // kept in the order given back, taken first to last
+  CHECK(SlabsKept() == 1);
 }
 
 TEST_CASE("TakeSlab gives distinct slabs to threads taking them at once") {
