@@ -12,6 +12,8 @@
 #include "src/archive/archive_reader.h"
 #include "src/archive/archive_writer.h"
 #include "src/archive/provenance.h"
+#include "src/model/decode_defaults.h"
+#include "src/pipeline/member_reads.h"
 
 namespace ptprof {
 
@@ -126,46 +128,52 @@ Result<Session> OpenArchiveSession(const std::string& path) {
   for (const auto& sideband : manifest->sideband) roles[sideband.member] |= kSidebandRole;
   for (const auto& image : manifest->images) roles[image.member] |= kImageRole;
   const uint64_t map_from = MapStreamsFrom();
+  // Where each member goes, decided in the archive's order (the private files numbered so), then
+  // read on the decode's threads at once (src/pipeline/member_reads.h). Every member is checked,
+  // also those this version of ptprof does not use.
+  std::vector<MemberRead> reads;
+  size_t image_files = 0, stream_members = 0;
+  for (const archive::MemberInfo& member : reader->members()) {
+    MemberRead& read = reads.emplace_back();
+    read.member = &member;
+    const auto role = roles.find(member.name);
+    const unsigned only = role == roles.end() ? 0 : role->second;
+    if (only == kImageRole || (only == kStreamRole && member.size >= map_from && member.size > 0)) {
+      auto dir = private_dir();
+      if (!dir) return tl::unexpected(dir.error());
+      if (only == kImageRole) {
+        read.to = MemberRead::To::kFile;
+        read.file = fmt::format("{}/{}-{}", *dir, ++image_files, SafeBaseName(member.name));
+      } else {
+        read.to = MemberRead::To::kMappedFile;
+        read.file =
+            fmt::format("{}/stream{}-{}", *dir, stream_members++, SafeBaseName(member.name));
+      }
+    } else if (only == kStreamRole) {
+      read.to = MemberRead::To::kShared;
+      ++stream_members;
+    }
+  }
+  if (auto st = ReadMembers(*reader, reads, DefaultDecodeJobs()); !st)
+    return tl::unexpected(st.error());
   std::map<std::string, SharedBytes> streams;  // of the members only streams use
   std::map<std::string, std::string> file_of_member;
   std::map<std::string, uint64_t> size_of_member;
-  // Every member is checked, also those this version of ptprof does not use.
   std::map<std::string, std::vector<uint8_t>> contents;
-  for (const archive::MemberInfo& member : reader->members()) {
-    size_of_member[member.name] = member.size;
-    const auto role = roles.find(member.name);
-    const unsigned only = role == roles.end() ? 0 : role->second;
-    if (only == kImageRole) {
-      auto dir = private_dir();
-      if (!dir) return tl::unexpected(dir.error());
-      const std::string file = fmt::format("{}/{}-{}", *dir, file_of_member.size() + 1,
-                                           SafeBaseName(member.name));
-      if (auto st = reader->ReadToFile(member, file); !st) return tl::unexpected(st.error());
-      file_of_member[member.name] = file;
-      continue;
+  for (MemberRead& read : reads) {
+    size_of_member[read.member->name] = read.member->size;
+    switch (read.to) {
+      case MemberRead::To::kFile:
+        file_of_member[read.member->name] = read.file;
+        break;
+      case MemberRead::To::kMappedFile:
+      case MemberRead::To::kShared:
+        streams[read.member->name] = std::move(read.shared);
+        break;
+      case MemberRead::To::kMemory:
+        contents[read.member->name] = std::move(read.bytes);
+        break;
     }
-    if (only == kStreamRole && member.size >= map_from && member.size > 0) {
-      auto dir = private_dir();
-      if (!dir) return tl::unexpected(dir.error());
-      const std::string file =
-          fmt::format("{}/stream{}-{}", *dir, streams.size(), SafeBaseName(member.name));
-      if (auto st = reader->ReadToFile(member, file); !st) return tl::unexpected(st.error());
-      auto bytes = SharedBytes::MapFile(file);
-      if (!bytes) return tl::unexpected(bytes.error());
-      // The mapping keeps the data; the name can go (nothing else reads the file).
-      std::filesystem::remove(file);
-      streams[member.name] = std::move(*bytes);
-      continue;
-    }
-    if (only == kStreamRole) {
-      auto bytes = reader->ReadShared(member);
-      if (!bytes) return tl::unexpected(bytes.error());
-      streams[member.name] = std::move(*bytes);
-      continue;
-    }
-    auto bytes = reader->Read(member);
-    if (!bytes) return tl::unexpected(bytes.error());
-    contents[member.name] = std::move(*bytes);
   }
 
   session.input = path;
