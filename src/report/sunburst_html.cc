@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "src/report/sunburst_data_text.h"
 #include "src/report/sunburst_html_assets.h"
 
 namespace ptprof {
@@ -68,15 +69,17 @@ nlohmann::json UnionNode(const std::string& name, const CallTreeNode* a, const C
   return out;
 }
 
-// JSON that may sit inside a <script> element: "</" would end it early.
-std::string ScriptSafe(const nlohmann::json& data) {
-  std::string text = data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+// The data's JSON text made safe to sit inside a <script> element: "</" would end it early.
+std::string ScriptSafe(const std::string& text) {
   std::string out;
-  out.reserve(text.size());
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '<' && i + 1 < text.size() && text[i + 1] == '/') out += "<\\";
-    else out += text[i];
+  out.reserve(text.size() + 64);
+  size_t from = 0;
+  for (size_t at = text.find("</"); at != std::string::npos; at = text.find("</", at + 2)) {
+    out.append(text, from, at - from);
+    out += "<\\/";
+    from = at + 2;
   }
+  out.append(text, from, std::string::npos);
   return out;
 }
 
@@ -94,7 +97,8 @@ std::string HtmlEscape(const std::string& text) {
   return out;
 }
 
-std::string Page(const std::string& title, const nlohmann::json& data) {
+// `data`: the JSON text of SunburstData or SunburstDiffData.
+std::string Page(const std::string& title, const std::string& data) {
   std::string html;
   html += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   html += "<meta name=\"generator\" content=\"ptprof stacks\">\n";
@@ -142,12 +146,13 @@ nlohmann::json SunburstDiffData(const CallTree& a, const std::string& a_name, co
 }
 
 std::string SunburstHtml(const CallTree& tree, const SunburstHtmlOptions& options) {
-  return Page(options.title, SunburstData(tree, options));
+  return Page(options.title, SunburstDataText(tree, options));
 }
 
 std::string SunburstDiffHtml(const CallTree& a, const std::string& a_name, const CallTree& b,
                              const std::string& b_name, const SunburstHtmlOptions& options) {
-  return Page(options.title, SunburstDiffData(a, a_name, b, b_name, options));
+  return Page(options.title, SunburstDiffData(a, a_name, b, b_name, options)
+                                 .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 }  // namespace ptprof

@@ -1,0 +1,113 @@
+#include "src/report/sunburst_data_text.h"
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string_view>
+#include <vector>
+
+#include "src/model/json_text.h"
+
+namespace ptprof {
+
+namespace {
+
+// `text` as the document's printer writes a string: quoted as it is when every byte is printable
+// ASCII other than a quote or a backslash, else by the printer itself (escapes, UTF-8 checked and
+// invalid bytes replaced).
+void AppendString(std::string& out, std::string_view text) {
+  for (unsigned char c : text) {
+    if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') {
+      out += nlohmann::json(std::string(text)).dump(-1, ' ', false,
+                                                     nlohmann::json::error_handler_t::replace);
+      return;
+    }
+  }
+  out += '"';
+  out += text;
+  out += '"';
+}
+
+// The document's members in the order its printer writes them (its objects' keys sorted), each
+// node an object {"c":[children],"e","i","m","n","si","st","t"}: "c" only with children, "m"
+// (the node's module, numbered as first met, parent before children) only where known.
+class Writer {
+ public:
+  explicit Writer(const SunburstHtmlOptions& options) : options_(options) {}
+
+  void Node(const CallTreeNode& node, std::string& out) {
+    // Numbered before the children, as the document numbers them.
+    const long module = node.parent ? ModuleOf(node) : -1;
+    out += '{';
+    if (!node.children.empty()) {
+      out += "\"c\":[";
+      bool first = true;
+      for (const CallTreeNode* child : node.children) {
+        if (!first) out += ',';
+        first = false;
+        Node(*child, out);
+      }
+      out += "],";
+    }
+    Number(out, "\"e\":", node.entries);
+    Number(out, ",\"i\":", node.total_insns);
+    if (module >= 0) Number(out, ",\"m\":", static_cast<uint64_t>(module));
+    out += ",\"n\":";
+    AppendString(out, node.name);
+    Number(out, ",\"si\":", node.self_insns);
+    Number(out, ",\"st\":", node.self_ns);
+    Number(out, ",\"t\":", node.total_ns);
+    out += '}';
+  }
+
+  const std::vector<std::string>& modules() const { return names_; }
+
+ private:
+  static void Number(std::string& out, const char* key, uint64_t value) {
+    out += key;
+    AppendDecimal(out, value);
+  }
+
+  long ModuleOf(const CallTreeNode& node) {
+    if (!options_.module_of) return -1;
+    std::string module = options_.module_of(node);
+    if (module.empty()) return -1;
+    auto [it, added] = index_.emplace(std::move(module), names_.size());
+    if (added) names_.push_back(it->first);
+    return static_cast<long>(it->second);
+  }
+
+  const SunburstHtmlOptions& options_;
+  std::map<std::string, size_t> index_;
+  std::vector<std::string> names_;
+};
+
+}  // namespace
+
+std::string SunburstDataText(const CallTree& tree, const SunburstHtmlOptions& options) {
+  Writer writer(options);
+  std::string root;
+  writer.Node(tree.root(), root);  // first: it numbers the modules listed before it
+  std::string out;
+  out.reserve(root.size() + 4096);
+  out += "{\"mode\":\"tree\",\"modules\":[";
+  for (size_t i = 0; i < writer.modules().size(); ++i) {
+    if (i) out += ',';
+    AppendString(out, writer.modules()[i]);
+  }
+  out += "],\"root\":";
+  out += root;
+  out += ",\"subtitle\":";
+  AppendString(out, options.subtitle);
+  out += ",\"title\":";
+  AppendString(out, options.title);
+  out += ",\"total_insns\":";
+  AppendDecimal(out, tree.root().total_insns);
+  out += ",\"total_ns\":";
+  AppendDecimal(out, tree.root().total_ns);
+  out += ",\"weight\":";
+  AppendString(out, TreeWeightName(options.weight));
+  out += '}';
+  return out;
+}
+
+}  // namespace ptprof
