@@ -239,7 +239,7 @@ int RunSingle(const StacksCommandOptions& options) {
     return ReportBadInput(options.input + ": --weight ns: the trace has no time in ns");
 
   if (options.format == "folded") {
-    std::fputs(FoldedStacks(source.tree, weight).c_str(), stdout);
+    WriteFoldedStacks(source.tree, weight, stdout);
   } else if (options.format == "json") {
     nlohmann::json json = {{"input", source.input},
                            {"selection", source.selection},

@@ -33,5 +33,28 @@ TEST_CASE("frame names cannot break the format") {
         "[outside] 2\noperator_new(unsigned_long);a:b 3\n");
 }
 
+TEST_CASE("folded stacks written to a file as they are made are the text, byte for byte") {
+  // Deep and wide enough for several megabyte flushes; an unnamed frame on the way.
+  CallTree tree;
+  CallTreeNode* node = &tree.root();
+  for (int depth = 0; depth < 300; ++depth) {
+    node = &node->Child(depth == 150 ? std::string() : "frame_" + std::to_string(depth));
+    node->self_insns = 1;
+    for (int leaf = 0; leaf < 40; ++leaf) node->Child("leaf " + std::to_string(leaf)).self_insns = 2;
+  }
+  tree.Finalize();
+  const std::string text = FoldedStacks(tree, TreeWeight::kInsns);
+  REQUIRE(text.size() > (size_t{3} << 20));
+  CHECK(text.find(";[unknown];frame_151 1\n") != std::string::npos);
+  std::FILE* file = std::tmpfile();
+  REQUIRE(file != nullptr);
+  WriteFoldedStacks(tree, TreeWeight::kInsns, file);
+  std::rewind(file);
+  std::string written(text.size() + 1, '\0');
+  written.resize(std::fread(written.data(), 1, written.size(), file));
+  std::fclose(file);
+  CHECK(written == text);
+}
+
 }  // namespace
 }  // namespace ptprof
