@@ -40,7 +40,8 @@ TEST_CASE("folded stacks written to a file as they are made are the text, byte f
   for (int depth = 0; depth < 300; ++depth) {
     node = &node->Child(depth == 150 ? std::string() : "frame_" + std::to_string(depth));
     node->self_insns = 1;
-    for (int leaf = 0; leaf < 40; ++leaf) node->Child("leaf " + std::to_string(leaf)).self_insns = 2;
+    for (int leaf = 0; leaf < 40; ++leaf)
+      node->Child("leaf " + std::to_string(leaf)).self_insns = 2;
   }
   tree.Finalize();
   const std::string text = FoldedStacks(tree, TreeWeight::kInsns);
