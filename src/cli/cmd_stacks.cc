@@ -26,6 +26,7 @@
 #include "src/cli/input_options.h"
 #include "src/pipeline/decode_streams.h"
 #include "src/pipeline/input_kind.h"
+#include "src/report/call_tree_json_text.h"
 #include "src/report/call_tree_text.h"
 #include "src/report/folded_stacks.h"
 #include "src/report/sunburst_html.h"
@@ -247,8 +248,9 @@ int RunSingle(const StacksCommandOptions& options) {
                            {"total_ns", source.tree.root().total_ns},
                            {"blocks", source.blocks},
                            {"repairs", nlohmann::json::parse(RepairCountsJson(source.repairs))},
-                           {"tree", CallTreeJson(source.tree.root())}};
-    std::printf("%s\n", json.dump(1).c_str());
+                           {"tree", nullptr}};
+    // The tree as CallTreeJson gives it, written as it is made (src/report/call_tree_json_text.h).
+    WriteJsonWithTree(json, "tree", source.tree.root(), stdout);
   } else {
     CallTreeTextOptions text;
     text.title = Title(source);
