@@ -8,25 +8,11 @@
 
 #include "src/model/json_text.h"
 #include "src/report/call_tree_text.h"
+#include "src/report/printed_json_string.h"
 
 namespace ptprof {
 
 namespace {
-
-// `text` as the printer writes a string: quoted as it is when every byte is printable ASCII other
-// than a quote or a backslash, else by the printer itself (escapes; a byte that is not UTF-8
-// throws, as printing the document did).
-void AppendString(std::string& out, const std::string& text) {
-  for (unsigned char c : text) {
-    if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') {
-      out += nlohmann::json(text).dump();
-      return;
-    }
-  }
-  out += '"';
-  out += text;
-  out += '"';
-}
 
 class JsonTreeWriter {
  public:
@@ -62,7 +48,7 @@ class JsonTreeWriter {
     out_ += ",\n";
     Indent(indent + 1);
     out_ += "\"name\": ";
-    AppendString(out_, node.name);
+    AppendPrintedString(out_, node.name, BadUtf8::kThrow);
     Member(indent, "self_insns", node.self_insns);
     Member(indent, "self_ns", node.self_ns);
     Member(indent, "total_insns", node.total_insns);

@@ -1,13 +1,14 @@
 #include "src/report/call_tree_text.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cstdio>
 #include <iterator>
 #include <vector>
 
 #include <fmt/compile.h>
 #include <fmt/format.h>
+
+#include "src/model/json_text.h"
 
 namespace ptprof {
 
@@ -112,11 +113,7 @@ class TextWriter {
 
   // `value` right-aligned in `width` characters, then a space (as "{:>width} ").
   void Column(uint64_t value, size_t width) {
-    char digits[20];
-    const char* end = std::to_chars(digits, digits + sizeof digits, value).ptr;
-    const size_t length = static_cast<size_t>(end - digits);
-    if (length < width) out_.append(width - length, ' ');
-    out_.append(digits, length);
+    AppendPaddedDecimal(out_, value, width);
     out_ += ' ';
   }
 

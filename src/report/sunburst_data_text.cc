@@ -1,31 +1,15 @@
 #include "src/report/sunburst_data_text.h"
 
 #include <map>
-#include <nlohmann/json.hpp>
 #include <string_view>
 #include <vector>
 
 #include "src/model/json_text.h"
+#include "src/report/printed_json_string.h"
 
 namespace ptprof {
 
 namespace {
-
-// `text` as the document's printer writes a string: quoted as it is when every byte is printable
-// ASCII other than a quote or a backslash, else by the printer itself (escapes, UTF-8 checked and
-// invalid bytes replaced).
-void AppendString(std::string& out, std::string_view text) {
-  for (unsigned char c : text) {
-    if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') {
-      out += nlohmann::json(std::string(text)).dump(-1, ' ', false,
-                                                     nlohmann::json::error_handler_t::replace);
-      return;
-    }
-  }
-  out += '"';
-  out += text;
-  out += '"';
-}
 
 // The document's members in the order its printer writes them (its objects' keys sorted), each
 // node an object {"c":[children],"e","i","m","n","si","st","t"}: "c" only with children, "m"
@@ -52,7 +36,7 @@ class Writer {
     Number(out, ",\"i\":", node.total_insns);
     if (module >= 0) Number(out, ",\"m\":", static_cast<uint64_t>(module));
     out += ",\"n\":";
-    AppendString(out, node.name);
+    AppendPrintedString(out, node.name, BadUtf8::kReplace);
     Number(out, ",\"si\":", node.self_insns);
     Number(out, ",\"st\":", node.self_ns);
     Number(out, ",\"t\":", node.total_ns);
@@ -92,20 +76,20 @@ std::string SunburstDataText(const CallTree& tree, const SunburstHtmlOptions& op
   out += "{\"mode\":\"tree\",\"modules\":[";
   for (size_t i = 0; i < writer.modules().size(); ++i) {
     if (i) out += ',';
-    AppendString(out, writer.modules()[i]);
+    AppendPrintedString(out, writer.modules()[i], BadUtf8::kReplace);
   }
   out += "],\"root\":";
   out += root;
   out += ",\"subtitle\":";
-  AppendString(out, options.subtitle);
+  AppendPrintedString(out, options.subtitle, BadUtf8::kReplace);
   out += ",\"title\":";
-  AppendString(out, options.title);
+  AppendPrintedString(out, options.title, BadUtf8::kReplace);
   out += ",\"total_insns\":";
   AppendDecimal(out, tree.root().total_insns);
   out += ",\"total_ns\":";
   AppendDecimal(out, tree.root().total_ns);
   out += ",\"weight\":";
-  AppendString(out, TreeWeightName(options.weight));
+  AppendPrintedString(out, TreeWeightName(options.weight), BadUtf8::kReplace);
   out += '}';
   return out;
 }
