@@ -48,7 +48,8 @@ class Differ {
   Differ(const StackDiffOptions& options, StackDiff& out) : options_(options), out_(out) {}
 
   // Visits the union of the children of `a` and `b` (either may be null): A's order, then B's new ones.
-  void Children(const CallTreeNode* a, const CallTreeNode* b, std::vector<std::string>& path,
+  // `parent`: the index in out_.paths of the path of `a` and `b` (kNoParent: the roots).
+  void Children(const CallTreeNode* a, const CallTreeNode* b, size_t parent,
                 PathChange parent_change) {
     std::vector<std::string> names;
     if (a) for (const auto& child : a->children) names.push_back(child->name);
@@ -58,9 +59,9 @@ class Differ {
     for (const std::string& name : names) {
       const CallTreeNode* ca = a ? a->FindChild(name) : nullptr;
       const CallTreeNode* cb = b ? b->FindChild(name) : nullptr;
-      path.push_back(name);
       PathDiff diff;
-      diff.path = path;
+      diff.name = name;
+      diff.parent = parent;
       diff.a = SideOf(ca, options_.weight, out_.total_a);
       diff.b = SideOf(cb, options_.weight, out_.total_b);
       if (!ca) diff.change = PathChange::kOnlyInB;
@@ -76,9 +77,9 @@ class Differ {
       }
       Count(diff.change);
       const PathChange change = diff.change;
+      const size_t index = out_.paths.size();
       out_.paths.push_back(std::move(diff));
-      Children(ca, cb, path, change);
-      path.pop_back();
+      Children(ca, cb, index, change);
     }
   }
 
@@ -105,8 +106,8 @@ std::vector<OnlyInFunction> OnlyInFunctions(const StackDiff& diff, PathChange ch
   for (const PathDiff& d : diff.paths) {
     if (d.change != change || !d.starts_difference) continue;
     const PathSide& side = in_a ? d.a : d.b;
-    OnlyInFunction& f = by_name[d.path.back()];
-    f.name = d.path.back();
+    OnlyInFunction& f = by_name[d.name];
+    f.name = d.name;
     ++f.places;
     f.entries += side.entries;
     f.insns += side.total_insns;
@@ -140,9 +141,8 @@ StackDiff DiffTrees(const CallTree& a, const CallTree& b, const StackDiffOptions
   if (out.total_a && out.total_b)
     out.overlap = std::min(static_cast<double>(root_a) / static_cast<double>(out.total_a),
                            static_cast<double>(root_b) / static_cast<double>(out.total_b));
-  std::vector<std::string> path;
   Differ differ(options, out);
-  differ.Children(&a.root(), &b.root(), path, PathChange::kUnchanged);
+  differ.Children(&a.root(), &b.root(), kNoParent, PathChange::kUnchanged);
   out.overlap = std::clamp(out.overlap, 0.0, 1.0);
   if (out.total_a)
     out.shared_a = static_cast<double>(differ.shared_self_a_ + root_a) / static_cast<double>(out.total_a);
@@ -160,6 +160,14 @@ StackDiff DiffTrees(const CallTree& a, const CallTree& b, const StackDiffOptions
         "same code",
         100.0 * out.shared_a, 100.0 * out.shared_b, unit);
   return out;
+}
+
+std::vector<std::string> StackDiff::PathOf(const PathDiff& path) const {
+  std::vector<std::string> names;
+  for (const PathDiff* at = &path; at; at = at->parent == kNoParent ? nullptr : &paths[at->parent])
+    names.push_back(at->name);
+  std::reverse(names.begin(), names.end());
+  return names;
 }
 
 std::vector<const PathDiff*> StackDiff::LargestDifferences(size_t top) const {

@@ -6,6 +6,7 @@
 // how much of the two trees is shared by weight: the sum over paths of the smaller of the two
 // exclusive shares (1 for identical profiles, 0 for disjoint ones), so that two different programs
 // can be told apart from two runs of one program.
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -30,8 +31,15 @@ struct PathSide {
   double self_share = 0;  // exclusive weight / the tree's total weight
 };
 
+// A path's place in StackDiff::paths for a child of the roots, which has no parent path.
+inline constexpr size_t kNoParent = SIZE_MAX;
+
 struct PathDiff {
-  std::vector<std::string> path;  // names from the root's child down
+  // The path is its parent's with `name` added (StackDiff::PathOf spells it out): a path is not
+  // kept whole, which for a compiler's 300 K paths hundreds of frames deep was tens of millions
+  // of copied names.
+  std::string name;
+  size_t parent = kNoParent;  // the parent path's index in StackDiff::paths
   PathSide a, b;
   PathChange change = PathChange::kUnchanged;
   // Whether this path is where a difference starts: an only-in path whose parent is in both trees
@@ -72,6 +80,8 @@ struct StackDiff {
   std::optional<std::string> warning; // set when both trees share less than options.low_overlap
   std::vector<OnlyInFunction> only_in_a_functions, only_in_b_functions;  // heaviest first
 
+  // Names from the root's child down to `path` (one of `paths`).
+  std::vector<std::string> PathOf(const PathDiff& path) const;
   // The paths where differences start, largest |delta share| first, at most `top` (0: all).
   std::vector<const PathDiff*> LargestDifferences(size_t top) const;
 };

@@ -54,8 +54,8 @@ nlohmann::json FunctionsJson(const std::vector<OnlyInFunction>& functions) {
   return out;
 }
 
-nlohmann::json PathJson(const PathDiff& diff) {
-  return {{"path", diff.path},
+nlohmann::json PathJson(const StackDiff& paths, const PathDiff& diff) {
+  return {{"path", paths.PathOf(diff)},
           {"change", PathChangeName(diff.change)},
           {"starts_difference", diff.starts_difference},
           {"a", SideJson(diff.a)},
@@ -96,16 +96,16 @@ std::string StackDiffText(const StackDiff& diff, const StackDiffNames& names, si
     out += fmt::format("{:<10} {:>8} {:>8} {:>+8.2f}% {:>12} {:>12} {:>9} {:>9}  {}\n",
                        PathChangeName(d->change), Share(d->a), Share(d->b), 100.0 * d->delta_share(),
                        WeightOf(d->a, diff.weight), WeightOf(d->b, diff.weight), d->a.entries,
-                       d->b.entries, JoinPath(d->path));
+                       d->b.entries, JoinPath(diff.PathOf(*d)));
   }
   return out;
 }
 
 nlohmann::json StackDiffJson(const StackDiff& diff, const StackDiffNames& names, size_t top) {
   nlohmann::json largest = nlohmann::json::array();
-  for (const PathDiff* d : diff.LargestDifferences(top)) largest.push_back(PathJson(*d));
+  for (const PathDiff* d : diff.LargestDifferences(top)) largest.push_back(PathJson(diff, *d));
   nlohmann::json paths = nlohmann::json::array();
-  for (const PathDiff& d : diff.paths) paths.push_back(PathJson(d));
+  for (const PathDiff& d : diff.paths) paths.push_back(PathJson(diff, d));
   return {{"a", {{"input", names.a}, {"total_insns", diff.insns_a}, {"total_ns", diff.ns_a}}},
           {"b", {{"input", names.b}, {"total_insns", diff.insns_b}, {"total_ns", diff.ns_b}}},
           {"weight", diff.weight == Weight::kNs ? "ns" : "insns"},

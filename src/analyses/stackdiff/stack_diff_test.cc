@@ -11,7 +11,7 @@ using testing::TreeFromLines;
 
 const PathDiff* FindPath(const StackDiff& diff, const std::vector<std::string>& path) {
   for (const PathDiff& d : diff.paths)
-    if (d.path == path) return &d;
+    if (diff.PathOf(d) == path) return &d;
   return nullptr;
 }
 
@@ -68,7 +68,7 @@ TEST_CASE("a tracer's added call is only in B, its callers' shares shrink") {
   CHECK(diff.only_in_b_functions[0].places == 1);
   auto largest = diff.LargestDifferences(1);
   REQUIRE(largest.size() == 1);
-  CHECK(largest[0]->path == std::vector<std::string>{"entry", "hook"});
+  CHECK(diff.PathOf(*largest[0]) == std::vector<std::string>{"entry", "hook"});
 }
 
 TEST_CASE("a path only in A is classified and counted once per subtree") {
@@ -78,7 +78,7 @@ TEST_CASE("a path only in A is classified and counted once per subtree") {
   CHECK(diff.counts.only_in_a == 2);
   auto largest = diff.LargestDifferences(0);
   REQUIRE(largest.size() == 1);
-  CHECK(largest[0]->path == std::vector<std::string>{"main", "old"});
+  CHECK(diff.PathOf(*largest[0]) == std::vector<std::string>{"main", "old"});
   CHECK(largest[0]->delta_share() == Approx(-2.0 / 3));
 }
 
