@@ -1,11 +1,11 @@
 #include "src/report/sunburst_data_text.h"
 
-#include <map>
 #include <string_view>
 #include <vector>
 
 #include "src/model/json_text.h"
 #include "src/report/printed_json_string.h"
+#include "src/report/sunburst_modules.h"
 
 namespace ptprof {
 
@@ -16,11 +16,11 @@ namespace {
 // (the node's module, numbered as first met, parent before children) only where known.
 class Writer {
  public:
-  explicit Writer(const SunburstHtmlOptions& options) : options_(options) {}
+  explicit Writer(const SunburstHtmlOptions& options) : modules_(options) {}
 
   void Node(const CallTreeNode& node, std::string& out) {
     // Numbered before the children, as the document numbers them.
-    const long module = node.parent ? ModuleOf(node) : -1;
+    const long module = node.parent ? modules_.IndexOf(node) : -1;
     out += '{';
     if (!node.children.empty()) {
       out += "\"c\":[";
@@ -43,7 +43,7 @@ class Writer {
     out += '}';
   }
 
-  const std::vector<std::string>& modules() const { return names_; }
+  const std::vector<std::string>& modules() const { return modules_.names(); }
 
  private:
   static void Number(std::string& out, const char* key, uint64_t value) {
@@ -51,18 +51,7 @@ class Writer {
     AppendDecimal(out, value);
   }
 
-  long ModuleOf(const CallTreeNode& node) {
-    if (!options_.module_of) return -1;
-    std::string module = options_.module_of(node);
-    if (module.empty()) return -1;
-    auto [it, added] = index_.emplace(std::move(module), names_.size());
-    if (added) names_.push_back(it->first);
-    return static_cast<long>(it->second);
-  }
-
-  const SunburstHtmlOptions& options_;
-  std::map<std::string, size_t> index_;
-  std::vector<std::string> names_;
+  SunburstModules modules_;
 };
 
 }  // namespace

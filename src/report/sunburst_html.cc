@@ -1,39 +1,22 @@
 #include "src/report/sunburst_html.h"
 
-#include <map>
-
 #include "src/report/sunburst_data_text.h"
 #include "src/report/sunburst_html_assets.h"
+#include "src/report/sunburst_modules.h"
 
 namespace ptprof {
 
 namespace {
 
-// Module names are stored once; nodes refer to them by index.
-class ModuleIndex {
- public:
-  explicit ModuleIndex(const SunburstHtmlOptions& options) : options_(options) {}
+// A node's module index (-1: none) as its "m".
+void Tag(long module, nlohmann::json& out) {
+  if (module >= 0) out["m"] = static_cast<size_t>(module);
+}
 
-  void Tag(const CallTreeNode& node, nlohmann::json& out) {
-    if (!options_.module_of) return;
-    std::string module = options_.module_of(node);
-    if (module.empty()) return;
-    auto [it, added] = index_.emplace(module, names_.size());
-    if (added) names_.push_back(module);
-    out["m"] = it->second;
-  }
-  const std::vector<std::string>& names() const { return names_; }
-
- private:
-  const SunburstHtmlOptions& options_;
-  std::map<std::string, size_t> index_;
-  std::vector<std::string> names_;
-};
-
-nlohmann::json TreeNode(const CallTreeNode& node, ModuleIndex& modules) {
+nlohmann::json TreeNode(const CallTreeNode& node, SunburstModules& modules) {
   nlohmann::json out = {{"n", node.name}, {"i", node.total_insns}, {"t", node.total_ns},
                         {"si", node.self_insns}, {"st", node.self_ns}, {"e", node.entries}};
-  if (node.parent) modules.Tag(node, out);
+  if (node.parent) Tag(modules.IndexOf(node), out);
   if (!node.children.empty()) {
     nlohmann::json children = nlohmann::json::array();
     for (const auto& child : node.children) children.push_back(TreeNode(*child, modules));
@@ -50,10 +33,10 @@ nlohmann::json Side(const CallTreeNode* node) {
 
 // The union of the children of `a` and `b` (either may be null), A's order first.
 nlohmann::json UnionNode(const std::string& name, const CallTreeNode* a, const CallTreeNode* b,
-                         ModuleIndex& modules) {
+                         SunburstModules& modules) {
   nlohmann::json out = {{"n", name}, {"a", Side(a)}, {"b", Side(b)}};
   const CallTreeNode& either = b ? *b : *a;
-  if (either.parent) modules.Tag(either, out);
+  if (either.parent) Tag(modules.IndexOf(either), out);
   std::vector<std::string> names;
   if (a) for (const auto& child : a->children) names.push_back(child->name);
   if (b)
@@ -118,7 +101,7 @@ std::string Page(const std::string& title, const std::string& data) {
 }  // namespace
 
 nlohmann::json SunburstData(const CallTree& tree, const SunburstHtmlOptions& options) {
-  ModuleIndex modules(options);
+  SunburstModules modules(options);
   nlohmann::json root = TreeNode(tree.root(), modules);
   return {{"mode", "tree"},
           {"title", options.title},
@@ -132,7 +115,7 @@ nlohmann::json SunburstData(const CallTree& tree, const SunburstHtmlOptions& opt
 
 nlohmann::json SunburstDiffData(const CallTree& a, const std::string& a_name, const CallTree& b,
                                 const std::string& b_name, const SunburstHtmlOptions& options) {
-  ModuleIndex modules(options);
+  SunburstModules modules(options);
   nlohmann::json root = UnionNode("", &a.root(), &b.root(), modules);
   return {{"mode", "diff"},
           {"title", options.title},
