@@ -1,6 +1,5 @@
 #include "src/report/call_tree_json_text.h"
 
-#include <algorithm>
 #include <stdexcept>
 #include <vector>
 
@@ -9,6 +8,7 @@
 #include "src/model/json_text.h"
 #include "src/report/call_tree_text.h"
 #include "src/report/printed_json_string.h"
+#include "src/report/spilled_text.h"
 
 namespace ptprof {
 
@@ -16,7 +16,7 @@ namespace {
 
 class JsonTreeWriter {
  public:
-  JsonTreeWriter(std::string& out, std::FILE* file) : out_(out), file_(file) {}
+  explicit JsonTreeWriter(SpilledText& out) : spilled_(out), out_(out.text()) {}
 
   // The members in the printer's order (sorted): children, entries, name, self_insns, self_ns,
   // total_insns, total_ns; the children heaviest first, as CallTreeJson orders them.
@@ -27,12 +27,7 @@ class JsonTreeWriter {
     if (node.children.empty()) {
       out_ += "[]";
     } else {
-      const size_t first = order_.size();
-      for (const CallTreeNode* child : node.children) order_.push_back(child);
-      std::stable_sort(order_.begin() + static_cast<std::ptrdiff_t>(first), order_.end(),
-                       [](const CallTreeNode* a, const CallTreeNode* b) {
-                         return a->total_insns > b->total_insns;
-                       });
+      const size_t first = PushChildrenByWeight(node, TreeWeight::kInsns, order_);
       const size_t last = order_.size();
       out_ += "[\n";
       for (size_t i = first; i < last; ++i) {
@@ -56,13 +51,7 @@ class JsonTreeWriter {
     out_ += '\n';
     Indent(indent);
     out_ += '}';
-    if (file_ && out_.size() >= (size_t{1} << 20)) Flush();
-  }
-
-  void Flush() {
-    if (!file_ || out_.empty()) return;
-    std::fwrite(out_.data(), 1, out_.size(), file_);
-    out_.clear();
+    spilled_.Spill();
   }
 
  private:
@@ -77,8 +66,8 @@ class JsonTreeWriter {
     AppendDecimal(out_, value);
   }
 
-  std::string& out_;
-  std::FILE* file_;
+  SpilledText& spilled_;
+  std::string& out_;  // spilled_'s text
   std::vector<const CallTreeNode*> order_;  // the children by weight, one level after another
 };
 
@@ -96,24 +85,21 @@ void CheckNames(const CallTreeNode& node) {
 
 }  // namespace
 
-void AppendCallTreeJson(const CallTreeNode& node, int depth, std::string& out, std::FILE* file) {
-  JsonTreeWriter writer(out, file);
-  writer.Node(node, static_cast<size_t>(std::max(depth, 0)));
-  writer.Flush();
-}
-
 void WriteJsonWithTree(const nlohmann::json& document, const std::string& member,
                        const CallTreeNode& node, std::FILE* file) {
   CheckNames(node);
   // The document's own text ends with its last member, null: "\"member\": null\n}".
-  std::string out = document.dump(1);
-  const std::string tail = "\"" + member + "\": null\n}";
-  if (out.size() < tail.size() || out.compare(out.size() - tail.size(), tail.size(), tail) != 0)
+  SpilledText out(file);
+  std::string& text = out.text();
+  text = document.dump(1);
+  const std::string value = "null\n}";
+  const std::string tail = "\"" + member + "\": " + value;
+  if (!text.ends_with(tail))
     throw std::logic_error("WriteJsonWithTree: '" + member + "' is not the document's last member");
-  out.resize(out.size() - 6);  // "null\n}"
-  AppendCallTreeJson(node, 1, out, file);
-  out += "\n}\n";
-  std::fwrite(out.data(), 1, out.size(), file);
+  text.resize(text.size() - value.size());
+  JsonTreeWriter(out).Node(node, 1);  // a member of the top object: one level of indent
+  text += "\n}\n";
+  out.Flush();
 }
 
 }  // namespace ptprof

@@ -1,5 +1,5 @@
 #pragma once
-// WriteCallTreeJson answers "the call tree as JSON, for a tree of hundreds of thousands of
+// WriteJsonWithTree answers "the call tree as JSON, for a tree of hundreds of thousands of
 // nodes": the text CallTreeJson(node).dump(1) gives (src/report/call_tree_text.h), byte for byte,
 // written to a file as it is made rather than built as a document first. A compiler's tree (300 K
 // nodes, 320 MB of indented JSON) took 2.4 s to make and print as a document on top of a 0.7 s
@@ -12,12 +12,6 @@
 #include "src/analyses/support/call_tree.h"
 
 namespace ptprof {
-
-// CallTreeJson(node) printed with an indent of one space as the value of a member at depth
-// `depth` of the document (0: the document itself; 1: a member of the top object), appended to
-// `out`, which goes to `file` a megabyte at a time when there is one. Throws what the printer
-// throws for a name that is not UTF-8.
-void AppendCallTreeJson(const CallTreeNode& node, int depth, std::string& out, std::FILE* file);
 
 // `document` printed as dump(1) prints it, its last member `member` (which holds null) given
 // the tree of `node` (as CallTreeJson(node)), and a line break, written to `file`.

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "src/model/json_text.h"
+#include "src/report/spilled_text.h"
 
 namespace ptprof {
 
@@ -31,16 +32,18 @@ uint64_t SelfWeight(const CallTreeNode& node, TreeWeight weight) {
   return weight == TreeWeight::kNs ? node.self_ns : node.self_insns;
 }
 
-namespace {
-
-std::vector<const CallTreeNode*> ByWeight(const CallTreeNode& node, TreeWeight weight) {
-  std::vector<const CallTreeNode*> children;
-  for (const CallTreeNode* child : node.children) children.push_back(child);
-  std::stable_sort(children.begin(), children.end(), [weight](auto* a, auto* b) {
-    return TotalWeight(*a, weight) > TotalWeight(*b, weight);
-  });
-  return children;
+size_t PushChildrenByWeight(const CallTreeNode& node, TreeWeight weight,
+                            std::vector<const CallTreeNode*>& stack) {
+  const size_t first = stack.size();
+  for (const CallTreeNode* child : node.children) stack.push_back(child);
+  std::stable_sort(stack.begin() + static_cast<std::ptrdiff_t>(first), stack.end(),
+                   [weight](const CallTreeNode* a, const CallTreeNode* b) {
+                     return TotalWeight(*a, weight) > TotalWeight(*b, weight);
+                   });
+  return first;
 }
+
+namespace {
 
 double Percent(uint64_t part, uint64_t whole) {
   return whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
@@ -51,20 +54,12 @@ class TextWriter {
   // With `file`, the text goes there a megabyte at a time (a large program's table is tens of
   // MB); without, it is all kept in out().
   TextWriter(const CallTreeTextOptions& options, uint64_t whole, std::FILE* file = nullptr)
-      : options_(options), whole_(whole), file_(file) {}
+      : options_(options), whole_(whole), out_(file) {}
 
   void Children(const CallTreeNode& node, int depth) {
     size_t pruned = 0;
     uint64_t pruned_weight = 0;
-    // The children, by weight, at the top of one stack shared by every level (indices, not
-    // iterators: the levels below push theirs past them): no vector made per node.
-    const size_t first = order_.size();
-    for (const CallTreeNode* child : node.children) order_.push_back(child);
-    const TreeWeight weight = options_.weight;
-    std::stable_sort(order_.begin() + static_cast<std::ptrdiff_t>(first), order_.end(),
-                     [weight](const CallTreeNode* a, const CallTreeNode* b) {
-                       return TotalWeight(*a, weight) > TotalWeight(*b, weight);
-                     });
+    const size_t first = PushChildrenByWeight(node, options_.weight, order_);
     const size_t last = order_.size();
     for (size_t i = first; i < last; ++i) {
       const CallTreeNode* child = order_[i];
@@ -82,11 +77,11 @@ class TextWriter {
     const bool depth_cut = options_.max_depth > 0 && depth >= options_.max_depth;
     // Paths pruned by share are summarised only when they add up to a visible share themselves.
     if (pruned && (depth_cut || Percent(pruned_weight, whole_) >= options_.min_share)) {
-      fmt::format_to(std::back_inserter(out_),
+      fmt::format_to(std::back_inserter(out()),
                      "{:>7.2f}% {:>12} {:>12} {:>12} {:>12} {:>9}  {:{}}({} more {})\n",
                      Percent(pruned_weight, whole_), "", "", "", "", "", "", 2 * depth, pruned,
                      depth_cut ? "below --depth" : "below --min-share");
-      Spill();
+      out_.Spill();
     }
   }
 
@@ -98,42 +93,34 @@ class TextWriter {
     columns_.clear();
     fmt::format_to(fmt::appender(columns_), FMT_COMPILE("{:>7.2f}% "),
                    Percent(TotalWeight(node, options_.weight), whole_));
-    out_.append(columns_.data(), columns_.size());
+    std::string& out = out_.text();
+    out.append(columns_.data(), columns_.size());
     Column(node.total_insns, 12);
     Column(node.self_insns, 12);
     Column(node.total_ns, 12);
     Column(node.self_ns, 12);
     Column(node.entries, 9);
-    out_ += ' ';
-    out_.append(2 * static_cast<size_t>(depth), ' ');
-    out_ += node.name;
-    out_ += '\n';
-    Spill();
+    out += ' ';
+    out.append(2 * static_cast<size_t>(depth), ' ');
+    out += node.name;
+    out += '\n';
+    out_.Spill();
   }
 
   // `value` right-aligned in `width` characters, then a space (as "{:>width} ").
   void Column(uint64_t value, size_t width) {
-    AppendPaddedDecimal(out_, value, width);
-    out_ += ' ';
+    std::string& out = out_.text();
+    AppendPaddedDecimal(out, value, width);
+    out += ' ';
   }
 
-  std::string& out() { return out_; }
-  // Writes what out() holds to the file, if there is one.
-  void Flush() {
-    if (!file_ || out_.empty()) return;
-    std::fwrite(out_.data(), 1, out_.size(), file_);
-    out_.clear();  // the capacity stays: the next megabyte goes into the same memory
-  }
+  std::string& out() { return out_.text(); }
+  void Flush() { out_.Flush(); }
 
  private:
-  void Spill() {
-    if (file_ && out_.size() >= (size_t{1} << 20)) Flush();
-  }
-
   const CallTreeTextOptions& options_;
   uint64_t whole_;
-  std::FILE* file_;
-  std::string out_;
+  SpilledText out_;
   fmt::memory_buffer columns_;  // Line's share column
   std::vector<const CallTreeNode*> order_;  // Children's stack of children by weight
 };
@@ -174,8 +161,9 @@ void WriteCallTreeText(const CallTree& tree, const CallTreeTextOptions& options,
 
 nlohmann::json CallTreeJson(const CallTreeNode& node) {
   nlohmann::json children = nlohmann::json::array();
-  for (const CallTreeNode* child : ByWeight(node, TreeWeight::kInsns))
-    children.push_back(CallTreeJson(*child));
+  std::vector<const CallTreeNode*> order;
+  PushChildrenByWeight(node, TreeWeight::kInsns, order);
+  for (const CallTreeNode* child : order) children.push_back(CallTreeJson(*child));
   return {{"name", node.name},           {"entries", node.entries},
           {"self_insns", node.self_insns}, {"total_insns", node.total_insns},
           {"self_ns", node.self_ns},     {"total_ns", node.total_ns},

@@ -5,6 +5,7 @@
 // tree as JSON: `ptprof stacks --format json` and the data the sunburst HTML embeds.
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -21,6 +22,11 @@ const char* TreeWeightName(TreeWeight weight);
 // A node's inclusive / exclusive weight.
 uint64_t TotalWeight(const CallTreeNode& node, TreeWeight weight);
 uint64_t SelfWeight(const CallTreeNode& node, TreeWeight weight);
+// Pushes `node`'s children onto `stack`, heaviest first by `weight` (equal ones in order of first
+// entry), and returns where they begin: a writer walking a tree keeps one stack for every level
+// and cuts it back to that index when it is done with them, rather than a vector per node.
+size_t PushChildrenByWeight(const CallTreeNode& node, TreeWeight weight,
+                            std::vector<const CallTreeNode*>& stack);
 
 struct CallTreeTextOptions {
   std::string title;           // first line, e.g. the input and what was selected

@@ -1,6 +1,7 @@
 #include "src/report/folded_stacks.h"
 
 #include "src/model/json_text.h"
+#include "src/report/spilled_text.h"
 
 namespace ptprof {
 
@@ -27,7 +28,7 @@ void AppendFrame(std::string& out, const std::string& name) {
 // frames deep, and its lines come to 400 MB.
 class FoldedWriter {
  public:
-  FoldedWriter(TreeWeight weight, std::FILE* file) : weight_(weight), file_(file) {}
+  FoldedWriter(TreeWeight weight, std::FILE* file) : weight_(weight), out_(file) {}
 
   void Root(const CallTree& tree) {
     // Weight of the nameless root itself (instructions outside any known frame) has no path.
@@ -35,12 +36,8 @@ class FoldedWriter {
     for (const CallTreeNode* child : tree.root().children) Node(*child);
   }
 
-  std::string& out() { return out_; }
-  void Flush() {
-    if (!file_ || out_.empty()) return;
-    std::fwrite(out_.data(), 1, out_.size(), file_);
-    out_.clear();
-  }
+  std::string& out() { return out_.text(); }
+  void Flush() { out_.Flush(); }
 
  private:
   void Node(const CallTreeNode& node) {
@@ -53,17 +50,17 @@ class FoldedWriter {
   }
 
   void Line(const std::string& path, uint64_t count) {
-    out_ += path;
-    out_ += ' ';
-    AppendDecimal(out_, count);
-    out_ += '\n';
-    if (file_ && out_.size() >= (size_t{1} << 20)) Flush();
+    std::string& out = out_.text();
+    out += path;
+    out += ' ';
+    AppendDecimal(out, count);
+    out += '\n';
+    out_.Spill();
   }
 
   TreeWeight weight_;
-  std::FILE* file_;
   std::string path_;
-  std::string out_;
+  SpilledText out_;
 };
 
 }  // namespace
