@@ -46,6 +46,21 @@ void* MapHuge(size_t bytes) {
   return memory;
 }
 
+void FaultInForWriting(void* memory, size_t bytes) {
+  constexpr uintptr_t kPage = 4096;
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(memory) + kPage - 1) & ~(kPage - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(memory) + bytes) & ~(kPage - 1);
+  if (end <= begin) return;
+#ifdef MADV_POPULATE_WRITE
+  if (madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE) == 0) return;
+#endif
+  // An older kernel: a write of each page's first byte, as it is (the contents are kept).
+  for (uintptr_t page = begin; page < end; page += kPage) {
+    auto* byte = reinterpret_cast<volatile unsigned char*>(page);
+    *byte = *byte;
+  }
+}
+
 void UnmapHuge(void* memory, size_t bytes) {
   if (memory) munmap(memory, bytes);
 }

@@ -52,5 +52,12 @@ void UnmapHuge(void* memory, size_t bytes);
 // only the pages past them are fresh memory. The contents are kept; `memory` is no longer
 // valid. Throws std::bad_alloc (then `memory` is unchanged).
 void* GrowHuge(void* memory, size_t bytes, size_t new_bytes);
+// Has the kernel fault in, writable, every whole 4 KiB page of [memory, memory + bytes) that is
+// not in memory yet, now and in one call (MADV_POPULATE_WRITE; a write to each page before
+// Linux 5.14). For fresh memory that will be written all over anyway: a table read before it
+// is written (an open-addressing table being filled) otherwise has each page mapped to the
+// kernel's shared zero page on the read and copied on the write, and with a second thread in
+// the process that copy interrupts the other CPU to flush its TLB. The contents are kept.
+void FaultInForWriting(void* memory, size_t bytes);
 
 }  // namespace ptprof

@@ -20,17 +20,6 @@ namespace {
 
 constexpr size_t kSlab = HugeSlabs::kSlabBytes;
 
-// Has the kernel fault in every page of `slab` now (and clear it), on this thread.
-void FaultIn(void* slab) {
-#ifdef MADV_POPULATE_WRITE
-  if (madvise(slab, kSlab, MADV_POPULATE_WRITE) == 0) return;
-#endif
-  // A kernel before 5.14: a write to each 4 KiB page (one per huge page would do, when the
-  // kernel gives huge pages).
-  volatile char* bytes = static_cast<volatile char*>(slab);
-  for (size_t i = 0; i < kSlab; i += 4096) bytes[i] = 0;
-}
-
 // The slabs made ready, and the helper that makes them. Lock-free, so that a child process
 // forked while the helper works (which has no helper) still takes slabs: it maps its own.
 class Supply {
@@ -102,7 +91,7 @@ class Supply {
         } catch (const std::bad_alloc&) {
           break;  // no memory now: the takers map their own (and find out)
         }
-        FaultIn(slab);
+        FaultInForWriting(slab, kSlab);
         slot.store(slab, std::memory_order_release);
       }
       taken_.wait(seen, std::memory_order_acquire);

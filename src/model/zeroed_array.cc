@@ -9,16 +9,26 @@
 
 namespace ptprof::zeroed_array_detail {
 
-void* Allocate(size_t bytes, size_t& mapped) {
+namespace {
+
+// From this size on an array that asks for it has its pages faulted in when it is made; smaller
+// ones mostly come from heap memory in use already.
+constexpr size_t kFaultedInBytes = size_t{64} << 10;
+
+}  // namespace
+
+void* Allocate(size_t bytes, size_t& mapped, bool fault_in) {
+  void* memory = nullptr;
   if (bytes >= HugeSlabs::kSlabBytes && !HugeSlabs::PiecesOnTheHeap()) {
     // HugeAllocator maps this in huge pages: anonymous memory, zero from the kernel.
-    void* memory = huge_allocator_detail::Allocate(bytes, alignof(std::max_align_t));
+    memory = huge_allocator_detail::Allocate(bytes, alignof(std::max_align_t));
     mapped = bytes;
-    return memory;
+  } else {
+    mapped = 0;
+    memory = std::calloc(bytes, 1);
+    if (!memory) throw std::bad_alloc();
   }
-  mapped = 0;
-  void* memory = std::calloc(bytes, 1);
-  if (!memory) throw std::bad_alloc();
+  if (fault_in && bytes >= kFaultedInBytes) FaultInForWriting(memory, bytes);
   return memory;
 }
 

@@ -7,7 +7,10 @@
 // 24 MB instruction table cost more to grow than to fill. Here an array of 2 MiB or more is a
 // mapping in huge pages (MapHuge), zero from the kernel and faulted in 2 MiB at a time; a smaller
 // one comes zeroed from calloc. Under AddressSanitizer every array comes from calloc, so overruns
-// are still reported.
+// are still reported. A table that will be written all over (one that grew to twice the size of
+// a table at least half full, its entries about to be placed again) asks for its pages faulted
+// in when it is made (Pages::kFaultedIn): placing entries reads each slot before writing it, and
+// a page first read and then written is faulted twice (FaultInForWriting, huge_slabs.h).
 #include <cstddef>
 #include <type_traits>
 #include <utility>
@@ -17,9 +20,14 @@ namespace ptprof {
 namespace zeroed_array_detail {
 // `bytes` of zeroed memory; `mapped` says whether it is a mapping (its length in bytes) or heap.
 // Throws std::bad_alloc.
-void* Allocate(size_t bytes, size_t& mapped);
+// `fault_in`: the pages faulted in, writable, now (for arrays of kFaultedInBytes or more).
+void* Allocate(size_t bytes, size_t& mapped, bool fault_in);
 void Free(void* memory, size_t mapped);
 }  // namespace zeroed_array_detail
+
+// Whether an array's pages are faulted in as it is used (for one used sparsely: only the pages
+// touched take memory) or all at once when it is made (for one that will be written all over).
+enum class Pages { kOnDemand, kFaultedIn };
 
 template <typename T>
 class ZeroedArray {
@@ -29,8 +37,10 @@ class ZeroedArray {
 
  public:
   ZeroedArray() = default;
-  explicit ZeroedArray(size_t size) : size_(size) {
-    if (size) data_ = static_cast<T*>(zeroed_array_detail::Allocate(size * sizeof(T), mapped_));
+  explicit ZeroedArray(size_t size, Pages pages = Pages::kOnDemand) : size_(size) {
+    if (size)
+      data_ = static_cast<T*>(zeroed_array_detail::Allocate(size * sizeof(T), mapped_,
+                                                            pages == Pages::kFaultedIn));
   }
   ~ZeroedArray() { zeroed_array_detail::Free(data_, mapped_); }
   ZeroedArray(ZeroedArray&& other) noexcept

@@ -197,7 +197,7 @@ const CodeBlock* CodeBlocks::Block(uint64_t ip, pt_exec_mode mode, std::string& 
 
 void CodeBlocks::GrowBlockTable() {
   ZeroedArray<BlockSlot> old = std::move(block_table_);
-  block_table_ = ZeroedArray<BlockSlot>(old.size() * 2);
+  block_table_ = ZeroedArray<BlockSlot>(old.size() * 2, Pages::kFaultedIn);
   for (const BlockSlot& moved : old)
     if (moved.block) BlockSlotOf(moved.key) = moved;
 }

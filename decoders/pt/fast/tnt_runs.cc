@@ -37,7 +37,7 @@ const RunHead& TntRuns::Add(size_t i, const CodeBlock* start, uint64_t state, Ca
 
 void TntRuns::Grow() {
   ZeroedArray<RunHead*> old = std::move(table_);
-  table_ = ZeroedArray<RunHead*>(old.size() * 2);
+  table_ = ZeroedArray<RunHead*>(old.size() * 2, Pages::kFaultedIn);
   mask_ = table_.size() - 1;
   for (RunHead* run : old) {
     if (!run) continue;

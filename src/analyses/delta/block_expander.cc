@@ -40,7 +40,7 @@ void BlockExpander::Seen::Settle() {
 
 void BlockExpander::Grow() {
   ZeroedArray<Seen> old = std::move(table_);
-  table_ = ZeroedArray<Seen>(old.size() * 2);
+  table_ = ZeroedArray<Seen>(old.size() * 2, Pages::kFaultedIn);
   mask_ = table_.size() - 1;
   --shift_;
   for (const Seen& entry : old)

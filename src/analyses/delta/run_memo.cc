@@ -12,7 +12,7 @@ RunMemo::RunMemo() : id_(++last_memo_id) {}
 
 void RunMemo::Grow() {
   ZeroedArray<Entry> old = std::move(table_);
-  table_ = ZeroedArray<Entry>(old.size() * 2);
+  table_ = ZeroedArray<Entry>(old.size() * 2, Pages::kFaultedIn);
   --shift_;
   const size_t mask = table_.size() - 1;
   for (const Entry& entry : old) {
