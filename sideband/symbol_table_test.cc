@@ -114,6 +114,30 @@ TEST_CASE("outputs show C++ names demangled; matching keeps the linkage name") {
   CHECK(&copy.ShownName(*copy.Find(0x1000)) != &t.ShownName(*t.Find(0x1000)));
 }
 
+TEST_CASE("a moved table keeps its symbols where they were, with the names shown so far") {
+  SymbolTable t;
+  t.Add(Symbol{"_Z18reg_class_subset_pii", 0x1000, 0x20, 0});
+  t.Add(Symbol{"main", 0x2000, 0x20, 0});
+  const Symbol* found = t.Find(0x1004);
+  REQUIRE(found != nullptr);
+  const std::string* shown = &t.ShownName(*found);
+  SymbolTable moved = std::move(t);
+  CHECK(moved.size() == 2);
+  CHECK(moved.Find(0x1004) == found);  // the same symbol, in the same place
+  CHECK(&moved.ShownName(*found) == shown);
+  CHECK(moved.Describe(0x2001) == "main+0x1");
+  // The table moved from is empty, and can be filled again.
+  CHECK(t.size() == 0);
+  CHECK(t.Find(0x1004) == nullptr);
+  t.Add(Symbol{"_ZN2wi3fooEv", 0x500, 0x10, 0});
+  CHECK(t.Describe(0x504) == "wi::foo()+0x4");
+  // Assigned over a table that had shown names of its own.
+  moved = std::move(t);
+  CHECK(moved.size() == 1);
+  CHECK(moved.Describe(0x500) == "wi::foo()");
+  CHECK(moved.Find(0x1004) == nullptr);
+}
+
 TEST_CASE("threads asking for a symbol's shown name at once get one name") {
   SymbolTable t;
   for (uint64_t i = 0; i < 64; ++i)
