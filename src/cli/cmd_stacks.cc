@@ -29,6 +29,7 @@
 #include "src/report/call_tree_json_text.h"
 #include "src/report/call_tree_text.h"
 #include "src/report/folded_stacks.h"
+#include "src/report/stack_diff_json_text.h"
 #include "src/report/sunburst_html.h"
 
 namespace ptprof::cli {
@@ -291,7 +292,7 @@ int RunDiff(const StacksCommandOptions& options) {
   if (diff.warning) std::fprintf(stderr, "ptprof: warning: stacks --diff: %s\n", diff.warning->c_str());
   const stackdiff::StackDiffNames names{a.input, b.input};
   if (options.format == "json")
-    std::printf("%s\n", stackdiff::StackDiffJson(diff, names, options.top).dump(1).c_str());
+    WriteStackDiffJson(diff, names, options.top, stdout);
   else
     std::fputs(stackdiff::StackDiffText(diff, names, options.top).c_str(), stdout);
 

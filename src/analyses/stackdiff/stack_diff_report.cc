@@ -54,16 +54,16 @@ nlohmann::json FunctionsJson(const std::vector<OnlyInFunction>& functions) {
   return out;
 }
 
-nlohmann::json PathJson(const StackDiff& paths, const PathDiff& diff) {
-  return {{"path", paths.PathOf(diff)},
-          {"change", PathChangeName(diff.change)},
-          {"starts_difference", diff.starts_difference},
-          {"a", SideJson(diff.a)},
-          {"b", SideJson(diff.b)},
-          {"delta_share", diff.delta_share()}};
-}
-
 }  // namespace
+
+nlohmann::json PathDiffJson(const StackDiff& diff, const PathDiff& path, bool with_path) {
+  return {{"path", with_path ? nlohmann::json(diff.PathOf(path)) : nlohmann::json()},
+          {"change", PathChangeName(path.change)},
+          {"starts_difference", path.starts_difference},
+          {"a", SideJson(path.a)},
+          {"b", SideJson(path.b)},
+          {"delta_share", path.delta_share()}};
+}
 
 std::string StackDiffText(const StackDiff& diff, const StackDiffNames& names, size_t top) {
   const bool ns = diff.weight == Weight::kNs;
@@ -102,10 +102,15 @@ std::string StackDiffText(const StackDiff& diff, const StackDiffNames& names, si
 }
 
 nlohmann::json StackDiffJson(const StackDiff& diff, const StackDiffNames& names, size_t top) {
+  nlohmann::json document = StackDiffHeadJson(diff, names, top);
+  nlohmann::json& paths = document["paths"] = nlohmann::json::array();
+  for (const PathDiff& d : diff.paths) paths.push_back(PathDiffJson(diff, d));
+  return document;
+}
+
+nlohmann::json StackDiffHeadJson(const StackDiff& diff, const StackDiffNames& names, size_t top) {
   nlohmann::json largest = nlohmann::json::array();
-  for (const PathDiff* d : diff.LargestDifferences(top)) largest.push_back(PathJson(diff, *d));
-  nlohmann::json paths = nlohmann::json::array();
-  for (const PathDiff& d : diff.paths) paths.push_back(PathJson(diff, d));
+  for (const PathDiff* d : diff.LargestDifferences(top)) largest.push_back(PathDiffJson(diff, *d));
   return {{"a", {{"input", names.a}, {"total_insns", diff.insns_a}, {"total_ns", diff.ns_a}}},
           {"b", {{"input", names.b}, {"total_insns", diff.insns_b}, {"total_ns", diff.ns_b}}},
           {"weight", diff.weight == Weight::kNs ? "ns" : "insns"},
@@ -122,7 +127,7 @@ nlohmann::json StackDiffJson(const StackDiff& diff, const StackDiffNames& names,
             {"unchanged", diff.counts.unchanged}}},
           {"warning", diff.warning ? nlohmann::json(*diff.warning) : nlohmann::json()},
           {"largest", std::move(largest)},
-          {"paths", std::move(paths)}};
+          {"paths", nullptr}};
 }
 
 }  // namespace ptprof::stackdiff

@@ -1,0 +1,106 @@
+#include "src/report/stack_diff_json_text.h"
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "src/report/printed_json_string.h"
+#include "src/report/spilled_text.h"
+
+namespace ptprof {
+
+namespace {
+
+using stackdiff::PathDiff;
+using stackdiff::StackDiff;
+
+// Appends text[from, to) (a part of a value dump(1) printed alone) as the printer prints it two
+// levels down, as an element of the top object's array: a line break is followed by two more
+// spaces of indent (a string holds no raw line break).
+void AppendTwoDown(std::string& out, const std::string& text, size_t from, size_t to) {
+  for (size_t at = text.find('\n', from); at < to; at = text.find('\n', from)) {
+    out.append(text, from, at + 1 - from);
+    out += "  ";
+    from = at + 1;
+  }
+  out.append(text, from, to - from);
+}
+
+// Throws what the printer throws for a path's name that is not UTF-8 (only names with a byte
+// past ASCII are printed to find out).
+void CheckNames(const StackDiff& diff) {
+  for (const PathDiff& path : diff.paths)
+    for (unsigned char c : path.name)
+      if (c >= 0x80) {
+        (void)nlohmann::json(path.name).dump();
+        break;
+      }
+}
+
+class PathsWriter {
+ public:
+  PathsWriter(const StackDiff& diff, SpilledText& out) : diff_(diff), out_(out.text()) {}
+
+  // One element of "paths", two levels down: the printer's text of PathDiffJson, its list of
+  // names (three levels down, each name four) written here from the parent links.
+  void Path(const PathDiff& path) {
+    const std::string element = PathDiffJson(diff_, path, false).dump(1);
+    static const std::string kPlace = "\"path\": null";
+    const size_t at = element.find(kPlace);
+    if (at == std::string::npos) throw std::logic_error("WriteStackDiffJson: no path's place");
+    const size_t names_at = at + kPlace.size() - 4;  // where null is
+    AppendTwoDown(out_, element, 0, names_at);
+    names_.clear();
+    for (const PathDiff* p = &path; p;
+         p = p->parent == stackdiff::kNoParent ? nullptr : &diff_.paths[p->parent])
+      names_.push_back(&p->name);
+    out_ += "[\n";
+    for (size_t i = names_.size(); i-- > 0;) {
+      out_ += "    ";
+      AppendPrintedString(out_, *names_[i], BadUtf8::kThrow);
+      out_ += i ? ",\n" : "\n";
+    }
+    out_ += "   ]";
+    AppendTwoDown(out_, element, names_at + 4, element.size());
+  }
+
+ private:
+  const StackDiff& diff_;
+  std::string& out_;
+  std::vector<const std::string*> names_;  // a path's names, the last first
+};
+
+}  // namespace
+
+void WriteStackDiffJson(const StackDiff& diff, const stackdiff::StackDiffNames& names,
+                        size_t top, std::FILE* file) {
+  CheckNames(diff);
+  const std::string head = StackDiffHeadJson(diff, names, top).dump(1);
+  // The paths' place in the head's text: a member of the top object, one level of indent.
+  static const std::string kPlace = "\n \"paths\": null";
+  const size_t at = head.find(kPlace);
+  if (at == std::string::npos) throw std::logic_error("WriteStackDiffJson: no paths' place");
+  SpilledText out(file);
+  std::string& text = out.text();
+  text.append(head, 0, at + kPlace.size() - 4);  // up to null
+  if (diff.paths.empty()) {
+    text += "[]";
+  } else {
+    PathsWriter writer(diff, out);
+    text += "[\n";
+    for (size_t i = 0; i < diff.paths.size(); ++i) {
+      text += "  ";
+      writer.Path(diff.paths[i]);
+      text += i + 1 < diff.paths.size() ? ",\n" : "\n";
+      out.Spill();
+    }
+    text += " ]";
+  }
+  text.append(head, at + kPlace.size(), std::string::npos);
+  text += '\n';
+  out.Flush();
+}
+
+}  // namespace ptprof
