@@ -72,14 +72,9 @@ class JsonTreeWriter {
 };
 
 // Throws what the printer throws for a name below `node` (or its own) that is not UTF-8, before
-// anything is written. Only names with bytes past ASCII are printed to find out.
+// anything is written.
 void CheckNames(const CallTreeNode& node) {
-  for (unsigned char c : node.name) {
-    if (c >= 0x80) {
-      (void)nlohmann::json(node.name).dump();
-      break;
-    }
-  }
+  CheckPrintable(node.name);
   for (const CallTreeNode* child : node.children) CheckNames(*child);
 }
 

@@ -18,4 +18,12 @@ void AppendPrintedString(std::string& out, std::string_view text, BadUtf8 bad) {
   out += '"';
 }
 
+void CheckPrintable(std::string_view text) {
+  for (unsigned char c : text)
+    if (c >= 0x80) {
+      (void)nlohmann::json(std::string(text)).dump();
+      return;
+    }
+}
+
 }  // namespace ptprof

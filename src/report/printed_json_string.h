@@ -16,4 +16,9 @@ enum class BadUtf8 {
 
 void AppendPrintedString(std::string& out, std::string_view text, BadUtf8 bad);
 
+// Throws what the printer (BadUtf8::kThrow) throws for `text` when it is not UTF-8, so that a
+// writer can refuse its input before it writes anything; only text with a byte past ASCII is
+// printed to find out.
+void CheckPrintable(std::string_view text);
+
 }  // namespace ptprof

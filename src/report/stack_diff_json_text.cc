@@ -28,17 +28,6 @@ void AppendTwoDown(std::string& out, const std::string& text, size_t from, size_
   out.append(text, from, to - from);
 }
 
-// Throws what the printer throws for a path's name that is not UTF-8 (only names with a byte
-// past ASCII are printed to find out).
-void CheckNames(const StackDiff& diff) {
-  for (const PathDiff& path : diff.paths)
-    for (unsigned char c : path.name)
-      if (c >= 0x80) {
-        (void)nlohmann::json(path.name).dump();
-        break;
-      }
-}
-
 class PathsWriter {
  public:
   PathsWriter(const StackDiff& diff, SpilledText& out) : diff_(diff), out_(out.text()) {}
@@ -76,7 +65,7 @@ class PathsWriter {
 
 void WriteStackDiffJson(const StackDiff& diff, const stackdiff::StackDiffNames& names,
                         size_t top, std::FILE* file) {
-  CheckNames(diff);
+  for (const PathDiff& path : diff.paths) CheckPrintable(path.name);
   const std::string head = StackDiffHeadJson(diff, names, top).dump(1);
   // The paths' place in the head's text: a member of the top object, one level of indent.
   static const std::string kPlace = "\n \"paths\": null";
