@@ -28,6 +28,14 @@ void AppendTwoDown(std::string& out, const std::string& text, size_t from, size_
   out.append(text, from, to - from);
 }
 
+// Where the null of `place` (a member the caller set to null, "\"key\": null", to write its
+// value itself) begins in `printed`.
+size_t NullOf(const std::string& printed, const std::string& place) {
+  const size_t at = printed.find(place);
+  if (at == std::string::npos) throw std::logic_error("WriteStackDiffJson: no " + place);
+  return at + place.size() - 4;
+}
+
 class PathsWriter {
  public:
   PathsWriter(const StackDiff& diff, SpilledText& out) : diff_(diff), out_(out.text()) {}
@@ -37,19 +45,14 @@ class PathsWriter {
   void Path(const PathDiff& path) {
     const std::string element = PathDiffJson(diff_, path, false).dump(1);
     static const std::string kPlace = "\"path\": null";
-    const size_t at = element.find(kPlace);
-    if (at == std::string::npos) throw std::logic_error("WriteStackDiffJson: no path's place");
-    const size_t names_at = at + kPlace.size() - 4;  // where null is
+    const size_t names_at = NullOf(element, kPlace);
     AppendTwoDown(out_, element, 0, names_at);
-    names_.clear();
-    for (const PathDiff* p = &path; p;
-         p = p->parent == stackdiff::kNoParent ? nullptr : &diff_.paths[p->parent])
-      names_.push_back(&p->name);
+    diff_.NamesOf(path, names_);
     out_ += "[\n";
-    for (size_t i = names_.size(); i-- > 0;) {
+    for (size_t i = 0; i < names_.size(); ++i) {
       out_ += "    ";
       AppendPrintedString(out_, *names_[i], BadUtf8::kThrow);
-      out_ += i ? ",\n" : "\n";
+      out_ += i + 1 < names_.size() ? ",\n" : "\n";
     }
     out_ += "   ]";
     AppendTwoDown(out_, element, names_at + 4, element.size());
@@ -58,7 +61,7 @@ class PathsWriter {
  private:
   const StackDiff& diff_;
   std::string& out_;
-  std::vector<const std::string*> names_;  // a path's names, the last first
+  std::vector<const std::string*> names_;  // a path's names
 };
 
 }  // namespace
@@ -68,12 +71,10 @@ void WriteStackDiffJson(const StackDiff& diff, const stackdiff::StackDiffNames& 
   for (const PathDiff& path : diff.paths) CheckPrintable(path.name);
   const std::string head = StackDiffHeadJson(diff, names, top).dump(1);
   // The paths' place in the head's text: a member of the top object, one level of indent.
-  static const std::string kPlace = "\n \"paths\": null";
-  const size_t at = head.find(kPlace);
-  if (at == std::string::npos) throw std::logic_error("WriteStackDiffJson: no paths' place");
+  const size_t paths_at = NullOf(head, "\n \"paths\": null");
   SpilledText out(file);
   std::string& text = out.text();
-  text.append(head, 0, at + kPlace.size() - 4);  // up to null
+  text.append(head, 0, paths_at);
   if (diff.paths.empty()) {
     text += "[]";
   } else {
@@ -87,7 +88,7 @@ void WriteStackDiffJson(const StackDiff& diff, const stackdiff::StackDiffNames& 
     }
     text += " ]";
   }
-  text.append(head, at + kPlace.size(), std::string::npos);
+  text.append(head, paths_at + 4, std::string::npos);
   text += '\n';
   out.Flush();
 }

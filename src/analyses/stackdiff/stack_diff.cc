@@ -163,11 +163,19 @@ StackDiff DiffTrees(const CallTree& a, const CallTree& b, const StackDiffOptions
 }
 
 std::vector<std::string> StackDiff::PathOf(const PathDiff& path) const {
-  std::vector<std::string> names;
+  std::vector<const std::string*> names;
+  NamesOf(path, names);
+  std::vector<std::string> copies;
+  copies.reserve(names.size());
+  for (const std::string* name : names) copies.push_back(*name);
+  return copies;
+}
+
+void StackDiff::NamesOf(const PathDiff& path, std::vector<const std::string*>& names) const {
+  names.clear();
   for (const PathDiff* at = &path; at; at = at->parent == kNoParent ? nullptr : &paths[at->parent])
-    names.push_back(at->name);
+    names.push_back(&at->name);
   std::reverse(names.begin(), names.end());
-  return names;
 }
 
 std::vector<const PathDiff*> StackDiff::LargestDifferences(size_t top) const {

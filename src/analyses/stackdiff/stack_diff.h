@@ -82,6 +82,8 @@ struct StackDiff {
 
   // Names from the root's child down to `path` (one of `paths`).
   std::vector<std::string> PathOf(const PathDiff& path) const;
+  // The same names where they are, in `names` (emptied first): for a writer of every path.
+  void NamesOf(const PathDiff& path, std::vector<const std::string*>& names) const;
   // The paths where differences start, largest |delta share| first, at most `top` (0: all).
   std::vector<const PathDiff*> LargestDifferences(size_t top) const;
 };
