@@ -34,6 +34,9 @@ TEST_CASE("JSON written as it is made is the document's text, byte for byte") {
       // Deeper paths, names with a quote, a backslash and bytes past ASCII, a changed share.
       {"main 10 0 1\nmain;f 30 0 2\nmain;f;caf\xc3\xa9 5 0 1\nmain;q\"\\ 1 0 1\n",
        "main 10 0 1\nmain;f 10 0 2\nmain;f;caf\xc3\xa9 5 0 1\nmain;h 20 0 1\n"},
+      // Shares of many digits, a large count, time, and a side not present.
+      {"main 7 3 1\nmain;f 11 13 3\nmain;f;g 1000000007 0 1\n",
+       "main 3 0 1\nmain;f 2 9 1\nmain;k 18446744073 1 9\n"},
       {"", ""},  // no paths at all
   };
   for (const auto& [lines_a, lines_b] : trees) {

@@ -56,8 +56,8 @@ nlohmann::json FunctionsJson(const std::vector<OnlyInFunction>& functions) {
 
 }  // namespace
 
-nlohmann::json PathDiffJson(const StackDiff& diff, const PathDiff& path, bool with_path) {
-  return {{"path", with_path ? nlohmann::json(diff.PathOf(path)) : nlohmann::json()},
+nlohmann::json PathDiffJson(const StackDiff& diff, const PathDiff& path) {
+  return {{"path", diff.PathOf(path)},
           {"change", PathChangeName(path.change)},
           {"starts_difference", path.starts_difference},
           {"a", SideJson(path.a)},
