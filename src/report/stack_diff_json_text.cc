@@ -26,10 +26,10 @@ size_t NullOf(const std::string& printed, const std::string& place) {
   return at + place.size() - 4;
 }
 
-// The members of one path as the printer prints PathDiffJson's object (its keys in order, as
-// nlohmann::json keeps them), two levels down, as an element of the top object's array: the
-// object's members three spaces in, a side's four. Written here rather than made as an object
-// and printed: for a compiler's 300 K paths, making and printing them was a third of the time.
+// The members of one path as the printer prints StackDiffJson's path objects (their keys in
+// order, as nlohmann::json keeps them), two levels down, as an element of the top object's
+// array: the object's members three spaces in, a side's four. Written here rather than made as
+// an object and printed: for a compiler's 300 K paths, that took a third of the time.
 class PathsWriter {
  public:
   PathsWriter(const StackDiff& diff, SpilledText& out) : diff_(diff), out_(out.text()) {}

@@ -54,8 +54,8 @@ nlohmann::json FunctionsJson(const std::vector<OnlyInFunction>& functions) {
   return out;
 }
 
-}  // namespace
-
+// One path: {"path":[...],"change","starts_difference","a","b","delta_share"} (the streaming
+// writer, src/report/stack_diff_json_text.h, prints the same members itself).
 nlohmann::json PathDiffJson(const StackDiff& diff, const PathDiff& path) {
   return {{"path", diff.PathOf(path)},
           {"change", PathChangeName(path.change)},
@@ -64,6 +64,8 @@ nlohmann::json PathDiffJson(const StackDiff& diff, const PathDiff& path) {
           {"b", SideJson(path.b)},
           {"delta_share", path.delta_share()}};
 }
+
+}  // namespace
 
 std::string StackDiffText(const StackDiff& diff, const StackDiffNames& names, size_t top) {
   const bool ns = diff.weight == Weight::kNs;

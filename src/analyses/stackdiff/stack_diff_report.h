@@ -24,8 +24,5 @@ nlohmann::json StackDiffJson(const StackDiff& diff, const StackDiffNames& names,
 // StackDiffJson with null for its paths (for a writer that prints them itself:
 // src/report/stack_diff_json_text.h).
 nlohmann::json StackDiffHeadJson(const StackDiff& diff, const StackDiffNames& names, size_t top);
-// One of its paths: {"path":[...],"change","starts_difference","a","b","delta_share"} (the
-// streaming writer prints the same members itself).
-nlohmann::json PathDiffJson(const StackDiff& diff, const PathDiff& path);
 
 }  // namespace ptprof::stackdiff
