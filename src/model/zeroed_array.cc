@@ -9,14 +9,6 @@
 
 namespace ptprof::zeroed_array_detail {
 
-namespace {
-
-// From this size on an array that asks for it has its pages faulted in when it is made; smaller
-// ones mostly come from heap memory in use already.
-constexpr size_t kFaultedInBytes = size_t{64} << 10;
-
-}  // namespace
-
 void* Allocate(size_t bytes, size_t& mapped, bool fault_in) {
   void* memory = nullptr;
   if (bytes >= HugeSlabs::kSlabBytes && !HugeSlabs::PiecesOnTheHeap()) {

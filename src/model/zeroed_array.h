@@ -20,6 +20,9 @@ namespace ptprof {
 namespace zeroed_array_detail {
 // `bytes` of zeroed memory; `mapped` says whether it is a mapping (its length in bytes) or heap.
 // Throws std::bad_alloc.
+// From this size on an array that asks for it has its pages faulted in when it is made; smaller
+// ones mostly come from heap memory in use already.
+inline constexpr size_t kFaultedInBytes = size_t{64} << 10;
 // `fault_in`: the pages faulted in, writable, now (for arrays of kFaultedInBytes or more).
 void* Allocate(size_t bytes, size_t& mapped, bool fault_in);
 void Free(void* memory, size_t mapped);

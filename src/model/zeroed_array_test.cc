@@ -76,7 +76,7 @@ TEST_CASE("a zeroed array made for writing all over has its pages in memory, all
     ZeroedArray<uint64_t> slots(size, Pages::kFaultedIn);
     REQUIRE(slots.size() == size);
     const size_t bytes = size * sizeof(uint64_t);
-    if (bytes >= (size_t{64} << 10))  // from that size on (zeroed_array.cc)
+    if (bytes >= zeroed_array_detail::kFaultedInBytes)
       CHECK(ResidentPages(slots.begin(), bytes) == WholePages(slots.begin(), bytes).second);
     size_t zero = 0;
     for (uint64_t slot : slots) zero += slot == 0;
